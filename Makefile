@@ -1,0 +1,58 @@
+# Exchange fabric: thin front end over CMake, Verilator and the scripts. `make help` lists targets.
+SHELL      := /bin/bash
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+CMAKE_DIR  := $(BUILD)/cmake
+FABRIC     := $(CMAKE_DIR)/fabric
+SETUP_STAMP := $(BUILD)/.setup-done
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+	  awk 'BEGIN {FS = ":.*## "}; {printf "  make %-12s %s\n", $$1, $$2}'
+
+$(SETUP_STAMP): scripts/setup.sh
+	@scripts/setup.sh
+	@mkdir -p $(BUILD) && touch $@
+
+.PHONY: setup
+setup: ## install missing dependencies (apt-get; needs root or sudo)
+	@scripts/setup.sh
+	@mkdir -p $(BUILD) && touch $(SETUP_STAMP)
+
+.PHONY: gen
+gen: ## regenerate headers and doc tables from spec/xf_defs.json
+	python3 scripts/gen_defs.py spec/xf_defs.json .
+
+.PHONY: check-gen
+check-gen: ## fail if the committed generated files are stale
+	@rm -rf $(BUILD)/gen && mkdir -p $(BUILD)/gen
+	@python3 scripts/gen_defs.py spec/xf_defs.json $(BUILD)/gen
+	@for f in sw/include/xf/defs.hpp rtl/xf_defs_pkg.sv docs/generated/defs.md; do \
+	  diff -u $$f $(BUILD)/gen/$$f > /dev/null || { \
+	    echo "check-gen: $$f is stale; run 'make gen' and commit it"; exit 1; }; \
+	done; echo "check-gen: generated files are up to date"
+
+.PHONY: build
+build: $(SETUP_STAMP) ## build the library, model, fabric tool and tests
+	@cmake -S . -B $(CMAKE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+	@cmake --build $(CMAKE_DIR) -j $(JOBS)
+
+.PHONY: lint
+lint: $(SETUP_STAMP) ## lint the RTL with Verilator -Wall
+	@scripts/lint_rtl.sh
+
+.PHONY: test
+test: $(SETUP_STAMP) check-gen build lint ## run every test (unit, model, compiler, tool)
+	@cd $(CMAKE_DIR) && ctest --output-on-failure -j $(JOBS)
+	@scripts/test_fabric_cli.sh $(FABRIC)
+
+.PHONY: demo
+demo: $(SETUP_STAMP) build ## run collectives on the model: ladder, tree, averaging
+	@scripts/demo.sh $(FABRIC)
+
+.PHONY: clean
+clean: ## remove build outputs
+	rm -rf $(BUILD)

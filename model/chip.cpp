@@ -1,0 +1,193 @@
+// Model of the exchange of a chip or switch node, with one XB per link (see chip.hpp).
+//
+// Per cycle: credits returned by the far ends are collected; each tile's out pipe hands at
+// most one flit to the XB queue of its session's link (XREQ/XDONE are taken by the XB
+// control); each XB sends XON/XOFF by its thresholds; then every output (link transmitter or
+// tile receive port) moves at most one flit from the input that holds it or, when free, from
+// the next input in round-robin order whose packet wants it (wormhole: an output stays with
+// one packet from its head to its tail).
+#include "chip.hpp"
+
+#include <sstream>
+
+namespace xf::model {
+
+uint64_t ChipCtx::now() const {
+  return static_cast<uint64_t>(sc_core::sc_time_stamp() / sc_core::sc_time(1, sc_core::SC_NS));
+}
+
+Node::Node(sc_core::sc_module_name name, int node, int num_ports, int num_tiles, int num_chips,
+           Barrier* barrier)
+    : sc_module(name), node_(node), ports_(num_ports) {
+  ctx.chip = node;
+  ctx.index = static_cast<uint32_t>(node);
+  ctx.num_chips = num_chips;
+  ctx.route = &route;
+  ctx.barrier = barrier;
+  route.assign(kNumLanes * num_chips, 255);
+  for (int t = 0; t < num_tiles; ++t) {
+    tiles_.emplace_back(new Tile(("tile" + std::to_string(t)).c_str(), &ctx, t, num_ports));
+    tiles_.back()->clk_i(clk_i);
+  }
+  tx_.assign(num_ports, nullptr);
+  rx_.assign(num_ports, nullptr);
+  credits_.assign(num_ports, 0);
+  xb_.resize(num_ports);
+  ins_.resize(2 * num_ports + num_tiles);
+  outs_.resize(num_ports + num_tiles);
+  SC_HAS_PROCESS(Node);
+  SC_METHOD(tick);
+  sensitive << clk_i.pos();
+  dont_initialize();
+}
+
+void Node::connect(int port, Channel* tx, Channel* rx) {
+  tx_[port] = tx;
+  rx_[port] = rx;
+  credits_[port] = kLinkRxBufferFlits;
+}
+
+int Node::route_of(const Flit& f) {
+  const Header& h = f.hdr;
+  if (h.dst_chip == node_ && node_ < ctx.num_chips) {
+    if (h.dst_tile >= tiles_.size()) return -1;
+    return ports_ + h.dst_tile;
+  }
+  if (h.dst_chip >= ctx.num_chips) return -1;
+  const uint8_t p = route[h.lane * ctx.num_chips + h.dst_chip];
+  if (p == 255 || p >= ports_ || !tx_[p]) return -1;
+  return p;
+}
+
+Flit* Node::head_of(int in, uint64_t now) {
+  const int T = static_cast<int>(tiles_.size());
+  if (in < ports_) return rx_[in] && rx_[in]->flits.ready(now) ? &rx_[in]->flits.front() : nullptr;
+  if (in < ports_ + T) {
+    Pipe<Flit>& o = tiles_[in - ports_]->out;
+    return o.ready(now) && o.front().target == Target::kTile ? &o.front() : nullptr;
+  }
+  Xb& x = xb_[in - ports_ - T];
+  return x.q.empty() ? nullptr : &x.q.front();
+}
+
+void Node::pop(int in, uint64_t now) {
+  const int T = static_cast<int>(tiles_.size());
+  if (in < ports_) {
+    rx_[in]->flits.pop();
+    rx_[in]->credits.push(now, 1);
+  } else if (in < ports_ + T) {
+    tiles_[in - ports_]->out.pop();
+  } else {
+    xb_[in - ports_ - T].q.pop_front();
+  }
+}
+
+void Node::tick() {
+  const uint64_t now = ctx.now();
+  const int T = static_cast<int>(tiles_.size());
+  for (int p = 0; p < ports_; ++p)
+    if (tx_[p])
+      while (tx_[p]->credits.ready(now)) {
+        credits_[p] += tx_[p]->credits.front();
+        tx_[p]->credits.pop();
+      }
+  // Tile out pipes: session control and link-bound flits go to the XB of their link.
+  for (int t = 0; t < T; ++t) {
+    Pipe<Flit>& o = tiles_[t]->out;
+    if (!o.ready(now) || o.front().target != Target::kLink) continue;
+    Flit& f = o.front();
+    Xb& x = xb_[f.port];
+    if (f.head && f.hdr.opcode == Opcode::kXreq) {
+      x.requests.push_back(t);
+    } else if (f.head && f.hdr.opcode == Opcode::kXdone) {
+      if (x.granted == t) x.granted = -1;
+    } else {
+      x.q.push_back(f);
+      if (x.q.size() > kXbQueueFlits) ++xb_overflows;  // the XON/XOFF budget was violated
+      xb_max_occupancy = std::max<uint32_t>(xb_max_occupancy, x.q.size());
+    }
+    o.pop();
+  }
+  // XB control: one tile at a time; XOFF before the queue can overflow, XON when drained.
+  for (int l = 0; l < ports_; ++l) {
+    Xb& x = xb_[l];
+    if (x.granted < 0 && !x.requests.empty()) {
+      x.granted = x.requests.front();
+      x.requests.pop_front();
+      x.xoff = x.q.size() >= kXbXoffThresholdFlits;
+      if (!x.xoff) tiles_[x.granted]->xb_in[l].push(now, XbMsg::kXon);
+    } else if (x.granted >= 0) {
+      if (!x.xoff && x.q.size() >= kXbXoffThresholdFlits) {
+        x.xoff = true;
+        tiles_[x.granted]->xb_in[l].push(now, XbMsg::kXoff);
+      } else if (x.xoff && x.q.size() <= kXbXonThresholdFlits) {
+        x.xoff = false;
+        tiles_[x.granted]->xb_in[l].push(now, XbMsg::kXon);
+      }
+    }
+  }
+  // Arbitration.
+  const int n_in = static_cast<int>(ins_.size());
+  std::vector<int> want(n_in, -2);
+  std::vector<char> moved(n_in, 0);
+  for (int i = 0; i < n_in; ++i) {
+    Flit* f = head_of(i, now);
+    if (!f) continue;
+    if (ins_[i].out >= 0) {
+      want[i] = ins_[i].out;
+    } else if (f->head) {
+      if (i < ports_) want[i] = route_of(*f);
+      else if (i < ports_ + T) want[i] = ports_ + f->port;
+      else want[i] = i - ports_ - T;
+      if (want[i] == -1) {  // nowhere to go: count it and drop the packet's head
+        ++misroutes;
+        if (!f->tail) ins_[i].out = -3;  // drop until the tail
+        pop(i, now);
+        want[i] = -2;
+      }
+    } else if (ins_[i].out == -3) {
+      const bool tail = f->tail;
+      pop(i, now);
+      if (tail) ins_[i].out = -1;
+    }
+  }
+  for (int o = 0; o < static_cast<int>(outs_.size()); ++o) {
+    Out& out = outs_[o];
+    const bool link = o < ports_;
+    if (link && (!tx_[o] || credits_[o] <= 0)) continue;
+    int pick = -1;
+    if (out.in >= 0) {
+      if (want[out.in] == o && !moved[out.in]) pick = out.in;
+    } else {
+      for (int k = 0; k < n_in; ++k) {
+        const int i = (out.rr + k) % n_in;
+        if (want[i] == o && !moved[i] && ins_[i].out < 0) {
+          pick = i;
+          out.rr = (i + 1) % n_in;
+          break;
+        }
+      }
+    }
+    if (pick < 0) continue;
+    Flit f = *head_of(pick, now);
+    pop(pick, now);
+    moved[pick] = 1;
+    if (link) {
+      tx_[o]->flits.push(now, f);
+      --credits_[o];
+    } else {
+      tiles_[o - ports_]->in.push(now, f);
+    }
+    if (f.tail) {
+      out.in = -1;
+      ins_[pick].out = -1;
+    } else {
+      out.in = pick;
+      ins_[pick].out = o;
+    }
+    ++flits_moved;
+    last_move = now;
+  }
+}
+
+}  // namespace xf::model

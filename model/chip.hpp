@@ -1,0 +1,84 @@
+// Model of a chip (xf_chip): tiles, the exchange with one XB per link, link ports; and of a
+// switch node (xf_switch): the same exchange with link ports only. Also the whole machine
+// (System): nodes wired by a Topology, the host port, the barrier and the run loop.
+// docs/model.md describes timing; docs/exchange.md the XB protocol.
+#pragma once
+
+#include <systemc>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flit.hpp"
+#include "tile.hpp"
+#include "xf/topology.hpp"
+
+namespace xf::model {
+
+struct Barrier {
+  int members = 0, arrived = 0;
+  uint64_t generation = 0;
+};
+
+// What a tile needs to know about its chip.
+struct ChipCtx {
+  int chip = 0;           // node id
+  uint32_t index = 0;     // index value written by the host
+  int num_chips = 0;
+  const std::vector<uint8_t>* route = nullptr;  // lane * num_chips + dst -> port
+  Barrier* barrier = nullptr;
+  uint64_t now() const;
+};
+
+// A directed link channel: flits one way, credits the other way.
+struct Channel {
+  Pipe<Flit> flits{kLinkLatencyCycles};
+  Pipe<int> credits{kLinkLatencyCycles};
+};
+
+class Node : public sc_core::sc_module {
+ public:
+  sc_core::sc_in<bool> clk_i;
+
+  Node(sc_core::sc_module_name name, int node, int num_ports, int num_tiles, int num_chips,
+       Barrier* barrier);
+
+  void connect(int port, Channel* tx, Channel* rx);
+  Tile& tile(int t) { return *tiles_[t]; }
+  int num_tiles() const { return static_cast<int>(tiles_.size()); }
+  ChipCtx ctx;
+  std::vector<uint8_t> route;
+  // Statistics and error counters (host visible through Status).
+  uint64_t xb_overflows = 0, misroutes = 0, flits_moved = 0, last_move = 0;
+  uint32_t xb_max_occupancy = 0;
+
+ private:
+  struct In {
+    int out = -1;  // output this input's current packet is locked to
+  };
+  struct Out {
+    int in = -1;  // input currently holding this output
+    int rr = 0;
+  };
+  struct Xb {
+    std::deque<Flit> q;
+    std::deque<int> requests;
+    int granted = -1;
+    bool xoff = false;
+  };
+  void tick();
+  int route_of(const Flit& head);  // output index for a head flit arriving from a link
+  Flit* head_of(int in, uint64_t now);
+  void pop(int in, uint64_t now);
+
+  int node_, ports_;
+  std::vector<std::unique_ptr<Tile>> tiles_;
+  std::vector<Channel*> tx_, rx_;
+  std::vector<int> credits_;
+  std::vector<Xb> xb_;
+  std::vector<In> ins_;    // 0..ports-1: link rx, ports..ports+T-1: tile out, then XB queues
+  std::vector<Out> outs_;  // 0..ports-1: link tx, ports..ports+T-1: tile in
+};
+
+}  // namespace xf::model

@@ -1,0 +1,23 @@
+// Host driver for the model backend: loads an Image through the host port, runs, reads back.
+// The same sequence of host-port transactions will drive the RTL backend.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "system.hpp"
+#include "xf/compiler.hpp"
+#include "xf/reference.hpp"
+
+namespace xf::model {
+
+struct CollectiveRun {
+  RunStats stats;
+  std::vector<Bytes> outputs;  // per chip, as io_out_bytes says
+};
+
+// Builds a System for `topo` (once per process), loads `img` and the inputs, runs.
+CollectiveRun run_on_model(const Topology& topo, const Plan& plan, const Image& img,
+                           const std::vector<Bytes>& inputs, uint64_t max_cycles = 2'000'000'000);
+
+}  // namespace xf::model

@@ -1,0 +1,225 @@
+// The modelled machine and its host port (see system.hpp).
+#include "system.hpp"
+
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+namespace xf::model {
+
+namespace {
+std::string hex(uint32_t a) {
+  std::ostringstream o;
+  o << "0x" << std::hex << a;
+  return o.str();
+}
+}  // namespace
+
+System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_bytes)
+    : topo_(topo), clk_("clk", 1, sc_core::SC_NS) {
+  barrier_.members = topo.num_chips * tiles_per_chip;
+  for (int n = 0; n < topo.num_nodes; ++n) {
+    const bool chip = !topo.is_switch(n);
+    std::string name = (chip ? "chip" : "switch") + std::to_string(n);
+    nodes_.emplace_back(new Node(name.c_str(), n, topo.num_ports[n], chip ? tiles_per_chip : 0,
+                                 topo.num_chips, &barrier_));
+    nodes_.back()->clk_i(clk_);
+    for (int t = 0; t < nodes_.back()->num_tiles(); ++t)
+      nodes_.back()->tile(t).dmem.assign(tile_dmem_bytes, 0);
+  }
+  for (const Link& l : topo.links) {
+    channels_.emplace_back(new Channel);
+    Channel* ab = channels_.back().get();
+    channels_.emplace_back(new Channel);
+    Channel* ba = channels_.back().get();
+    nodes_[l.a]->connect(l.pa, ab, ba);
+    nodes_[l.b]->connect(l.pb, ba, ab);
+  }
+}
+
+System::~System() = default;
+
+void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
+  if (node < 0 || node >= static_cast<int>(nodes_.size()))
+    throw std::out_of_range("host port: node " + std::to_string(node) + " does not exist");
+  Node& nd = *nodes_[node];
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  auto in = [&](uint32_t base, uint64_t size) { return addr >= base && addr + n <= base + size; };
+  if (in(reg::kRouteTable, nd.route.size())) {
+    std::memcpy(&nd.route[addr - reg::kRouteTable], p, n);
+    return;
+  }
+  if (addr == reg::kIndexWr && n == 4) {
+    std::memcpy(&nd.ctx.index, p, 4);
+    return;
+  }
+  if (addr == reg::kControl && n == 4) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    for (int t = 0; t < nd.num_tiles(); ++t) {
+      if (v & 2) nd.tile(t).reset_state();
+      if (v & 1) {
+        nd.tile(t).reset_state();
+        nd.tile(t).running = true;
+      }
+    }
+    return;
+  }
+  if (addr >= reg::kTileBase) {
+    const uint32_t t = (addr - reg::kTileBase) / reg::kTileStride;
+    const uint32_t off = (addr - reg::kTileBase) % reg::kTileStride;
+    if (t < static_cast<uint32_t>(nd.num_tiles())) {
+      Tile& tl = nd.tile(t);
+      if (off >= reg::kTileImem && off + n <= reg::kTileImem + reg::kTileImemSize &&
+          off % 8 == 0 && n % 8 == 0) {
+        const size_t w = (off - reg::kTileImem) / 8;
+        if (tl.imem.size() < w + n / 8) tl.imem.resize(w + n / 8);
+        std::memcpy(&tl.imem[w], p, n);
+        return;
+      }
+      if (off >= reg::kTilePmem && off + n <= reg::kTilePmem + reg::kTilePmemSize &&
+          off % 4 == 0 && n % 4 == 0) {
+        const size_t w = (off - reg::kTilePmem) / 4;
+        if (tl.pmem.size() < w + n / 4) tl.pmem.resize(w + n / 4);
+        std::memcpy(&tl.pmem[w], p, n);
+        return;
+      }
+      if (off >= reg::kTileDmem && off - reg::kTileDmem + n <= tl.dmem.size()) {
+        std::memcpy(&tl.dmem[off - reg::kTileDmem], p, n);
+        return;
+      }
+    }
+  }
+  throw std::out_of_range("host port: write of " + std::to_string(n) + " bytes at " + hex(addr) +
+                          " on node " + std::to_string(node) + " hits no register or memory");
+}
+
+void System::host_read(int node, uint32_t addr, void* data, size_t n) {
+  if (node < 0 || node >= static_cast<int>(nodes_.size()))
+    throw std::out_of_range("host port: node " + std::to_string(node) + " does not exist");
+  Node& nd = *nodes_[node];
+  uint8_t* p = static_cast<uint8_t*>(data);
+  if (n == 4 && addr < reg::kRouteTable) {
+    uint32_t v = 0;
+    if (addr == reg::kChipId || addr == reg::kIndexWr) v = nd.ctx.index;
+    else if (addr == reg::kStatus) {
+      for (int t = 0; t < nd.num_tiles(); ++t) {
+        if (nd.tile(t).done) v |= 1u << t;
+        if (nd.tile(t).err != TileErr::kNone) v |= 1u << 31;
+      }
+      if (nd.xb_overflows || nd.misroutes) v |= 1u << 31;
+    } else if (addr == reg::kCycles) v = static_cast<uint32_t>(nd.ctx.now());
+    else throw std::out_of_range("host port: no register at " + hex(addr));
+    std::memcpy(p, &v, 4);
+    return;
+  }
+  if (addr >= reg::kRouteTable && addr + n <= reg::kRouteTable + nd.route.size()) {
+    std::memcpy(p, &nd.route[addr - reg::kRouteTable], n);
+    return;
+  }
+  if (addr >= reg::kTileBase) {
+    const uint32_t t = (addr - reg::kTileBase) / reg::kTileStride;
+    const uint32_t off = (addr - reg::kTileBase) % reg::kTileStride;
+    if (t < static_cast<uint32_t>(nd.num_tiles())) {
+      Tile& tl = nd.tile(t);
+      if (off >= reg::kTileDmem && off - reg::kTileDmem + n <= tl.dmem.size()) {
+        std::memcpy(p, &tl.dmem[off - reg::kTileDmem], n);
+        return;
+      }
+      if (off == reg::kTileStatus && n == 4) {
+        uint32_t v = static_cast<uint32_t>(tl.err) | (tl.done ? 16u : 0u) | ((tl.pc & 0xFF) << 8);
+        std::memcpy(p, &v, 4);
+        return;
+      }
+      if (off >= reg::kTileCounters && off + n <= reg::kTileCounters + 4 * kNumCounters) {
+        std::memcpy(p, reinterpret_cast<const uint8_t*>(tl.counters) + off - reg::kTileCounters, n);
+        return;
+      }
+    }
+  }
+  throw std::out_of_range("host port: read of " + std::to_string(n) + " bytes at " + hex(addr) +
+                          " on node " + std::to_string(node) + " hits no register or memory");
+}
+
+uint32_t System::host_read32(int node, uint32_t addr) {
+  uint32_t v;
+  host_read(node, addr, &v, 4);
+  return v;
+}
+
+void System::host_write32(int node, uint32_t addr, uint32_t v) { host_write(node, addr, &v, 4); }
+
+RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
+  RunStats st;
+  const uint64_t start = static_cast<uint64_t>(sc_core::sc_time_stamp() /
+                                               sc_core::sc_time(1, sc_core::SC_NS));
+  for (int n = 0; n < topo_.num_chips; ++n) host_write32(n, reg::kControl, 1);
+  uint64_t last_activity = start;
+  const uint64_t slice = 256;
+  for (;;) {
+    sc_core::sc_start(sc_core::sc_time(static_cast<double>(slice), sc_core::SC_NS));
+    const uint64_t now = static_cast<uint64_t>(sc_core::sc_time_stamp() /
+                                               sc_core::sc_time(1, sc_core::SC_NS));
+    bool all_done = true, err = false;
+    std::string why;
+    for (int n = 0; n < topo_.num_nodes; ++n) {
+      Node& nd = *nodes_[n];
+      last_activity = std::max(last_activity, nd.last_move);
+      if (nd.xb_overflows && !err) {
+        err = true;
+        why = "node " + std::to_string(n) + ": XB queue overflow (XOFF budget violated)";
+      }
+      if (nd.misroutes && !err) {
+        err = true;
+        why = "node " + std::to_string(n) + ": packet with an unknown destination dropped";
+      }
+      for (int t = 0; t < nd.num_tiles(); ++t) {
+        Tile& tl = nd.tile(t);
+        last_activity = std::max(last_activity, tl.last_progress);
+        if (!tl.done) all_done = false;
+        if (tl.err != TileErr::kNone && !err) {
+          err = true;
+          why = "chip " + std::to_string(n) + " tile " + std::to_string(t) + ": " +
+                to_string(tl.err) + ": " + tl.err_detail;
+        }
+      }
+    }
+    // Cycles run to the last tile's END, not to the end of the slice.
+    if (all_done || err || now - start >= max_cycles || now - last_activity > watchdog_cycles) {
+      uint64_t end = start;
+      for (int n = 0; n < topo_.num_nodes; ++n) {
+        Node& nd = *nodes_[n];
+        st.flits_moved += nd.flits_moved;
+        st.xb_overflows += nd.xb_overflows;
+        st.misroutes += nd.misroutes;
+        st.xb_max_occupancy = std::max(st.xb_max_occupancy, nd.xb_max_occupancy);
+        for (int t = 0; t < nd.num_tiles(); ++t) {
+          end = std::max(end, nd.tile(t).last_progress);
+          st.packets += nd.tile(t).packets_sent;
+          st.instrs += nd.tile(t).instrs;
+        }
+      }
+      st.cycles = (all_done ? end + 1 : now) - start;
+      if (err) {
+        st.error = why;
+      } else if (!all_done) {
+        std::ostringstream o;
+        o << (now - start >= max_cycles ? "cycle limit reached" : "watchdog: nothing moved for ")
+          << (now - start >= max_cycles ? "" : std::to_string(watchdog_cycles) + " cycles")
+          << "; waiting tiles:";
+        int shown = 0;
+        for (int n = 0; n < topo_.num_nodes && shown < 8; ++n)
+          for (int t = 0; t < nodes_[n]->num_tiles() && shown < 8; ++t)
+            if (!nodes_[n]->tile(t).done) {
+              o << "\n  " << nodes_[n]->tile(t).describe_wait();
+              ++shown;
+            }
+        st.error = o.str();
+      }
+      st.ok = all_done && !err;
+      return st;
+    }
+  }
+}
+
+}  // namespace xf::model

@@ -1,0 +1,56 @@
+// The modelled machine: every node of a Topology (chips with tiles, switch nodes), wired by
+// link channels with latency and credit flow control; the host port (memory-mapped access to
+// every chip, docs/generated/defs.md "Register and memory map"); the run loop with a watchdog.
+//
+// SystemC elaborates once per process: build one System per process.
+#pragma once
+
+#include <systemc>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "chip.hpp"
+#include "xf/topology.hpp"
+
+namespace xf::model {
+
+struct RunStats {
+  bool ok = false;
+  uint64_t cycles = 0;
+  std::string error;  // empty when ok
+  uint64_t flits_moved = 0, packets = 0, instrs = 0, xb_overflows = 0, misroutes = 0;
+  uint32_t xb_max_occupancy = 0;
+};
+
+class System {
+ public:
+  System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_bytes);
+  ~System();
+
+  int num_chips() const { return topo_.num_chips; }
+  int num_nodes() const { return topo_.num_nodes; }
+
+  // Host port: byte-addressed reads and writes within one node's map. Switch nodes expose
+  // only their routing table. Throws std::out_of_range naming the address for a bad access.
+  void host_write(int node, uint32_t addr, const void* data, size_t n);
+  void host_read(int node, uint32_t addr, void* data, size_t n);
+  uint32_t host_read32(int node, uint32_t addr);
+  void host_write32(int node, uint32_t addr, uint32_t v);
+
+  // Starts every chip (Control bit 0) and simulates until all tiles are done, an error is
+  // raised, `max_cycles` pass, or nothing moves for `watchdog_cycles`.
+  RunStats run(uint64_t max_cycles, uint64_t watchdog_cycles = 20000);
+
+  Node& node(int n) { return *nodes_[n]; }
+
+ private:
+  Topology topo_;
+  sc_core::sc_clock clk_;
+  Barrier barrier_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  std::vector<std::unique_ptr<Channel>> channels_;
+};
+
+}  // namespace xf::model

@@ -1,0 +1,374 @@
+// Model of xf_tile (see tile.hpp).
+#include "tile.hpp"
+
+#include <cstring>
+#include <sstream>
+
+#include "chip.hpp"
+#include "xf/compiler.hpp"
+
+namespace xf::model {
+
+Tile::Tile(sc_core::sc_module_name name, ChipCtx* chip, int tile_id, int num_links)
+    : sc_module(name),
+      out(kExchangeLatencyCycles),
+      in(1),
+      xb_in(num_links, Pipe<XbMsg>(kXbCtrlLatencyCycles)),
+      chip_(chip),
+      id_(tile_id) {
+  SC_HAS_PROCESS(Tile);
+  SC_METHOD(tick);
+  sensitive << clk_i.pos();
+  dont_initialize();
+}
+
+void Tile::reset_state() {
+  std::memset(regs_, 0, sizeof regs_);
+  std::memset(counters, 0, sizeof counters);
+  pc = 0;
+  done = false;
+  running = false;
+  err = TileErr::kNone;
+  err_detail.clear();
+  jobs_.clear();
+  in_session_ = xon_ = requested_ = false;
+  session_link_ = -1;
+  job_off_ = pkt_left_ = 0;
+  rx_active_ = rx_drop_ = false;
+  at_barrier = false;
+}
+
+void Tile::fail(TileErr e, const std::string& why) {
+  if (err == TileErr::kNone) {
+    err = e;
+    err_detail = why;
+  }
+  running = false;
+}
+
+std::string Tile::describe_wait() const {
+  std::ostringstream o;
+  o << "chip " << chip_->chip << " tile " << id_ << " pc " << pc << ": ";
+  if (!wait_what_.empty())
+    o << wait_what_;
+  else
+    o << "running";
+  o << " (send jobs queued " << jobs_.size() << ")";
+  return o.str();
+}
+
+void Tile::tick() {
+  const uint64_t now = chip_->now();
+  receive();
+  for (auto& p : xb_in)
+    while (p.ready(now)) {
+      xon_ = p.front() == XbMsg::kXon;
+      if (xon_) requested_ = false;
+      p.pop();
+    }
+  send_engine();
+  if (running) sequencer();
+}
+
+// Receive engine: one flit per cycle, never stalls the exchange.
+void Tile::receive() {
+  const uint64_t now = chip_->now();
+  if (!in.ready(now)) return;
+  Flit f = in.front();
+  in.pop();
+  last_progress = now;
+  ++flits_received;
+  if (f.head) {
+    std::array<uint64_t, 2> w;
+    std::memcpy(w.data(), f.data.data(), sizeof w);
+    rx_hdr_ = unpack_header(w);
+    rx_off_ = 0;
+    rx_drop_ = false;
+    rx_active_ = true;
+    const Header& h = rx_hdr_;
+    const bool data_op = h.opcode == Opcode::kWrite || h.opcode == Opcode::kReduce;
+    if (!data_op || h.len % kFlitBytes || h.len > kMaxPacketPayloadBytes ||
+        (h.opcode == Opcode::kReduce && !valid_pair(h.dtype, h.op))) {
+      fail(TileErr::kBadPacket, "bad packet from chip " + std::to_string(h.src_chip) +
+                                    " tile " + std::to_string(h.src_tile));
+      rx_drop_ = true;
+    } else if (static_cast<uint64_t>(h.dst_addr) + h.len > dmem.size()) {
+      fail(TileErr::kDmemRange, "packet from chip " + std::to_string(h.src_chip) +
+                                    " writes outside the data memory");
+      rx_drop_ = true;
+    }
+    if (h.len == 0) {  // readiness token
+      if (!rx_drop_) counters[h.ctr] += 1;
+      rx_active_ = false;
+    }
+    return;
+  }
+  if (!rx_active_) {
+    fail(TileErr::kBadPacket, "payload flit without a header");
+    return;
+  }
+  if (!rx_drop_) {
+    const uint32_t a = rx_hdr_.dst_addr + rx_off_;
+    // Hazard: bytes a queued send has not read yet must not change under it.
+    for (size_t i = 0; i < jobs_.size(); ++i) {
+      const uint32_t b0 = jobs_[i].addr + (i == 0 ? job_off_ : 0), b1 = jobs_[i].addr + jobs_[i].bytes;
+      if (a < b1 && b0 < a + kFlitBytes)
+        fail(TileErr::kHazard, "receive at " + std::to_string(a) + " overwrote unsent bytes");
+    }
+    if (rx_hdr_.opcode == Opcode::kWrite) {
+      std::memcpy(&dmem[a], f.data.data(), kFlitBytes);
+    } else {
+      AluCfg cfg;
+      cfg.dtype = rx_hdr_.dtype;
+      cfg.op = rx_hdr_.op;
+      cfg.sat = rx_hdr_.sat;
+      cfg.avg_shift = rx_hdr_.avg_shift;
+      cfg.avg_final = rx_hdr_.avg_final;
+      cfg.avg_scale_q15 = avg_scale;
+      alu_reduce(cfg, &dmem[a], f.data.data(), kFlitBytes);
+    }
+  }
+  rx_off_ += kFlitBytes;
+  if (f.tail) {
+    if (!rx_drop_) counters[rx_hdr_.ctr] += rx_hdr_.len / kFlitBytes;
+    rx_active_ = false;
+  }
+}
+
+bool Tile::target_of(const Job& j, Target& t, uint8_t& port) {
+  if (j.dst_chip == static_cast<uint32_t>(chip_->chip)) {
+    t = Target::kTile;
+    port = static_cast<uint8_t>(j.d.tile);
+    return true;
+  }
+  const uint8_t p = (*chip_->route)[j.d.lane * chip_->num_chips + j.dst_chip];
+  if (p == 255) return false;
+  t = Target::kLink;
+  port = p;
+  return true;
+}
+
+// Send engine: packets of at most kMaxPacketPayloadBytes; off-chip jobs run inside an XB
+// session (XREQ, wait XON, flits while not XOFF, XDONE when the next job leaves elsewhere).
+void Tile::send_engine() {
+  const uint64_t now = chip_->now();
+  if (jobs_.empty()) {
+    if (in_session_) {  // close the session
+      Flit f;
+      f.head = f.tail = true;
+      f.hdr.opcode = Opcode::kXdone;
+      f.target = Target::kLink;
+      f.port = static_cast<uint8_t>(session_link_);
+      out.push(now, f);
+      in_session_ = xon_ = false;
+      session_link_ = -1;
+    }
+    return;
+  }
+  Job& j = jobs_.front();
+  Target tgt;
+  uint8_t port;
+  if (!target_of(j, tgt, port)) {
+    fail(TileErr::kBadPacket, "no route to chip " + std::to_string(j.dst_chip));
+    jobs_.pop_front();
+    return;
+  }
+  if (tgt == Target::kLink) {
+    if (in_session_ && session_link_ != port && pkt_left_ == 0 && job_off_ == 0) {
+      Flit f;  // the next job leaves on another link: end this session first
+      f.head = f.tail = true;
+      f.hdr.opcode = Opcode::kXdone;
+      f.target = Target::kLink;
+      f.port = static_cast<uint8_t>(session_link_);
+      out.push(now, f);
+      in_session_ = xon_ = false;
+      session_link_ = -1;
+      return;
+    }
+    if (!in_session_) {
+      Flit f;
+      f.head = f.tail = true;
+      f.hdr.opcode = Opcode::kXreq;
+      f.hdr.src_tile = static_cast<uint8_t>(id_);
+      f.target = Target::kLink;
+      f.port = port;
+      out.push(now, f);
+      in_session_ = true;
+      requested_ = true;
+      xon_ = false;
+      session_link_ = port;
+      return;
+    }
+    if (!xon_) return;
+  }
+  Flit f;
+  f.target = tgt;
+  f.port = port;
+  if (pkt_left_ == 0) {
+    const uint32_t len = std::min<uint32_t>(kMaxPacketPayloadBytes, j.bytes - job_off_);
+    Header h;
+    h.opcode = j.d.popc;
+    h.dst_chip = static_cast<uint16_t>(j.dst_chip);
+    h.dst_tile = static_cast<uint8_t>(j.d.tile);
+    h.dst_addr = j.dst_addr + job_off_;
+    h.len = static_cast<uint16_t>(len);
+    h.dtype = j.d.dtype;
+    h.op = j.d.op;
+    h.sat = j.d.sat;
+    h.avg_final = j.d.avg_final;
+    h.avg_shift = static_cast<uint8_t>(j.d.avg_shift);
+    h.ctr = static_cast<uint8_t>(j.d.ctr);
+    h.lane = static_cast<uint8_t>(j.d.lane);
+    h.src_chip = static_cast<uint16_t>(chip_->chip);
+    h.src_tile = static_cast<uint8_t>(id_);
+    h.seq = seq_++;
+    f.head = true;
+    f.hdr = h;
+    auto w = pack_header(h);
+    std::memcpy(f.data.data(), w.data(), sizeof w);
+    pkt_left_ = len / kFlitBytes;
+    f.tail = pkt_left_ == 0;
+    ++packets_sent;
+    if (f.tail && j.bytes == 0) jobs_.pop_front();  // token: header only
+  } else {
+    std::memcpy(f.data.data(), &dmem[j.addr + job_off_], kFlitBytes);
+    job_off_ += kFlitBytes;
+    --pkt_left_;
+    f.tail = pkt_left_ == 0;
+    if (f.tail && job_off_ == j.bytes) {
+      jobs_.pop_front();
+      job_off_ = 0;
+    }
+  }
+  ++flits_sent;
+  last_progress = now;
+  out.push(now, f);
+}
+
+void Tile::sequencer() {
+  const uint64_t now = chip_->now();
+  if (pc >= imem.size()) {
+    fail(TileErr::kPcRange, "pc " + std::to_string(pc) + " outside the instruction memory");
+    return;
+  }
+  const uint64_t w = imem[pc];
+  const unsigned rd = isa::rd(w), rs1 = isa::rs1(w), rs2 = isa::rs2(w), rs3 = isa::rs3(w),
+                 rs4 = isa::rs4(w);
+  const uint32_t imm = isa::imm(w);
+  const uint32_t a = regs_[rs1], b = regs_[rs2];
+  uint32_t next = pc + 1;
+  auto wr = [&](uint32_t v) {
+    if (rd) regs_[rd] = v;
+  };
+  wait_what_.clear();
+  switch (isa::opc(w)) {
+    case Isa::kNop: break;
+    case Isa::kEnd:
+      if (!jobs_.empty() || in_session_) {
+        wait_what_ = "END: waiting for its sends to drain";
+        return;
+      }
+      done = true;
+      running = false;
+      break;
+    case Isa::kLi: wr(imm); break;
+    case Isa::kAdd: wr(a + b); break;
+    case Isa::kSub: wr(a - b); break;
+    case Isa::kMul: wr(a * b); break;
+    case Isa::kAddi: wr(a + imm); break;
+    case Isa::kLw: {
+      const uint64_t i = static_cast<uint64_t>(a) + imm;
+      if (i >= pmem.size()) {
+        fail(TileErr::kPmemRange, "Lw at word " + std::to_string(i) + " outside pmem");
+        return;
+      }
+      wr(pmem[i]);
+      break;
+    }
+    case Isa::kGeti: {
+      const uint32_t v[] = {chip_->index, static_cast<uint32_t>(id_),
+                            static_cast<uint32_t>(chip_->num_chips), static_cast<uint32_t>(now)};
+      if (imm > 3) {
+        fail(TileErr::kIllegalInstr, "Geti " + std::to_string(imm));
+        return;
+      }
+      wr(v[imm]);
+      break;
+    }
+    case Isa::kBeq: if (a == b) next = imm; break;
+    case Isa::kBne: if (a != b) next = imm; break;
+    case Isa::kBlt: if (static_cast<int32_t>(a) < static_cast<int32_t>(b)) next = imm; break;
+    case Isa::kBge: if (static_cast<int32_t>(a) >= static_cast<int32_t>(b)) next = imm; break;
+    case Isa::kJmp: next = imm; break;
+    case Isa::kSend: {
+      if (jobs_.size() >= 4) {
+        wait_what_ = "SEND: send queue full";
+        return;
+      }
+      Job j{a, b, regs_[rs3], regs_[rs4], unpack_send_imm(imm | regs_[rd])};
+      if (j.addr % kFlitBytes || j.bytes % kFlitBytes || j.dst_addr % kFlitBytes ||
+          static_cast<uint64_t>(j.addr) + j.bytes > dmem.size()) {
+        fail(TileErr::kDmemRange, "SEND of " + std::to_string(j.bytes) + " bytes at " +
+                                      std::to_string(j.addr) + " outside or unaligned");
+        return;
+      }
+      if (j.dst_chip >= static_cast<uint32_t>(chip_->num_chips)) {
+        fail(TileErr::kBadPacket, "SEND to chip " + std::to_string(j.dst_chip) +
+                                      " which does not exist");
+        return;
+      }
+      jobs_.push_back(j);
+      break;
+    }
+    case Isa::kWait: {
+      const unsigned c = (imm + b) % kNumCounters;
+      if (counters[c] < a) {
+        wait_what_ = "WAIT counter " + std::to_string(c) + " >= " + std::to_string(a) +
+                     " (now " + std::to_string(counters[c]) + ")";
+        return;
+      }
+      break;
+    }
+    case Isa::kWaits:
+      if (!jobs_.empty()) {
+        wait_what_ = "WAITS: sends pending";
+        return;
+      }
+      break;
+    case Isa::kBar: {
+      Barrier& br = *chip_->barrier;
+      if (!at_barrier) {
+        at_barrier = true;
+        bar_gen_ = br.generation;
+        if (++br.arrived == br.members) {
+          br.arrived = 0;
+          ++br.generation;
+        }
+      }
+      if (br.generation == bar_gen_) {
+        wait_what_ = "BAR: waiting for the other tiles";
+        return;
+      }
+      at_barrier = false;
+      break;
+    }
+    case Isa::kCsrw:
+      if (imm == 16)
+        avg_scale = a;
+      else {
+        fail(TileErr::kIllegalInstr, "Csrw to csr " + std::to_string(imm));
+        return;
+      }
+      break;
+    default:
+      fail(TileErr::kIllegalInstr, "illegal instruction " + isa::disasm(w) + " at pc " +
+                                       std::to_string(pc));
+      return;
+  }
+  regs_[0] = 0;
+  ++instrs;
+  last_progress = now;
+  pc = next;
+}
+
+}  // namespace xf::model

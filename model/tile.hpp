@@ -1,0 +1,83 @@
+// Model of xf_tile: sequencer, registers, index register, instruction/parameter/data memories,
+// send engine (packets, XB sessions) and receive engine (write, reduce, arrival counters).
+// docs/tile.md describes the block; docs/isa.md the instructions.
+//
+// Per cycle, in this order: the receive engine takes at most one flit from `in`, XB control
+// messages are applied, the send engine emits at most one flit into `out`, the sequencer
+// executes at most one instruction. All inputs arrive through Pipes, so the order of blocks
+// within a cycle does not matter.
+#pragma once
+
+#include <systemc>
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "flit.hpp"
+#include "xf/alu.hpp"
+#include "xf/compiler.hpp"
+
+namespace xf::model {
+
+struct ChipCtx;
+
+class Tile : public sc_core::sc_module {
+ public:
+  sc_core::sc_in<bool> clk_i;
+
+  Tile(sc_core::sc_module_name name, ChipCtx* chip, int tile_id, int num_links);
+
+  // Wiring (owned here, driven by the chip's exchange).
+  Pipe<Flit> out;                  // to the exchange
+  Pipe<Flit> in;                   // from the exchange
+  std::vector<Pipe<XbMsg>> xb_in;  // XON/XOFF from each link's XB
+
+  // Memories and state visible to the host port.
+  std::vector<uint64_t> imem;
+  std::vector<uint32_t> pmem;
+  std::vector<uint8_t> dmem;
+  uint32_t counters[kNumCounters] = {};
+  uint32_t avg_scale = 1u << kAvgScaleFracBits;
+  bool running = false, done = false;
+  TileErr err = TileErr::kNone;
+  std::string err_detail;
+  uint32_t pc = 0;
+  uint64_t last_progress = 0;  // cycle of the last instruction retired or flit moved
+  uint64_t packets_sent = 0, flits_sent = 0, flits_received = 0, instrs = 0;
+  bool at_barrier = false;
+
+  void reset_state();
+  std::string describe_wait() const;  // what a stalled tile is waiting for
+
+ private:
+  struct Job {
+    uint32_t addr, bytes, dst_chip, dst_addr;
+    SendDesc d;
+  };
+  void tick();
+  void receive();
+  void send_engine();
+  void sequencer();
+  void fail(TileErr e, const std::string& why);
+  bool target_of(const Job& j, Target& t, uint8_t& port);
+
+  ChipCtx* chip_;
+  int id_;
+  uint32_t regs_[kNumRegs] = {};
+  std::deque<Job> jobs_;
+  // send engine
+  bool in_session_ = false, xon_ = false, requested_ = false;
+  int session_link_ = -1;
+  uint32_t job_off_ = 0, pkt_left_ = 0;  // bytes done in the current job, flits left in packet
+  uint16_t seq_ = 0;
+  // receive engine
+  bool rx_active_ = false, rx_drop_ = false;
+  Header rx_hdr_;
+  uint32_t rx_off_ = 0;
+  std::string wait_what_;
+  uint64_t bar_gen_ = 0;
+};
+
+}  // namespace xf::model

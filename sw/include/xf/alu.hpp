@@ -1,0 +1,58 @@
+// Reduction ALU reference: the bit-exact C++ definition of every dtype/op pair.
+//
+// The SystemC model and the plain C++ reference both call these functions; the RTL ALU is
+// checked against them. Semantics (docs/alu.md):
+//  - integer sum wraps (two's complement) unless `sat` is set, then it clamps to the type range;
+//  - max/min on integers are the obvious ones;
+//  - fp16/bf16/fp32 sum is IEEE-754 binary addition rounded to nearest even, with subnormals
+//    kept (no flush), computed exactly as the host computes float addition (fp16/bf16 are widened
+//    to fp32, added, rounded once back; this equals a correctly rounded fp16/bf16 add);
+//  - any NaN result is the canonical quiet NaN of the type (positive sign, top mantissa bit
+//    only: fp32 0x7FC00000, fp16 0x7E00, bf16 0x7FC0), so every op is commutative bit for bit;
+//  - float max/min: if one operand is NaN the other is returned (IEEE maxNum/minNum, like
+//    std::fmax/std::fmin); both NaN gives the canonical NaN; -0 < +0;
+//  - avg (integers only, seed 000): result = (a + (b >>> avg_shift)) >>> 1 computed with one
+//    extra bit (>>> is arithmetic shift for signed types, logical for uint8: floor division);
+//    with avg_final set the result is then multiplied by avg_scale_q15 (Q1.15, < 2.0) as
+//    floor((x * avg_scale_q15) / 2^15) and clamped to the type range;
+//  - avg on float types and scale_add are not valid pairs (valid_pair returns false).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "xf/defs.hpp"
+
+namespace xf {
+
+// Bytes per element of a dtype.
+size_t dtype_size(DType t);
+// True for fp16/bf16/fp32.
+bool dtype_is_float(DType t);
+// Whether the ALU supports this pair (e.g. avg needs an integer type).
+bool valid_pair(DType t, RedOp op);
+
+// Configuration of one reduction, as carried by a packet header plus the tile's avg scale.
+struct AluCfg {
+  DType dtype = DType::kFp32;
+  RedOp op = RedOp::kSum;
+  bool sat = false;
+  uint8_t avg_shift = 0;
+  bool avg_final = false;
+  uint32_t avg_scale_q15 = 1u << 15;
+};
+
+// Lane-wise combine: local[i] = f(local[i], in[i]) for every element in nbytes (a multiple of
+// the element size). `local` is the first operand (a), `in` the second (b).
+void alu_reduce(const AluCfg& cfg, uint8_t* local, const uint8_t* in, size_t nbytes);
+
+// Scalar helpers (bit patterns in, bit pattern out), used by tests and the reference.
+uint16_t fp16_add(uint16_t a, uint16_t b);
+uint16_t bf16_add(uint16_t a, uint16_t b);
+uint32_t fp32_add(uint32_t a, uint32_t b);
+float fp16_to_float(uint16_t h);
+uint16_t float_to_fp16(float f);  // round to nearest even, NaN canonical
+float bf16_to_float(uint16_t h);
+uint16_t float_to_bf16(float f);  // round to nearest even, NaN canonical
+
+}  // namespace xf

@@ -1,0 +1,147 @@
+// The collective compiler: topology + collective -> one program image for every chip, one
+// index value per chip, and the routing tables (docs/compiler.md, docs/algorithms.md).
+//
+// Pipeline:
+//   1. layout: the user's vector of `bytes` per chip is cut into P blocks (flit balanced) and
+//      each block into T tile slices; tile t's data memory holds its slices of every block in
+//      block order ("tile plane" t). Tile planes run independently and in parallel.
+//   2. schedule: the algorithm emits Transfers per plane: (step, src chip, dst chip, byte range,
+//      Write or Reduce). Every element has one fixed reduction order.
+//   3. sync: per chip and plane, transfers are ordered by (step, chunk); before each send the
+//      compiler inserts waits on the arrival counters of exactly the senders whose earlier
+//      transfers overlap the range (dataflow, no global barrier).
+//   4. image: one interpreter program per tile position (the same on every chip) plus a
+//      parameter memory holding every chip's descriptor list, found through pmem[index].
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "xf/defs.hpp"
+#include "xf/topology.hpp"
+
+namespace xf {
+
+struct CompileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Collective { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce };
+enum class Algo { kAuto, kRing, kBiring, kLadder, kLine, kTree, kAvg };
+
+const char* to_string(Collective c);
+const char* to_string(Algo a);
+Collective parse_collective(const std::string& s);  // throws CompileError
+Algo parse_algo(const std::string& s);
+DType parse_dtype(const std::string& s);
+RedOp parse_op(const std::string& s);
+
+struct CollectiveSpec {
+  Collective coll = Collective::kAllReduce;
+  DType dtype = DType::kFp32;
+  RedOp op = RedOp::kSum;
+  bool sat = false;          // saturating integer sum
+  uint64_t bytes = 0;        // size of the full vector per chip (see docs/compiler.md)
+  int root = 0;              // broadcast / reduce
+  Algo algo = Algo::kAuto;
+  int tiles = 4;             // tiles per chip (1..16)
+  uint32_t chunk_bytes = 4096;  // pipelining granule of each transfer
+  uint32_t tile_dmem_bytes = reg::kTileDmemSize;  // data memory per tile (host window)
+};
+
+// One data movement of one tile plane.
+struct Transfer {
+  int step = 0;        // program-order key; dependencies only go to larger steps
+  int plane = 0;       // tile plane (source and destination tile)
+  int src = 0;         // source chip
+  int dst = 0;         // destination chip
+  uint32_t src_addr = 0, dst_addr = 0, bytes = 0;  // flit aligned addresses
+  Opcode popc = Opcode::kWrite;  // kWrite or kReduce
+  uint8_t avg_shift = 0;
+  bool avg_final = false;
+  int lane = 0;
+};
+
+// Where the user's bytes live: slice (block b, tile t) = user bytes [user_off, user_off+len)
+// at tile t's data memory address addr.
+struct Slice {
+  int block = 0, tile = 0;
+  uint64_t user_off = 0;
+  uint32_t addr = 0, len = 0;
+};
+
+// What the host must load before and read after the run, per chip.
+struct IoSpec {
+  uint64_t in_bytes = 0;   // bytes the chip contributes
+  uint64_t out_bytes = 0;  // bytes the chip receives as its result
+  // Input bytes [0,in_bytes) and output bytes [0,out_bytes) of chip c map onto slices:
+  // for allreduce/broadcast/reduce both are the whole vector; reduce-scatter outputs block c;
+  // all-gather inputs block c.
+};
+
+struct Plan {
+  CollectiveSpec spec;
+  Algo algo = Algo::kRing;
+  int chips = 0, tiles = 0;
+  std::vector<Slice> slices;      // layout, identical on every chip
+  std::vector<uint64_t> block_off;  // user offset of block b (P+1 entries)
+  std::vector<Transfer> transfers;
+  uint32_t avg_scale_q15 = 1u << 15;  // avg: 2^p / P in Q1.15 (floor)
+  int avg_levels = 0;
+};
+
+// The loadable result. Tiles at the same position run the same program on every chip.
+struct Image {
+  std::vector<std::vector<uint64_t>> imem;  // [tile] program
+  std::vector<std::vector<uint32_t>> pmem;  // [tile] parameter memory (descriptor lists)
+  std::vector<uint32_t> index;              // [chip] index value
+  // route[node][lane * num_chips + dst] = output port (255 = none / local)
+  std::vector<std::vector<uint8_t>> route;
+  uint32_t avg_scale_q15 = 1u << 15;
+  uint64_t descriptors = 0;
+};
+
+// Descriptor kinds of the interpreter program (docs/compiler.md).
+enum DescKind : uint32_t { kDescEnd = 0, kDescSend = 1, kDescWait = 2 };
+
+// Builds the schedule; throws CompileError with a clear message for unsupported requests.
+Plan plan_collective(const Topology& topo, const CollectiveSpec& spec);
+// Turns a plan into the image (sync insertion, counters, routing tables, programs).
+Image build_image(const Topology& topo, const Plan& plan);
+// Lower bound in cycles for the collective on this topology (docs/performance.md).
+double bound_cycles(const Topology& topo, const CollectiveSpec& spec);
+// nccl-tests bus-bandwidth factor (allreduce 2(P-1)/P, RS/AG (P-1)/P, bcast/reduce 1).
+double busbw_factor(Collective c, int p);
+// Picks the algorithm the compiler uses for Algo::kAuto.
+Algo default_algo(const Topology& topo, const CollectiveSpec& spec);
+
+// Instruction encoding helpers (shared by the compiler, the model and tests).
+namespace isa {
+uint64_t enc(Isa opc, unsigned rd, unsigned rs1, unsigned rs2, unsigned rs3, unsigned rs4,
+             uint32_t imm);
+Isa opc(uint64_t w);
+unsigned rd(uint64_t w);
+unsigned rs1(uint64_t w);
+unsigned rs2(uint64_t w);
+unsigned rs3(uint64_t w);
+unsigned rs4(uint64_t w);
+uint32_t imm(uint64_t w);
+std::string disasm(uint64_t w);
+}  // namespace isa
+
+// Send descriptor immediate (SendImm fields) packing.
+struct SendDesc {
+  unsigned tile = 0, lane = 0;
+  Opcode popc = Opcode::kWrite;
+  DType dtype = DType::kFp32;
+  RedOp op = RedOp::kSum;
+  bool sat = false;
+  unsigned ctr = 0, avg_shift = 0;
+  bool avg_final = false;
+};
+uint32_t pack_send_imm(const SendDesc& d);
+SendDesc unpack_send_imm(uint32_t imm);
+
+}  // namespace xf

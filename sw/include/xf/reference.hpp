@@ -1,0 +1,45 @@
+// Host-side data layout and the plain C++ reference (no SystemC).
+//
+// io_*: what each chip contributes and receives for a collective (docs/compiler.md):
+//   allreduce      in: M bytes          out: M bytes
+//   reduce_scatter in: M bytes          out: block c (block_off[c]..block_off[c+1])
+//   all_gather     in: block c          out: M bytes
+//   broadcast      in: M bytes at root  out: M bytes
+//   reduce         in: M bytes          out: M bytes at the root, nothing elsewhere
+// load_tiles/unload_tiles move user bytes to and from the tile data memories.
+// run_reference executes a Plan's transfers step by step with the ALU reference: the same
+// reduction order as the hardware, but no packets, ISA or timing.
+// exact_result computes the order-independent answer where one exists (see has_exact).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "xf/compiler.hpp"
+
+namespace xf {
+
+using Bytes = std::vector<uint8_t>;
+
+uint64_t io_in_bytes(const Plan& plan, int chip);
+uint64_t io_out_bytes(const Plan& plan, int chip);
+// Tile data memories of one chip (one vector per tile, sized for the plan) with the input placed.
+std::vector<Bytes> load_tiles(const Plan& plan, int chip, const Bytes& input);
+Bytes unload_tiles(const Plan& plan, int chip, const std::vector<Bytes>& tiles);
+// Bytes of data memory each tile needs for this plan (data, scratch and avg buffers).
+uint32_t tile_footprint(const Plan& plan, int tile);
+
+// Runs the plan on plain memories; returns every chip's output.
+std::vector<Bytes> run_reference(const Plan& plan, const std::vector<Bytes>& inputs);
+
+// True when the collective has an order-independent exact answer for these inputs: integer
+// sum (wrap), max, min, and any float sum/max/min whose partial sums are all exact (the caller
+// chooses such inputs, as nccl-tests does).
+Bytes exact_reduce(const Plan& plan, const std::vector<Bytes>& inputs);
+std::vector<Bytes> exact_result(const Plan& plan, const std::vector<Bytes>& inputs);
+
+// Deterministic test inputs: random over the full range (mode 0) or small integers whose sums
+// are exact in every type (mode 1).
+std::vector<Bytes> make_inputs(const Plan& plan, uint64_t seed, int mode);
+
+}  // namespace xf

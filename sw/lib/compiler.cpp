@@ -1,0 +1,663 @@
+// The collective compiler (docs/compiler.md, docs/algorithms.md).
+#include "xf/compiler.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "xf/alu.hpp"
+
+namespace xf {
+
+namespace {
+
+constexpr uint32_t kF = kFlitBytes;
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+[[noreturn]] void fail(const std::string& m) { throw CompileError(m); }
+
+}  // namespace
+
+const char* to_string(Collective c) {
+  switch (c) {
+    case Collective::kAllReduce: return "allreduce";
+    case Collective::kReduceScatter: return "reduce_scatter";
+    case Collective::kAllGather: return "all_gather";
+    case Collective::kBroadcast: return "broadcast";
+    case Collective::kReduce: return "reduce";
+  }
+  return "?";
+}
+
+const char* to_string(Algo a) {
+  switch (a) {
+    case Algo::kAuto: return "auto";
+    case Algo::kRing: return "ring";
+    case Algo::kBiring: return "biring";
+    case Algo::kLadder: return "ladder";
+    case Algo::kLine: return "line";
+    case Algo::kTree: return "tree";
+    case Algo::kAvg: return "avg";
+  }
+  return "?";
+}
+
+Collective parse_collective(const std::string& s0) {
+  const std::string s = lower(s0);
+  if (s == "allreduce" || s == "all_reduce") return Collective::kAllReduce;
+  if (s == "reduce_scatter" || s == "reducescatter" || s == "reduce-scatter")
+    return Collective::kReduceScatter;
+  if (s == "all_gather" || s == "allgather" || s == "all-gather") return Collective::kAllGather;
+  if (s == "broadcast") return Collective::kBroadcast;
+  if (s == "reduce") return Collective::kReduce;
+  fail("unknown collective '" + s0 +
+       "': use allreduce, reduce_scatter, all_gather, broadcast or reduce");
+}
+
+Algo parse_algo(const std::string& s0) {
+  const std::string s = lower(s0);
+  for (Algo a : {Algo::kAuto, Algo::kRing, Algo::kBiring, Algo::kLadder, Algo::kLine, Algo::kTree,
+                 Algo::kAvg})
+    if (s == to_string(a)) return a;
+  fail("unknown algorithm '" + s0 + "': use auto, ring, biring, ladder, line, tree or avg");
+}
+
+DType parse_dtype(const std::string& s0) {
+  const std::string s = lower(s0);
+  for (unsigned i = 0; i < kDTypeCount; ++i)
+    if (s == to_string(static_cast<DType>(i))) return static_cast<DType>(i);
+  if (s == "float" || s == "float32") return DType::kFp32;
+  if (s == "half" || s == "float16") return DType::kFp16;
+  fail("unknown dtype '" + s0 + "': use int8, uint8, int16, int32, fp16, bf16 or fp32");
+}
+
+RedOp parse_op(const std::string& s0) {
+  const std::string s = lower(s0);
+  if (s == "sum") return RedOp::kSum;
+  if (s == "max") return RedOp::kMax;
+  if (s == "min") return RedOp::kMin;
+  if (s == "avg") return RedOp::kAvg;
+  fail("unknown op '" + s0 + "': use sum, max, min or avg");
+}
+
+double busbw_factor(Collective c, int p) {
+  switch (c) {
+    case Collective::kAllReduce: return 2.0 * (p - 1) / p;
+    case Collective::kReduceScatter:
+    case Collective::kAllGather: return static_cast<double>(p - 1) / p;
+    default: return 1.0;
+  }
+}
+
+double bound_cycles(const Topology& topo, const CollectiveSpec& spec) {
+  const int p = topo.num_chips;
+  const double m = static_cast<double>(spec.bytes);
+  return busbw_factor(spec.coll, p) * m / (topo.bound_channels() * static_cast<double>(kF));
+}
+
+Algo default_algo(const Topology& topo, const CollectiveSpec& spec) {
+  if (spec.op == RedOp::kAvg) return Algo::kAvg;
+  switch (topo.kind) {
+    case TopoKind::kBiring: return Algo::kBiring;
+    case TopoKind::kLadder: return Algo::kLadder;
+    case TopoKind::kLine:
+      return spec.coll == Collective::kAllReduce ? Algo::kLine : Algo::kRing;
+    case TopoKind::kTree:
+      return spec.coll == Collective::kAllReduce ? Algo::kTree : Algo::kRing;
+    default: return Algo::kRing;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning
+
+namespace {
+
+struct Builder {
+  const Topology& topo;
+  Plan& plan;
+  int P, T;
+  // seg[t][b] = {addr, len} of block b in tile plane t
+  std::vector<std::vector<std::pair<uint32_t, uint32_t>>> seg;
+  std::vector<uint32_t> plane_len;
+
+  Builder(const Topology& tp, Plan& pl) : topo(tp), plan(pl), P(tp.num_chips), T(pl.tiles) {}
+
+  void layout() {
+    const uint64_t flits = (plan.spec.bytes + kF - 1) / kF;
+    plan.block_off.assign(P + 1, 0);
+    seg.assign(T, std::vector<std::pair<uint32_t, uint32_t>>(P));
+    plane_len.assign(T, 0);
+    for (int b = 0; b < P; ++b) {
+      const uint64_t bs = flits * b / P, be = flits * (b + 1) / P;
+      plan.block_off[b] = std::min<uint64_t>(bs * kF, plan.spec.bytes);
+      const uint64_t n = be - bs;
+      for (int t = 0; t < T; ++t) {
+        const uint64_t ts = bs + n * t / T, te = bs + n * (t + 1) / T;
+        Slice s;
+        s.block = b;
+        s.tile = t;
+        s.user_off = ts * kF;
+        s.addr = plane_len[t];
+        s.len = static_cast<uint32_t>((te - ts) * kF);
+        seg[t][b] = {s.addr, s.len};
+        plane_len[t] += s.len;
+        plan.slices.push_back(s);
+      }
+    }
+    plan.block_off[P] = plan.spec.bytes;
+  }
+
+  void add(int step, int plane, int src, int dst, uint32_t saddr, uint32_t daddr, uint32_t len,
+           Opcode popc, int lane, uint8_t shift = 0, bool fin = false) {
+    if (len == 0) return;
+    Transfer x;
+    x.step = step;
+    x.plane = plane;
+    x.src = src;
+    x.dst = dst;
+    x.src_addr = saddr;
+    x.dst_addr = daddr;
+    x.bytes = len;
+    x.popc = popc;
+    x.lane = lane;
+    x.avg_shift = shift;
+    x.avg_final = fin;
+    plan.transfers.push_back(x);
+  }
+
+  // Ring reduce-scatter and/or all-gather on directed ring `order` for plane t.
+  void ring(int t, const std::vector<int>& order, int lane, bool rs, bool ag) {
+    const int n = static_cast<int>(order.size());
+    auto blk = [&](int pos) { return order[((pos % n) + n) % n]; };
+    int step = 0;
+    if (rs) {
+      for (int s = 0; s < n - 1; ++s, ++step)
+        for (int i = 0; i < n; ++i) {
+          auto [a, l] = seg[t][blk(i - s - 1)];
+          add(step, t, order[i], order[(i + 1) % n], a, a, l, Opcode::kReduce, lane);
+        }
+    }
+    if (ag) {
+      for (int s = 0; s < n - 1; ++s, ++step)
+        for (int i = 0; i < n; ++i) {
+          auto [a, l] = seg[t][blk(i - s)];
+          add(step, t, order[i], order[(i + 1) % n], a, a, l, Opcode::kWrite, lane);
+        }
+    }
+  }
+
+  // Chain through `order` starting at order[0]: Write (broadcast) or Reduce (towards the end).
+  void chain(int t, const std::vector<int>& order, int lane, Opcode popc, int step0) {
+    for (size_t i = 0; i + 1 < order.size(); ++i)
+      add(step0 + static_cast<int>(i), t, order[i], order[i + 1], 0, 0, plane_len[t], popc, lane);
+  }
+
+  std::vector<int> logical_order() const {
+    std::vector<int> o(P);
+    for (int i = 0; i < P; ++i) o[i] = i;
+    return o;
+  }
+
+  // Rotated copy of a ring order so that it starts at chip `first`.
+  static std::vector<int> rotate_to(const std::vector<int>& order, int first) {
+    auto it = std::find(order.begin(), order.end(), first);
+    std::vector<int> o(it, order.end());
+    o.insert(o.end(), order.begin(), it);
+    return o;
+  }
+
+  void ring_family(const std::vector<const Ring*>& rings, bool logical) {
+    const Collective c = plan.spec.coll;
+    for (int t = 0; t < T; ++t) {
+      const int r = t % static_cast<int>(rings.size());
+      const int lane = logical ? 0 : r;
+      const std::vector<int> order = logical ? logical_order() : rings[r]->order;
+      switch (c) {
+        case Collective::kAllReduce: ring(t, order, lane, true, true); break;
+        case Collective::kReduceScatter: ring(t, order, lane, true, false); break;
+        case Collective::kAllGather: ring(t, order, lane, false, true); break;
+        case Collective::kBroadcast:
+          chain(t, rotate_to(order, plan.spec.root), lane, Opcode::kWrite, 0);
+          break;
+        case Collective::kReduce: {
+          // Chain ending at the root: start at the chip after the root.
+          std::vector<int> o = rotate_to(order, plan.spec.root);
+          std::rotate(o.begin(), o.begin() + 1, o.end());
+          chain(t, o, lane, Opcode::kReduce, 0);
+          break;
+        }
+      }
+    }
+  }
+
+  // Seed 003 figure 1A baseline: reduce along the line to its far end, stream back.
+  void line() {
+    std::vector<int> up = logical_order();
+    std::vector<int> down(up.rbegin(), up.rend());
+    for (int t = 0; t < T; ++t) {
+      chain(t, up, 0, Opcode::kReduce, 0);
+      chain(t, down, 0, Opcode::kWrite, P - 1);
+    }
+  }
+
+  // ---- tree (seed 001) ----
+  using Ranges = std::vector<std::pair<uint32_t, uint32_t>>;  // [begin, end) byte ranges
+  struct Held {
+    std::map<int, Ranges> by_leaf;  // partition of the plane among the subtree's leaves
+    int height = 0;
+  };
+  std::vector<std::pair<int, int>> token_req;  // (level step base) filled per plane
+
+  static Ranges intersect(const Ranges& a, uint32_t lo, uint32_t hi) {
+    Ranges out;
+    for (auto [b, e] : a) {
+      const uint32_t x = std::max(b, lo), y = std::min(e, hi);
+      if (x < y) out.push_back({x, y});
+    }
+    return out;
+  }
+
+  struct TreeLevel {
+    int node;
+    int step_base;
+    std::vector<Held> kids;
+    std::vector<std::pair<uint32_t, uint32_t>> portion;
+  };
+  std::vector<TreeLevel> levels;  // in RS order (bottom-up)
+
+  Held tree_rs(int t, int node, int& step) {
+    Held h;
+    if (!topo.is_switch(node)) {
+      h.by_leaf[node] = {{0u, plane_len[t]}};
+      return h;
+    }
+    std::vector<Held> kids;
+    int max_step = step;
+    const int base = step;
+    for (int c : topo.children[node]) {
+      int s = base;
+      kids.push_back(tree_rs(t, c, s));
+      max_step = std::max(max_step, s);
+    }
+    step = max_step;
+    const int k = static_cast<int>(kids.size());
+    // Target portions: the plane split into k parts by the number of children (flit units).
+    const uint32_t flits = plane_len[t] / kF;
+    std::vector<std::pair<uint32_t, uint32_t>> part(k);
+    for (int i = 0; i < k; ++i)
+      part[i] = {static_cast<uint32_t>(uint64_t(flits) * i / k) * kF,
+                 static_cast<uint32_t>(uint64_t(flits) * (i + 1) / k) * kF};
+    TreeLevel lv{node, step, kids, part};
+    // Ring reduce-scatter among the k children on matching ranges.
+    for (int s = 0; s < k - 1; ++s, ++step)
+      for (int i = 0; i < k; ++i) {
+        const int g = ((i - s - 1) % k + k) % k;
+        const int j = (i + 1) % k;
+        match(step, t, kids[i], kids[j], part[g].first, part[g].second, Opcode::kReduce);
+      }
+    levels.push_back(lv);
+    for (int i = 0; i < k; ++i)
+      for (auto& [leaf, r] : kids[i].by_leaf)
+        h.by_leaf[leaf] = intersect(r, part[i].first, part[i].second);
+    h.height = 1;
+    return h;
+  }
+
+  void match(int step, int t, const Held& from, const Held& to, uint32_t lo, uint32_t hi,
+             Opcode popc) {
+    for (auto& [a, ra] : from.by_leaf)
+      for (auto [b0, e0] : intersect(ra, lo, hi))
+        for (auto& [b, rb] : to.by_leaf)
+          for (auto [x, y] : intersect(rb, b0, e0)) add(step, t, a, b, x, x, y - x, popc, 0);
+  }
+
+  void tree() {
+    int root = -1;
+    for (int n = topo.num_chips; n < topo.num_nodes; ++n)
+      if (topo.parent[n] < 0) root = n;
+    if (root < 0) fail("tree algorithm: topology has no root switch");
+    for (int t = 0; t < T; ++t) {
+      levels.clear();
+      int step = 0;
+      tree_rs(t, root, step);
+      // Readiness tokens: at a level above the leaves' own, a receiving leaf may still be
+      // reducing lower-level arrivals into the same bytes; senders wait for its token.
+      for (const TreeLevel& lv : levels) {
+        bool leaf_level = true;
+        for (int c : topo.children[lv.node]) leaf_level &= !topo.is_switch(c);
+        if (leaf_level) continue;
+        std::set<std::pair<int, int>> pairs;  // (receiver, sender)
+        for (const Transfer& x : plan.transfers)
+          if (x.plane == t && x.step >= lv.step_base &&
+              x.step < lv.step_base + static_cast<int>(lv.kids.size()) - 1 &&
+              x.popc == Opcode::kReduce)
+            pairs.insert({x.dst, x.src});
+        for (auto [rcv, snd] : pairs) tokens.push_back({t, lv.step_base, rcv, snd});
+      }
+      // All-gather in reverse order: top-down, ring among the children on matching ranges.
+      for (auto it = levels.rbegin(); it != levels.rend(); ++it) {
+        const int k = static_cast<int>(it->kids.size());
+        // After RS at this node, child i holds portion i spread per its own partition.
+        for (int s = 0; s < k - 1; ++s, ++step)
+          for (int i = 0; i < k; ++i) {
+            const int g = ((i - s) % k + k) % k;
+            match(step, t, it->kids[i], it->kids[(i + 1) % k], it->portion[g].first,
+                  it->portion[g].second, Opcode::kWrite);
+          }
+      }
+    }
+  }
+
+  struct Token {
+    int plane, step_base, receiver, sender;
+  };
+  std::vector<Token> tokens;
+
+  // ---- averaging (seed 000): butterfly of pairwise averages, scratch buffer per round ----
+  void avg() {
+    int p = 0;
+    while ((1 << p) < P) ++p;
+    plan.avg_levels = p;
+    const uint64_t scale = (uint64_t(1) << (15 + p)) / P;  // floor(2^p / P * 2^15)
+    plan.avg_scale_q15 = static_cast<uint32_t>(scale);
+    const bool need_scale = (1 << p) != P;
+    for (int t = 0; t < T; ++t) {
+      const uint32_t L = plane_len[t];
+      // Memory: [0,L) data, then a zero buffer, then one receive buffer per round.
+      const uint32_t zero = L;
+      auto buf = [&](int r) { return L * (2 + r); };
+      for (int r = 0; r < p; ++r) {
+        const int bit = 1 << r;
+        const bool last = r == p - 1;
+        const int s_send = 2 * r, s_self = 2 * r + 1;
+        for (int c = 0; c < P; ++c) {
+          const int partner = c ^ bit;
+          const int proxy = partner & ~(bit - 1);  // lowest chip of the partner's block
+          if (proxy >= P) {
+            // Whole partner block is virtual: halve (average with zero).
+            add(s_self, t, c, c, zero, 0, L, Opcode::kReduce, 0, 0, last && need_scale);
+            continue;
+          }
+          const int from = partner < P ? partner : proxy;
+          add(s_send, t, from, c, 0, buf(r), L, Opcode::kWrite, 0);
+          add(s_self, t, c, c, buf(r), 0, L, Opcode::kReduce, 0, 0, last && need_scale);
+        }
+      }
+      plane_len[t] = std::max(plane_len[t], buf(p));  // memory footprint check
+    }
+  }
+};
+
+}  // namespace
+
+Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
+  Plan plan;
+  plan.spec = spec;
+  plan.chips = topo.num_chips;
+  plan.tiles = spec.tiles;
+  const int P = topo.num_chips;
+  if (spec.tiles < 1 || spec.tiles > static_cast<int>(kMaxTiles))
+    fail("tiles per chip must be 1.." + std::to_string(kMaxTiles));
+  if (spec.bytes == 0) fail("--bytes must be at least one element");
+  if (spec.bytes % dtype_size(spec.dtype))
+    fail("--bytes " + std::to_string(spec.bytes) + " is not a multiple of the " +
+         to_string(spec.dtype) + " element size (" + std::to_string(dtype_size(spec.dtype)) +
+         " bytes); round it to a whole number of elements");
+  if (!valid_pair(spec.dtype, spec.op))
+    fail(std::string("op ") + to_string(spec.op) + " is not defined for " +
+         to_string(spec.dtype) + (spec.op == RedOp::kAvg
+                                      ? ": avg (seed 000) is for integer types; use sum on floats"
+                                      : ""));
+  if ((spec.coll == Collective::kBroadcast || spec.coll == Collective::kReduce) &&
+      (spec.root < 0 || spec.root >= P))
+    fail("--root " + std::to_string(spec.root) + " is not a chip of this topology (0.." +
+         std::to_string(P - 1) + ")");
+  Algo a = spec.algo == Algo::kAuto ? default_algo(topo, spec) : spec.algo;
+  plan.algo = a;
+  if (spec.op == RedOp::kAvg && a != Algo::kAvg)
+    fail("op avg runs only with the averaging algorithm (--algo avg or auto)");
+  if (a == Algo::kAvg) {
+    if (spec.op != RedOp::kAvg) fail("--algo avg needs --op avg");
+    if (spec.coll != Collective::kAllReduce && spec.coll != Collective::kReduceScatter)
+      fail("op avg is supported for allreduce and reduce_scatter");
+  }
+  Builder b(topo, plan);
+  b.layout();
+  std::vector<const Ring*> rings;
+  bool logical = false;
+  switch (a) {
+    case Algo::kRing:
+    case Algo::kBiring:
+    case Algo::kLadder: {
+      const size_t want = a == Algo::kRing ? 1 : a == Algo::kBiring ? 2 : 4;
+      if (a == Algo::kLadder && topo.kind != TopoKind::kLadder)
+        fail("--algo ladder needs a ladder:P topology");
+      if (topo.rings.size() >= want) {
+        // biring on a ladder: ring A both ways (rings 0 and 1).
+        for (size_t i = 0; i < want; ++i) rings.push_back(&topo.rings[i]);
+      } else if (a == Algo::kRing) {
+        logical = true;  // logical ring over chips 0..P-1, routed through the spanning tree
+        rings.push_back(nullptr);
+      } else {
+        fail(std::string("--algo ") + to_string(a) + " needs a topology with " +
+             std::to_string(want) + " embedded rings (biring:P or ladder:P); " + topo.spec +
+             " has " + std::to_string(topo.rings.size()));
+      }
+      b.ring_family(rings, logical);
+      break;
+    }
+    case Algo::kLine:
+      if (spec.coll != Collective::kAllReduce)
+        fail("--algo line is the streaming allreduce baseline; use ring for other collectives");
+      b.line();
+      break;
+    case Algo::kTree:
+      if (topo.kind != TopoKind::kTree) fail("--algo tree needs a tree:SPEC topology");
+      if (spec.coll != Collective::kAllReduce)
+        fail("--algo tree implements allreduce (seed 001); use ring for other collectives");
+      b.tree();
+      break;
+    case Algo::kAvg: b.avg(); break;
+    case Algo::kAuto: break;
+  }
+  for (int t = 0; t < plan.tiles; ++t)
+    if (b.plane_len[t] > spec.tile_dmem_bytes)
+      fail("the collective needs " + std::to_string(b.plane_len[t]) +
+           " bytes of data memory per tile but a tile has " +
+           std::to_string(spec.tile_dmem_bytes) + "; use fewer bytes or more tiles");
+  // Tokens are carried as zero-length transfers with step = level base and a marker.
+  for (const auto& tk : b.tokens) {
+    Transfer x;
+    x.step = tk.step_base;
+    x.plane = tk.plane;
+    x.src = tk.receiver;
+    x.dst = tk.sender;
+    x.bytes = 0;
+    x.popc = Opcode::kWrite;
+    plan.transfers.push_back(x);
+  }
+  return plan;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Image building: chunking, ordering, counters, waits, descriptors, routes.
+
+namespace {
+
+struct Op {
+  int step, chunk;
+  Transfer x;          // bytes == 0: readiness token
+  uint32_t cum = 0;    // receiver's counter value once this op has arrived
+  int ctr = 0;
+};
+
+bool overlaps(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1) { return a0 < b1 && b0 < a1; }
+
+}  // namespace
+
+Image build_image(const Topology& topo, const Plan& plan) {
+  const int P = plan.chips, T = plan.tiles;
+  const CollectiveSpec& sp = plan.spec;
+  Image img;
+  img.avg_scale_q15 = plan.avg_scale_q15;
+  img.index.resize(P);
+  for (int c = 0; c < P; ++c) img.index[c] = c;
+  img.imem.resize(T);
+  img.pmem.resize(T);
+
+  const uint32_t chunk = std::max<uint32_t>(kF, sp.chunk_bytes / kF * kF);
+  for (int t = 0; t < T; ++t) {
+    // 1. chunk and order per source chip.
+    std::vector<std::vector<Op>> prog(P);
+    for (const Transfer& x : plan.transfers) {
+      if (x.plane != t) continue;
+      if (x.bytes == 0) {
+        prog[x.src].push_back(Op{x.step, -1, x});
+        continue;
+      }
+      int k = 0;
+      for (uint32_t off = 0; off < x.bytes; off += chunk, ++k) {
+        Transfer y = x;
+        y.src_addr += off;
+        y.dst_addr += off;
+        y.bytes = std::min(chunk, x.bytes - off);
+        prog[x.src].push_back(Op{x.step, k, y});
+      }
+    }
+    for (auto& v : prog)
+      std::stable_sort(v.begin(), v.end(), [](const Op& a, const Op& b) {
+        return a.step != b.step ? a.step < b.step : a.chunk < b.chunk;
+      });
+    // 2. counters: receiver -> sender -> id; cumulative values in sender program order.
+    std::vector<std::map<int, int>> ctr_of(P);
+    std::vector<std::map<int, uint32_t>> cum(P);  // cum[receiver][sender]
+    for (int c = 0; c < P; ++c)
+      for (Op& op : prog[c]) {
+        auto& m = ctr_of[op.x.dst];
+        if (!m.count(c)) {
+          const int id = static_cast<int>(m.size());
+          if (id >= static_cast<int>(kNumCounters))
+            fail("chip " + std::to_string(op.x.dst) + " would receive from more than " +
+                 std::to_string(kNumCounters) + " chips in one collective (arrival counters); " +
+                 "this topology/algorithm pair is too large for the counter file");
+          m[c] = id;
+        }
+        op.ctr = m[c];
+        const uint32_t units = op.x.bytes == 0 ? 1 : op.x.bytes / kF;
+        op.cum = (cum[op.x.dst][c] += units);
+      }
+    // Arrivals per receiver (for dependency lookup).
+    struct Arr {
+      int step, sender, ctr;
+      uint32_t a0, a1, cum;
+      bool token;
+    };
+    std::vector<std::vector<Arr>> arr(P);
+    for (int c = 0; c < P; ++c)
+      for (const Op& op : prog[c])
+        arr[op.x.dst].push_back(Arr{op.step, c, op.ctr, op.x.dst_addr,
+                                    op.x.dst_addr + op.x.bytes, op.cum, op.x.bytes == 0});
+    // 3. descriptors with waits.
+    std::vector<uint32_t>& pm = img.pmem[t];
+    pm.assign(P, 0);
+    for (int c = 0; c < P; ++c) {
+      pm[c] = static_cast<uint32_t>(pm.size());
+      std::map<int, uint32_t> waited;  // ctr -> value already waited for
+      auto need = [&](int ctr, uint32_t v) {
+        if (waited[ctr] >= v) return;
+        waited[ctr] = v;
+        pm.insert(pm.end(), {kDescWait, static_cast<uint32_t>(ctr), v});
+        ++img.descriptors;
+      };
+      for (const Op& op : prog[c]) {
+        const Transfer& x = op.x;
+        std::map<int, uint32_t> dep;  // ctr -> value
+        for (const Arr& a : arr[c]) {
+          if (a.step >= op.step) continue;
+          const bool hit = x.bytes == 0 ? !a.token : overlaps(a.a0, a.a1, x.src_addr,
+                                                              x.src_addr + x.bytes);
+          if (hit) dep[a.ctr] = std::max(dep[a.ctr], a.cum);
+        }
+        // A data send into a receiver that owes this chip a readiness token waits for it.
+        if (x.bytes) {
+          for (const Arr& a : arr[c])
+            if (a.token && a.sender == x.dst && a.step <= op.step)
+              dep[a.ctr] = std::max(dep[a.ctr], a.cum);
+        }
+        for (auto [ctr, v] : dep) need(ctr, v);
+        SendDesc d;
+        d.tile = t;
+        d.lane = x.lane;
+        d.popc = x.popc;
+        d.dtype = sp.dtype;
+        d.op = sp.op;
+        d.sat = sp.sat;
+        d.ctr = op.ctr;
+        d.avg_shift = x.avg_shift;
+        d.avg_final = x.avg_final;
+        pm.insert(pm.end(), {kDescSend, x.src_addr, x.bytes, static_cast<uint32_t>(x.dst),
+                             x.dst_addr, pack_send_imm(d)});
+        ++img.descriptors;
+      }
+      // Before ending, everything addressed to this chip must have arrived.
+      for (const Arr& a : arr[c]) need(a.ctr, a.cum);
+      pm.push_back(kDescEnd);
+    }
+    // 4. the interpreter program (identical for every chip; the index picks the list).
+    using isa::enc;
+    std::vector<uint64_t>& im = img.imem[t];
+    im.push_back(enc(Isa::kGeti, 1, 0, 0, 0, 0, 0));        // r1 = index
+    im.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, plan.avg_scale_q15));
+    im.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 16));      // avg scale
+    im.push_back(enc(Isa::kLw, 2, 1, 0, 0, 0, 0));          // r2 = pmem[index]
+    im.push_back(enc(Isa::kLi, 4, 0, 0, 0, 0, kDescWait));  // r4 = 2
+    const uint32_t loop = static_cast<uint32_t>(im.size());
+    im.push_back(enc(Isa::kLw, 3, 2, 0, 0, 0, 0));          // r3 = kind
+    const size_t beq_end = im.size();
+    im.push_back(0);
+    const size_t beq_wait = im.size();
+    im.push_back(0);
+    for (unsigned i = 0; i < 5; ++i) im.push_back(enc(Isa::kLw, 5 + i, 2, 0, 0, 0, 1 + i));
+    im.push_back(enc(Isa::kSend, 9, 5, 6, 7, 8, 0));
+    im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 6));
+    im.push_back(enc(Isa::kJmp, 0, 0, 0, 0, 0, loop));
+    const uint32_t wait = static_cast<uint32_t>(im.size());
+    im.push_back(enc(Isa::kLw, 5, 2, 0, 0, 0, 1));
+    im.push_back(enc(Isa::kLw, 6, 2, 0, 0, 0, 2));
+    im.push_back(enc(Isa::kWait, 0, 6, 5, 0, 0, 0));
+    im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 3));
+    im.push_back(enc(Isa::kJmp, 0, 0, 0, 0, 0, loop));
+    const uint32_t end = static_cast<uint32_t>(im.size());
+    im.push_back(enc(Isa::kEnd, 0, 0, 0, 0, 0, 0));
+    im[beq_end] = enc(Isa::kBeq, 0, 3, 0, 0, 0, end);
+    im[beq_wait] = enc(Isa::kBeq, 0, 3, 4, 0, 0, wait);
+  }
+
+  // Routing tables: spanning-tree routes in every lane, ring hops in their ring's lane.
+  const auto st = spanning_tree_routes(topo);
+  img.route.assign(topo.num_nodes, std::vector<uint8_t>(kNumLanes * P, 255));
+  for (int n = 0; n < topo.num_nodes; ++n)
+    for (unsigned l = 0; l < kNumLanes; ++l)
+      for (int d = 0; d < P; ++d)
+        img.route[n][l * P + d] = st[n][d] < 0 ? 255 : static_cast<uint8_t>(st[n][d]);
+  if (plan.algo == Algo::kRing || plan.algo == Algo::kBiring || plan.algo == Algo::kLadder) {
+    const size_t want = plan.algo == Algo::kRing ? 1 : plan.algo == Algo::kBiring ? 2 : 4;
+    for (size_t r = 0; r < want && r < topo.rings.size(); ++r) {
+      const Ring& ring = topo.rings[r];
+      const size_t n = ring.order.size();
+      for (size_t i = 0; i < n; ++i)
+        img.route[ring.order[i]][r * P + ring.order[(i + 1) % n]] =
+            static_cast<uint8_t>(ring.out_port[i]);
+    }
+  }
+  return img;
+}
+
+}  // namespace xf

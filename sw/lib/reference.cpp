@@ -1,0 +1,229 @@
+// Host-side layout and the plain C++ reference executor (see xf/reference.hpp).
+#include "xf/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "xf/alu.hpp"
+
+namespace xf {
+
+namespace {
+
+bool in_is_block(const Plan& p) { return p.spec.coll == Collective::kAllGather; }
+bool out_is_block(const Plan& p) { return p.spec.coll == Collective::kReduceScatter; }
+
+uint64_t block_len(const Plan& p, int b) { return p.block_off[b + 1] - p.block_off[b]; }
+
+// Visits the user-visible part of every slice: f(slice, user offset, valid bytes).
+template <class F>
+void for_slices(const Plan& plan, int only_block, F f) {
+  for (const Slice& s : plan.slices) {
+    if (only_block >= 0 && s.block != only_block) continue;
+    if (s.user_off >= plan.spec.bytes) continue;
+    const uint64_t valid = std::min<uint64_t>(s.len, plan.spec.bytes - s.user_off);
+    f(s, s.user_off, valid);
+  }
+}
+
+}  // namespace
+
+uint64_t io_in_bytes(const Plan& plan, int chip) {
+  return in_is_block(plan) ? block_len(plan, chip) : plan.spec.bytes;
+}
+
+uint64_t io_out_bytes(const Plan& plan, int chip) {
+  if (out_is_block(plan)) return block_len(plan, chip);
+  if (plan.spec.coll == Collective::kReduce && chip != plan.spec.root) return 0;
+  return plan.spec.bytes;
+}
+
+uint32_t tile_footprint(const Plan& plan, int tile) {
+  uint32_t n = 0;
+  for (const Slice& s : plan.slices)
+    if (s.tile == tile) n = std::max(n, s.addr + s.len);
+  for (const Transfer& x : plan.transfers)
+    if (x.plane == tile) n = std::max({n, x.src_addr + x.bytes, x.dst_addr + x.bytes});
+  return std::max<uint32_t>(n, kFlitBytes);
+}
+
+std::vector<Bytes> load_tiles(const Plan& plan, int chip, const Bytes& input) {
+  std::vector<Bytes> tiles(plan.tiles);
+  for (int t = 0; t < plan.tiles; ++t) tiles[t].assign(tile_footprint(plan, t), 0);
+  if (plan.spec.coll == Collective::kBroadcast && chip != plan.spec.root) return tiles;
+  const int blk = in_is_block(plan) ? chip : -1;
+  const uint64_t base = blk >= 0 ? plan.block_off[blk] : 0;
+  for_slices(plan, blk, [&](const Slice& s, uint64_t off, uint64_t valid) {
+    std::memcpy(&tiles[s.tile][s.addr], &input[off - base], valid);
+  });
+  return tiles;
+}
+
+Bytes unload_tiles(const Plan& plan, int chip, const std::vector<Bytes>& tiles) {
+  Bytes out(io_out_bytes(plan, chip));
+  if (out.empty()) return out;
+  const int blk = out_is_block(plan) ? chip : -1;
+  const uint64_t base = blk >= 0 ? plan.block_off[blk] : 0;
+  for_slices(plan, blk, [&](const Slice& s, uint64_t off, uint64_t valid) {
+    std::memcpy(&out[off - base], &tiles[s.tile][s.addr], valid);
+  });
+  return out;
+}
+
+std::vector<Bytes> run_reference(const Plan& plan, const std::vector<Bytes>& inputs) {
+  const int P = plan.chips;
+  std::vector<std::vector<Bytes>> mem(P);
+  for (int c = 0; c < P; ++c) mem[c] = load_tiles(plan, c, inputs[c]);
+  std::vector<const Transfer*> order;
+  for (const Transfer& x : plan.transfers)
+    if (x.bytes) order.push_back(&x);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const Transfer* a, const Transfer* b) { return a->step < b->step; });
+  AluCfg cfg;
+  cfg.dtype = plan.spec.dtype;
+  cfg.op = plan.spec.op;
+  cfg.sat = plan.spec.sat;
+  cfg.avg_scale_q15 = plan.avg_scale_q15;
+  // Within a step, every payload is read before any is applied (as the hardware's data
+  // dependencies guarantee: no transfer reads bytes written in its own step).
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    while (j < order.size() && order[j]->step == order[i]->step) ++j;
+    std::vector<Bytes> payload;
+    for (size_t k = i; k < j; ++k) {
+      const Transfer& x = *order[k];
+      const Bytes& m = mem[x.src][x.plane];
+      payload.emplace_back(m.begin() + x.src_addr, m.begin() + x.src_addr + x.bytes);
+    }
+    for (size_t k = i; k < j; ++k) {
+      const Transfer& x = *order[k];
+      uint8_t* d = &mem[x.dst][x.plane][x.dst_addr];
+      if (x.popc == Opcode::kWrite) {
+        std::memcpy(d, payload[k - i].data(), x.bytes);
+      } else {
+        cfg.avg_shift = x.avg_shift;
+        cfg.avg_final = x.avg_final;
+        alu_reduce(cfg, d, payload[k - i].data(), x.bytes);
+      }
+    }
+    i = j;
+  }
+  std::vector<Bytes> out(P);
+  for (int c = 0; c < P; ++c) out[c] = unload_tiles(plan, c, mem[c]);
+  return out;
+}
+
+Bytes exact_reduce(const Plan& plan, const std::vector<Bytes>& inputs) {
+  const DType dt = plan.spec.dtype;
+  const size_t es = dtype_size(dt);
+  const uint64_t n = plan.spec.bytes / es;
+  Bytes r(plan.spec.bytes);
+  // Values in double are exact for every integer type and for floats with exact sums.
+  auto get = [&](const Bytes& b, uint64_t i) -> double {
+    const uint8_t* p = &b[i * es];
+    switch (dt) {
+      case DType::kInt8: return static_cast<int8_t>(p[0]);
+      case DType::kUint8: return p[0];
+      case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return v; }
+      case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+      case DType::kFp16: { uint16_t v; std::memcpy(&v, p, 2); return fp16_to_float(v); }
+      case DType::kBf16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_float(v); }
+      case DType::kFp32: { float v; std::memcpy(&v, p, 4); return v; }
+    }
+    return 0;
+  };
+  auto put = [&](uint64_t i, double v) {
+    uint8_t* p = &r[i * es];
+    switch (dt) {
+      case DType::kInt8:
+      case DType::kUint8: p[0] = static_cast<uint8_t>(static_cast<int64_t>(v)); break;
+      case DType::kInt16: { uint16_t x = static_cast<uint16_t>(static_cast<int64_t>(v));
+                            std::memcpy(p, &x, 2); break; }
+      case DType::kInt32: { uint32_t x = static_cast<uint32_t>(static_cast<int64_t>(v));
+                            std::memcpy(p, &x, 4); break; }
+      case DType::kFp16: { uint16_t x = float_to_fp16(static_cast<float>(v));
+                           std::memcpy(p, &x, 2); break; }
+      case DType::kBf16: { uint16_t x = float_to_bf16(static_cast<float>(v));
+                           std::memcpy(p, &x, 2); break; }
+      case DType::kFp32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
+    }
+  };
+  for (uint64_t i = 0; i < n; ++i) {
+    double acc = get(inputs[0], i);
+    for (size_t c = 1; c < inputs.size(); ++c) {
+      const double v = get(inputs[c], i);
+      switch (plan.spec.op) {
+        case RedOp::kMax: acc = std::max(acc, v); break;
+        case RedOp::kMin: acc = std::min(acc, v); break;
+        default: acc += v; break;
+      }
+    }
+    if (plan.spec.op == RedOp::kAvg) acc = std::floor(acc / static_cast<double>(inputs.size()));
+    put(i, acc);
+  }
+  return r;
+}
+
+std::vector<Bytes> exact_result(const Plan& plan, const std::vector<Bytes>& inputs) {
+  const int P = plan.chips;
+  // Expand block inputs (all-gather) and root-only inputs (broadcast) to full vectors.
+  std::vector<Bytes> full(P, Bytes(plan.spec.bytes, 0));
+  for (int c = 0; c < P; ++c) {
+    if (plan.spec.coll == Collective::kAllGather)
+      std::memcpy(&full[c][plan.block_off[c]], inputs[c].data(), inputs[c].size());
+    else
+      full[c] = inputs[c];
+  }
+  Bytes all;
+  if (plan.spec.coll == Collective::kBroadcast) {
+    all = full[plan.spec.root];
+  } else if (plan.spec.coll == Collective::kAllGather) {
+    all.assign(plan.spec.bytes, 0);
+    for (int c = 0; c < P; ++c)
+      std::memcpy(&all[plan.block_off[c]], inputs[c].data(), inputs[c].size());
+  } else {
+    all = exact_reduce(plan, full);
+  }
+  std::vector<Bytes> out(P);
+  for (int c = 0; c < P; ++c) {
+    const uint64_t nb = io_out_bytes(plan, c);
+    const uint64_t off = plan.spec.coll == Collective::kReduceScatter ? plan.block_off[c] : 0;
+    out[c].assign(all.begin() + off, all.begin() + off + nb);
+  }
+  return out;
+}
+
+std::vector<Bytes> make_inputs(const Plan& plan, uint64_t seed, int mode) {
+  const size_t es = dtype_size(plan.spec.dtype);
+  std::vector<Bytes> in(plan.chips);
+  for (int c = 0; c < plan.chips; ++c) {
+    std::mt19937_64 rng(seed * 1000003u + c);
+    Bytes& b = in[c];
+    b.resize(io_in_bytes(plan, c));
+    for (size_t i = 0; i + es <= b.size(); i += es) {
+      if (mode == 0 && !dtype_is_float(plan.spec.dtype)) {
+        const uint64_t v = rng();
+        std::memcpy(&b[i], &v, es);
+        continue;
+      }
+      // Small integers: sums over up to 4096 chips stay exact in every float type used.
+      const int v = static_cast<int>(rng() % 17) - 8;
+      switch (plan.spec.dtype) {
+        case DType::kFp16: { uint16_t h = float_to_fp16(static_cast<float>(v));
+                             std::memcpy(&b[i], &h, 2); break; }
+        case DType::kBf16: { uint16_t h = float_to_bf16(static_cast<float>(v));
+                             std::memcpy(&b[i], &h, 2); break; }
+        case DType::kFp32: { float f = mode == 0 ? static_cast<float>(
+                                 std::ldexp(static_cast<double>(rng() % 2000001) - 1e6, -10))
+                                                 : static_cast<float>(v);
+                             std::memcpy(&b[i], &f, 4); break; }
+        default: { const int64_t x = v; std::memcpy(&b[i], &x, es); break; }
+      }
+    }
+  }
+  return in;
+}
+
+}  // namespace xf

@@ -1,0 +1,239 @@
+// fabric: the command-line front end (docs/fabric.md).
+//
+//   fabric run --topology T --collective C --dtype D --op O --bytes N [--backend model]
+//              [--algo A] [--seed S] [--root R] [--tiles N] [--sat] [--chunk B]
+//              [--input DIR] [--output DIR] [--no-header]
+//   fabric plan ...same options...   prints the schedule summary and the program
+//
+// `run` compiles the collective, runs it, checks every chip's result against the plain C++
+// reference (same reduction order, bit for bit) and, where one exists, against the
+// order-independent exact result; prints one nccl-tests-style row; exits 1 on any wrong
+// element or run error and 2 on a bad argument.
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "driver.hpp"
+#include "xf/alu.hpp"
+#include "xf/compiler.hpp"
+#include "xf/reference.hpp"
+#include "xf/topology.hpp"
+
+using namespace xf;
+
+namespace {
+
+struct Usage : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+uint64_t parse_bytes(const std::string& s) {
+  size_t pos = 0;
+  uint64_t v = 0;
+  try {
+    v = std::stoull(s, &pos);
+  } catch (...) {
+    throw Usage("--bytes '" + s + "' is not a size; write e.g. 4096, 64K or 1M");
+  }
+  std::string suf = s.substr(pos);
+  for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (suf == "" || suf == "B") return v;
+  if (suf == "K" || suf == "KB" || suf == "KIB") return v << 10;
+  if (suf == "M" || suf == "MB" || suf == "MIB") return v << 20;
+  if (suf == "G" || suf == "GB" || suf == "GIB") return v << 30;
+  throw Usage("--bytes '" + s + "': unknown suffix '" + suf + "'; use K, M or G");
+}
+
+std::string human(uint64_t b) {
+  char buf[32];
+  if (b >= (1u << 20) && b % (1u << 20) == 0)
+    std::snprintf(buf, sizeof buf, "%lluM", static_cast<unsigned long long>(b >> 20));
+  else if (b >= 1024 && b % 1024 == 0)
+    std::snprintf(buf, sizeof buf, "%lluK", static_cast<unsigned long long>(b >> 10));
+  else
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(b));
+  return buf;
+}
+
+Bytes read_file(const std::string& path, uint64_t want) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw Usage("--input: cannot open " + path);
+  Bytes b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (b.size() != want)
+    throw Usage("--input: " + path + " has " + std::to_string(b.size()) + " bytes, expected " +
+                std::to_string(want) + " (one raw little-endian file per chip)");
+  return b;
+}
+
+int usage(const char* why) {
+  if (why) std::fprintf(stderr, "fabric: %s\n", why);
+  std::fprintf(stderr,
+               "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
+               "                  [--backend model] [--algo auto|ring|biring|ladder|line|tree|avg]\n"
+               "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
+               "                  [--input DIR] [--output DIR] [--no-header]\n"
+               "       fabric plan (same options): print the schedule and the program\n"
+               "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n");
+  return 2;
+}
+
+}  // namespace
+
+int sc_main(int argc, char** argv) {
+  if (argc < 2) return usage(nullptr);
+  const std::string cmd = argv[1];
+  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
+    usage(nullptr);
+    return 0;
+  }
+  if (cmd != "run" && cmd != "plan") return usage(("unknown command '" + cmd + "'").c_str());
+  std::map<std::string, std::string> opt;
+  const std::map<std::string, bool> known = {
+      {"topology", true}, {"collective", true}, {"dtype", true}, {"op", true},
+      {"bytes", true},    {"backend", true},    {"algo", true},  {"seed", true},
+      {"root", true},     {"tiles", true},      {"sat", false},  {"chunk", true},
+      {"input", true},    {"output", true},     {"no-header", false}, {"trace", true}};
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--", 0) != 0) return usage(("unexpected argument '" + a + "'").c_str());
+    a = a.substr(2);
+    std::string val;
+    const size_t eq = a.find('=');
+    if (eq != std::string::npos) {
+      val = a.substr(eq + 1);
+      a = a.substr(0, eq);
+    }
+    auto k = known.find(a);
+    if (k == known.end()) return usage(("unknown option --" + a).c_str());
+    if (k->second && eq == std::string::npos) {
+      if (i + 1 >= argc) return usage(("--" + a + " needs a value").c_str());
+      val = argv[++i];
+    }
+    opt[a] = k->second ? val : "1";
+  }
+  try {
+    for (const char* req : {"topology", "bytes"})
+      if (!opt.count(req)) throw Usage(std::string("--") + req + " is required");
+    const std::string backend = opt.count("backend") ? opt["backend"] : "model";
+    if (backend != "model")
+      throw Usage("--backend " + backend +
+                  ": only 'model' exists so far (the RTL backend arrives with the RTL)");
+    if (opt.count("trace")) throw Usage("--trace needs the RTL backend, which is not built yet");
+    const Topology topo = parse_topology(opt["topology"]);
+    CollectiveSpec spec;
+    spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
+    spec.dtype = parse_dtype(opt.count("dtype") ? opt["dtype"] : "fp32");
+    spec.op = parse_op(opt.count("op") ? opt["op"] : "sum");
+    spec.bytes = parse_bytes(opt["bytes"]);
+    spec.sat = opt.count("sat");
+    if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
+    if (opt.count("root")) spec.root = std::stoi(opt["root"]);
+    if (opt.count("tiles")) spec.tiles = std::stoi(opt["tiles"]);
+    if (opt.count("chunk")) spec.chunk_bytes = static_cast<uint32_t>(parse_bytes(opt["chunk"]));
+    const uint64_t seed = opt.count("seed") ? std::stoull(opt["seed"]) : 1;
+
+    const Plan plan = plan_collective(topo, spec);
+    const Image img = build_image(topo, plan);
+    if (cmd == "plan") {
+      std::printf("topology %s: %d chips, %d nodes, %zu links; algorithm %s; %zu transfers, "
+                  "%llu descriptors\n",
+                  topo.spec.c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
+                  to_string(plan.algo), plan.transfers.size(),
+                  static_cast<unsigned long long>(img.descriptors));
+      for (size_t i = 0; i < img.imem[0].size(); ++i)
+        std::printf("  %3zu: %s\n", i, isa::disasm(img.imem[0][i]).c_str());
+      for (const Transfer& x : plan.transfers)
+        if (x.plane == 0)
+          std::printf("  step %3d: chip %d -> chip %d %s [%u,+%u) -> [%u,+%u)\n", x.step, x.src,
+                      x.dst, x.bytes ? to_string(x.popc) : "token", x.src_addr, x.bytes,
+                      x.dst_addr, x.bytes);
+      return 0;
+    }
+    std::vector<Bytes> inputs;
+    if (opt.count("input")) {
+      for (int c = 0; c < topo.num_chips; ++c)
+        inputs.push_back(read_file(opt["input"] + "/chip" + std::to_string(c) + ".bin",
+                                   io_in_bytes(plan, c)));
+    } else {
+      inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    const model::CollectiveRun run = model::run_on_model(topo, plan, img, inputs);
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const std::vector<Bytes> ref = run_reference(plan, inputs);
+    const size_t es = dtype_size(spec.dtype);
+    uint64_t wrong = 0;
+    for (int c = 0; c < topo.num_chips; ++c)
+      for (size_t i = 0; i + es <= ref[c].size(); i += es)
+        if (run.outputs[c].size() != ref[c].size() ||
+            std::memcmp(&run.outputs[c][i], &ref[c][i], es) != 0)
+          ++wrong;
+    // Order-independent check where the answer is exact (not for saturating sums or avg).
+    uint64_t inexact = 0;
+    const bool exact_ok = !spec.sat && spec.op != RedOp::kAvg;
+    if (exact_ok) {
+      const std::vector<Bytes> ex = exact_result(plan, inputs);
+      for (int c = 0; c < topo.num_chips; ++c)
+        for (size_t i = 0; i + es <= ex[c].size(); i += es)
+          if (std::memcmp(&ex[c][i], &ref[c][i], es) != 0) ++inexact;
+    }
+    if (opt.count("output")) {
+      for (int c = 0; c < topo.num_chips; ++c) {
+        const std::string path = opt["output"] + "/chip" + std::to_string(c) + ".bin";
+        std::ofstream f(path, std::ios::binary);
+        if (!f) throw Usage("--output: cannot write " + path + " (does the directory exist?)");
+        f.write(reinterpret_cast<const char*>(run.outputs[c].data()),
+                static_cast<std::streamsize>(run.outputs[c].size()));
+      }
+    }
+    const double bound = bound_cycles(topo, spec);
+    const double cyc = static_cast<double>(run.stats.cycles);
+    const double algbw = static_cast<double>(spec.bytes) / cyc;
+    const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
+    const double eff = bound / cyc;
+    if (!opt.count("no-header"))
+      std::printf("#%13s %-7s %14s %10s %6s %5s %10s %10s %10s %10s %6s %7s %8s\n", "topology",
+                  "algo", "collective", "size", "count", "type", "redop", "cycles", "algbw",
+                  "busbw", "eff", "#wrong", "wall_s");
+    std::printf(" %13s %-7s %14s %10s %6llu %5s %5s %10llu %10.3f %10.3f %6.3f %7llu %8.2f\n",
+                topo.spec.c_str(), to_string(plan.algo), to_string(spec.coll),
+                human(spec.bytes).c_str(), static_cast<unsigned long long>(spec.bytes / es),
+                to_string(spec.dtype), to_string(spec.op),
+                static_cast<unsigned long long>(run.stats.cycles), algbw, busbw, eff,
+                static_cast<unsigned long long>(wrong), wall);
+    if (!run.stats.ok) {
+      std::fprintf(stderr, "fabric: run failed: %s\n", run.stats.error.c_str());
+      return 1;
+    }
+    if (inexact) {
+      std::fprintf(stderr,
+                   "fabric: the reference disagrees with the order-independent exact result in "
+                   "%llu elements\n",
+                   static_cast<unsigned long long>(inexact));
+      return 1;
+    }
+    if (wrong) {
+      std::fprintf(stderr, "fabric: %llu wrong elements; reproduce with the same command\n",
+                   static_cast<unsigned long long>(wrong));
+      return 1;
+    }
+    return 0;
+  } catch (const Usage& e) {
+    return usage(e.what());
+  } catch (const TopologyError& e) {
+    return usage(e.what());
+  } catch (const CompileError& e) {
+    return usage(e.what());
+  } catch (const std::invalid_argument& e) {
+    return usage(e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "fabric: error: %s\n", e.what());
+    return 1;
+  }
+}
