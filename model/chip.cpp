@@ -103,7 +103,9 @@ void Node::tick() {
       if (x.granted == t) x.granted = -1;
     } else {
       x.q.push_back(f);
-      if (x.q.size() > kXbQueueFlits) ++xb_overflows;  // the XON/XOFF budget was violated
+      if (x.q.size() > kXbQueueFlits) {  // the XON/XOFF budget was violated
+        ++xb_overflows;
+      }
       xb_max_occupancy = std::max<uint32_t>(xb_max_occupancy, x.q.size());
     }
     o.pop();
@@ -111,11 +113,11 @@ void Node::tick() {
   // XB control: one tile at a time; XOFF before the queue can overflow, XON when drained.
   for (int l = 0; l < ports_; ++l) {
     Xb& x = xb_[l];
-    if (x.granted < 0 && !x.requests.empty()) {
+    if (x.granted < 0 && !x.requests.empty() && x.q.size() < kXbXoffThresholdFlits) {
       x.granted = x.requests.front();
       x.requests.pop_front();
-      x.xoff = x.q.size() >= kXbXoffThresholdFlits;
-      if (!x.xoff) tiles_[x.granted]->xb_in[l].push(now, XbMsg::kXon);
+      x.xoff = false;
+      tiles_[x.granted]->xb_in[l].push(now, XbMsg::kGrant);
     } else if (x.granted >= 0) {
       if (!x.xoff && x.q.size() >= kXbXoffThresholdFlits) {
         x.xoff = true;

@@ -62,7 +62,9 @@ class Pipe {
   std::deque<std::pair<uint64_t, T>> q_;
 };
 
-// Control messages between an XB and a tile.
-enum class XbMsg : uint8_t { kXon, kXoff };
+// Control messages from an XB to a tile. The first XON of a session is a grant; a tile that
+// has sent XREQ ignores everything but the grant, so an XON or XOFF still in flight from its
+// previous session on that link cannot start the new one early.
+enum class XbMsg : uint8_t { kGrant, kXon, kXoff };
 
 }  // namespace xf::model

@@ -60,11 +60,19 @@ std::string Tile::describe_wait() const {
 void Tile::tick() {
   const uint64_t now = chip_->now();
   receive();
-  for (auto& p : xb_in)
-    while (p.ready(now)) {
-      xon_ = p.front() == XbMsg::kXon;
-      if (xon_) requested_ = false;
-      p.pop();
+  for (size_t l = 0; l < xb_in.size(); ++l)
+    while (xb_in[l].ready(now)) {
+      const XbMsg m = xb_in[l].front();
+      xb_in[l].pop();
+      if (!in_session_ || static_cast<int>(l) != session_link_) continue;  // stale
+      if (requested_) {
+        if (m == XbMsg::kGrant) {
+          requested_ = false;
+          xon_ = true;
+        }
+      } else if (m != XbMsg::kGrant) {
+        xon_ = m == XbMsg::kXon;
+      }
     }
   send_engine();
   if (running) sequencer();
@@ -152,6 +160,10 @@ bool Tile::target_of(const Job& j, Target& t, uint8_t& port) {
 // session (XREQ, wait XON, flits while not XOFF, XDONE when the next job leaves elsewhere).
 void Tile::send_engine() {
   const uint64_t now = chip_->now();
+  // The path into the exchange is valid/ready: at most kExchangeLatencyCycles + 1 flits are
+  // in flight, so a packet waiting for a tile port cannot build a backlog behind it that would
+  // reach an XB after its XOFF (docs/exchange.md, round-trip budget).
+  if (out.size() > kExchangeLatencyCycles) return;
   if (jobs_.empty()) {
     if (in_session_) {  // close the session
       Flit f;

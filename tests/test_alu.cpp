@@ -867,7 +867,7 @@ void make_int_pairs(std::mt19937_64& rng, size_t count, std::vector<T>* a, std::
   }
 }
 
-// Space: int16 and int32, edge x edge pairs plus 1e6 random pairs each, x 40 configurations
+// Space: int16 and int32, edge x edge pairs plus 1e6 random pairs each, x 36 configurations
 // (sum wrap/sat, max, min, avg shifts 0/1/3/7/15/31/32/255, avg final shift 0..1 x 12 scales).
 TEST(AluInt, Int16Int32Random) {
   auto rng = make_rng("Int16Int32Random");

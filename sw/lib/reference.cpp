@@ -227,3 +227,66 @@ std::vector<Bytes> make_inputs(const Plan& plan, uint64_t seed, int mode) {
 }
 
 }  // namespace xf
+
+namespace xf {
+
+namespace {
+
+double element(DType dt, const uint8_t* p) {
+  switch (dt) {
+    case DType::kInt8: return static_cast<int8_t>(p[0]);
+    case DType::kUint8: return p[0];
+    case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return v; }
+    case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case DType::kFp16: { uint16_t v; std::memcpy(&v, p, 2); return fp16_to_float(v); }
+    case DType::kBf16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_float(v); }
+    case DType::kFp32: { float v; std::memcpy(&v, p, 4); return v; }
+  }
+  return 0;
+}
+
+}  // namespace
+
+Check check_outputs(const Plan& plan, const std::vector<Bytes>& inputs,
+                    const std::vector<Bytes>& outputs) {
+  Check k;
+  const int P = plan.chips;
+  const DType dt = plan.spec.dtype;
+  const size_t es = dtype_size(dt);
+  const std::vector<Bytes> ref = run_reference(plan, inputs);
+  for (int c = 0; c < P; ++c)
+    for (size_t i = 0; i + es <= ref[c].size(); i += es)
+      if (outputs[c].size() != ref[c].size() || std::memcmp(&outputs[c][i], &ref[c][i], es))
+        ++k.wrong;
+  // Replicated results must be bit-identical on every chip.
+  const Collective co = plan.spec.coll;
+  if (co == Collective::kAllReduce || co == Collective::kAllGather ||
+      co == Collective::kBroadcast)
+    for (int c = 1; c < P; ++c)
+      for (size_t i = 0; i + es <= outputs[0].size(); i += es)
+        if (outputs[c].size() != outputs[0].size() ||
+            std::memcmp(&outputs[c][i], &outputs[0][i], es))
+          ++k.not_identical;
+  if (plan.spec.op == RedOp::kAvg) {
+    // Exact mean in double; the averaging schedule's error is measured, not compared.
+    std::vector<Bytes> full(P);
+    for (int c = 0; c < P; ++c) full[c] = inputs[c];
+    for (int c = 0; c < P; ++c) {
+      const uint64_t off = co == Collective::kReduceScatter ? plan.block_off[c] : 0;
+      for (size_t i = 0; i + es <= outputs[c].size(); i += es) {
+        double s = 0;
+        for (int q = 0; q < P; ++q) s += element(dt, &full[q][off + i]);
+        k.avg_max_err = std::max(k.avg_max_err, std::fabs(element(dt, &outputs[c][i]) - s / P));
+      }
+    }
+  } else if (!plan.spec.sat) {
+    k.exact_checked = true;
+    const std::vector<Bytes> ex = exact_result(plan, inputs);
+    for (int c = 0; c < P; ++c)
+      for (size_t i = 0; i + es <= ex[c].size(); i += es)
+        if (std::memcmp(&ex[c][i], &ref[c][i], es)) ++k.inexact;
+  }
+  return k;
+}
+
+}  // namespace xf

@@ -166,23 +166,8 @@ int sc_main(int argc, char** argv) {
     const model::CollectiveRun run = model::run_on_model(topo, plan, img, inputs);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const std::vector<Bytes> ref = run_reference(plan, inputs);
+    const Check chk = check_outputs(plan, inputs, run.outputs);
     const size_t es = dtype_size(spec.dtype);
-    uint64_t wrong = 0;
-    for (int c = 0; c < topo.num_chips; ++c)
-      for (size_t i = 0; i + es <= ref[c].size(); i += es)
-        if (run.outputs[c].size() != ref[c].size() ||
-            std::memcmp(&run.outputs[c][i], &ref[c][i], es) != 0)
-          ++wrong;
-    // Order-independent check where the answer is exact (not for saturating sums or avg).
-    uint64_t inexact = 0;
-    const bool exact_ok = !spec.sat && spec.op != RedOp::kAvg;
-    if (exact_ok) {
-      const std::vector<Bytes> ex = exact_result(plan, inputs);
-      for (int c = 0; c < topo.num_chips; ++c)
-        for (size_t i = 0; i + es <= ex[c].size(); i += es)
-          if (std::memcmp(&ex[c][i], &ref[c][i], es) != 0) ++inexact;
-    }
     if (opt.count("output")) {
       for (int c = 0; c < topo.num_chips; ++c) {
         const std::string path = opt["output"] + "/chip" + std::to_string(c) + ".bin";
@@ -206,21 +191,29 @@ int sc_main(int argc, char** argv) {
                 human(spec.bytes).c_str(), static_cast<unsigned long long>(spec.bytes / es),
                 to_string(spec.dtype), to_string(spec.op),
                 static_cast<unsigned long long>(run.stats.cycles), algbw, busbw, eff,
-                static_cast<unsigned long long>(wrong), wall);
+                static_cast<unsigned long long>(chk.wrong), wall);
     if (!run.stats.ok) {
       std::fprintf(stderr, "fabric: run failed: %s\n", run.stats.error.c_str());
       return 1;
     }
-    if (inexact) {
+    if (chk.inexact) {
       std::fprintf(stderr,
                    "fabric: the reference disagrees with the order-independent exact result in "
                    "%llu elements\n",
-                   static_cast<unsigned long long>(inexact));
+                   static_cast<unsigned long long>(chk.inexact));
       return 1;
     }
-    if (wrong) {
+    if (chk.not_identical) {
+      std::fprintf(stderr, "fabric: %llu elements differ between chips\n",
+                   static_cast<unsigned long long>(chk.not_identical));
+      return 1;
+    }
+    if (spec.op == RedOp::kAvg)
+      std::fprintf(stderr, "fabric: avg: largest error against the exact mean %.3f units\n",
+                   chk.avg_max_err);
+    if (chk.wrong) {
       std::fprintf(stderr, "fabric: %llu wrong elements; reproduce with the same command\n",
-                   static_cast<unsigned long long>(wrong));
+                   static_cast<unsigned long long>(chk.wrong));
       return 1;
     }
     return 0;

@@ -50,9 +50,9 @@ void alu_reduce(const AluCfg& cfg, uint8_t* local, const uint8_t* in, size_t nby
 uint16_t fp16_add(uint16_t a, uint16_t b);
 uint16_t bf16_add(uint16_t a, uint16_t b);
 uint32_t fp32_add(uint32_t a, uint32_t b);
-float fp16_to_float(uint16_t h);
+float fp16_to_float(uint16_t h);  // exact; NaN gives the canonical fp32 NaN
 uint16_t float_to_fp16(float f);  // round to nearest even, NaN canonical
-float bf16_to_float(uint16_t h);
+float bf16_to_float(uint16_t h);  // exact; NaN gives the canonical fp32 NaN
 uint16_t float_to_bf16(float f);  // round to nearest even, NaN canonical
 
 }  // namespace xf

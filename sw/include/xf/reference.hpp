@@ -43,3 +43,20 @@ std::vector<Bytes> exact_result(const Plan& plan, const std::vector<Bytes>& inpu
 std::vector<Bytes> make_inputs(const Plan& plan, uint64_t seed, int mode);
 
 }  // namespace xf
+
+namespace xf {
+
+// Every check the tool and the tests make on a run's outputs.
+struct Check {
+  uint64_t wrong = 0;        // elements differing from run_reference (bit for bit)
+  uint64_t inexact = 0;      // reference elements differing from the exact result
+  uint64_t not_identical = 0;  // elements where a chip differs from chip 0 (replicated results)
+  bool exact_checked = false;
+  double avg_max_err = 0;    // avg: largest |result - exact mean| in units of the last place
+  bool ok() const { return wrong == 0 && inexact == 0 && not_identical == 0; }
+};
+
+Check check_outputs(const Plan& plan, const std::vector<Bytes>& inputs,
+                    const std::vector<Bytes>& outputs);
+
+}  // namespace xf
