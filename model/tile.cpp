@@ -324,6 +324,16 @@ void Tile::sequencer() {
                                       std::to_string(j.addr) + " outside or unaligned");
         return;
       }
+      if (j.d.popc != Opcode::kWrite && j.d.popc != Opcode::kReduce) {
+        fail(TileErr::kIllegalInstr, std::string("SEND with packet opcode ") +
+                                         to_string(j.d.popc) + ": only write and reduce");
+        return;
+      }
+      if (j.d.popc == Opcode::kReduce && !valid_pair(j.d.dtype, j.d.op)) {
+        fail(TileErr::kIllegalInstr, std::string("SEND reduce with ") + to_string(j.d.op) +
+                                         " on " + to_string(j.d.dtype) + ": not an ALU pair");
+        return;
+      }
       if (j.dst_chip >= static_cast<uint32_t>(chip_->num_chips)) {
         fail(TileErr::kBadPacket, "SEND to chip " + std::to_string(j.dst_chip) +
                                       " which does not exist");
