@@ -237,13 +237,14 @@ struct Builder {
     }
   }
 
-  // Seed 003 figure 1A baseline: reduce along the line to its far end, stream back.
+  // Seed 003 figure 1A baseline: reduce along the line to its far end, stream back. Odd tile
+  // planes run the mirror image, so both directions of every link carry data at once.
   void line() {
     std::vector<int> up = logical_order();
     std::vector<int> down(up.rbegin(), up.rend());
     for (int t = 0; t < T; ++t) {
-      chain(t, up, 0, Opcode::kReduce, 0);
-      chain(t, down, 0, Opcode::kWrite, P - 1);
+      chain(t, t % 2 ? down : up, 0, Opcode::kReduce, 0);
+      chain(t, t % 2 ? up : down, 0, Opcode::kWrite, P - 1);
     }
   }
 
@@ -512,7 +513,13 @@ Image build_image(const Topology& topo, const Plan& plan) {
   img.imem.resize(T);
   img.pmem.resize(T);
 
-  const uint32_t chunk = std::max<uint32_t>(kF, sp.chunk_bytes / kF * kF);
+  // Auto chunk: half of one ring segment (plane / P), so every step pipelines over at least
+  // two chunks, within [512, kMaxPacketPayloadBytes] to keep the header overhead small.
+  uint32_t plane_max = 0;
+  for (const Slice& s : plan.slices) plane_max = std::max(plane_max, s.addr + s.len);
+  const uint32_t autoc = std::clamp<uint32_t>(plane_max / P / 2 / kF * kF, 512,
+                                              kMaxPacketPayloadBytes);
+  const uint32_t chunk = std::max<uint32_t>(kF, (sp.chunk_bytes ? sp.chunk_bytes : autoc) / kF * kF);
   for (int t = 0; t < T; ++t) {
     // 1. chunk and order per source chip.
     std::vector<std::vector<Op>> prog(P);

@@ -47,7 +47,7 @@ struct CollectiveSpec {
   int root = 0;              // broadcast / reduce
   Algo algo = Algo::kAuto;
   int tiles = 4;             // tiles per chip (1..16)
-  uint32_t chunk_bytes = 4096;  // pipelining granule of each transfer
+  uint32_t chunk_bytes = 0;  // pipelining granule of each transfer; 0 = auto (docs/compiler.md)
   uint32_t tile_dmem_bytes = reg::kTileDmemSize;  // data memory per tile (host window)
 };
 

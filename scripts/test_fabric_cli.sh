@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# End-to-end tests of the fabric command: good runs pass and print a row, bad arguments exit 2
+# with a message that says what to do, --input/--output round-trip raw little-endian files.
+# Usage: scripts/test_fabric_cli.sh PATH/TO/fabric
+set -uo pipefail
+FABRIC=${1:?usage: test_fabric_cli.sh PATH/TO/fabric}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+
+ok() { echo "  ok   $1"; pass=$((pass + 1)); }
+bad() { echo "  FAIL $1"; fail=$((fail + 1)); }
+
+# expect RC PATTERN -- ARGS...: exit code and a regex the combined output must match.
+expect() {
+  local rc=$1 pat=$2
+  shift 3
+  local out
+  out=$("$FABRIC" "$@" 2>&1)
+  local got=$?
+  if [ "$got" -eq "$rc" ] && grep -qE -- "$pat" <<<"$out"; then
+    ok "fabric $* -> $rc"
+  else
+    bad "fabric $* -> expected rc $rc and /$pat/, got rc $got:"
+    sed 's/^/       /' <<<"$out" | grep -v -E 'SystemC|Copyright|RESERVED|^\s*$' | head -5
+  fi
+}
+
+echo "fabric CLI tests"
+expect 0 ' 0 +[0-9.]+$' -- run --topology ladder:8 --collective allreduce --dtype bf16 --op sum --bytes 64K
+expect 0 'tree +allreduce' -- run --topology 'tree:((2,2),3,(1,4))' --collective allreduce --dtype fp32 --op sum --bytes 12K
+expect 0 'avg' -- run --topology ring:6 --dtype int8 --op avg --bytes 1000
+expect 0 'ring +allreduce' -- run --topology ladder:8 --algo ring --bytes 4K
+expect 0 'reduce_scatter' -- run --topology biring:5 --collective reduce_scatter --dtype int16 --op max --bytes 3000
+expect 0 'broadcast' -- run --topology line:4 --collective broadcast --root 2 --dtype uint8 --bytes 777
+expect 0 'step +0' -- plan --topology ring:4 --bytes 4K
+expect 2 'unknown topology' -- run --topology torus:8 --bytes 4K
+expect 2 'even number' -- run --topology ladder:7 --bytes 4K
+expect 2 'not a multiple' -- run --topology ring:4 --dtype fp32 --bytes 4097
+expect 2 'integer types' -- run --topology ring:4 --dtype fp32 --op avg --bytes 4K
+expect 2 'unknown dtype' -- run --topology ring:4 --dtype fp64 --bytes 4K
+expect 2 'unknown op' -- run --topology ring:4 --op prod --bytes 4K
+expect 2 'unknown option' -- run --topology ring:4 --bytez 4K
+expect 2 'bytes is required' -- run --topology ring:4
+expect 2 'only .model.' -- run --topology ring:4 --bytes 4K --backend rtl
+expect 2 'needs a tree' -- run --topology ring:4 --bytes 4K --algo tree
+expect 2 'root' -- run --topology ring:4 --bytes 4K --collective broadcast --root 4
+expect 2 'unknown suffix' -- run --topology ring:4 --bytes 4Q
+
+# --input / --output: known data in, the exact sum out.
+mkdir -p "$tmp/in" "$tmp/out"
+python3 - "$tmp/in" <<'PY'
+import struct, sys
+for c in range(4):
+    with open(f"{sys.argv[1]}/chip{c}.bin", "wb") as f:
+        f.write(b"".join(struct.pack("<i", c * 1000 + i) for i in range(1000)))
+PY
+expect 0 ' 0 +[0-9.]+$' -- run --topology ring:4 --dtype int32 --op sum --bytes 4000 --input "$tmp/in" --output "$tmp/out"
+if python3 - "$tmp/out" <<'PY'
+import struct, sys
+for c in range(4):
+    data = open(f"{sys.argv[1]}/chip{c}.bin", "rb").read()
+    vals = struct.unpack("<1000i", data)
+    assert vals == tuple(6000 + 4 * i for i in range(1000)), f"chip {c} wrong"
+PY
+then ok "--output holds the exact sum on every chip"; else bad "--output contents"; fi
+head -c 8 /dev/zero > "$tmp/in/chip1.bin"
+expect 2 'has 8 bytes, expected 4000' -- run --topology ring:4 --dtype int32 --bytes 4000 --input "$tmp/in"
+
+echo "fabric CLI: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
