@@ -138,9 +138,12 @@ void Node::tick() {
     if (ins_[i].out >= 0) {
       want[i] = ins_[i].out;
     } else if (f->head) {
-      if (i < ports_) want[i] = route_of(*f);
-      else if (i < ports_ + T) want[i] = ports_ + f->port;
-      else want[i] = i - ports_ - T;
+      if (i < ports_)
+        want[i] = route_of(*f);
+      else if (i < ports_ + T)
+        want[i] = ports_ + f->port;
+      else
+        want[i] = i - ports_ - T;
       if (want[i] == -1) {  // nowhere to go: count it and drop the packet's head
         ++misroutes;
         if (!f->tail) ins_[i].out = -3;  // drop until the tail

@@ -4,10 +4,9 @@
 // docs/model.md describes timing; docs/exchange.md the XB protocol.
 #pragma once
 
-#include <systemc>
-
 #include <memory>
 #include <string>
+#include <systemc>
 #include <vector>
 
 #include "flit.hpp"
@@ -23,8 +22,8 @@ struct Barrier {
 
 // What a tile needs to know about its chip.
 struct ChipCtx {
-  int chip = 0;           // node id
-  uint32_t index = 0;     // index value written by the host
+  int chip = 0;        // node id
+  uint32_t index = 0;  // index value written by the host
   int num_chips = 0;
   const std::vector<uint8_t>* route = nullptr;  // lane * num_chips + dst -> port
   Barrier* barrier = nullptr;

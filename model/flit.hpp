@@ -38,7 +38,7 @@ Header unpack_header(const std::array<uint64_t, 2>& w);
 
 struct Flit {
   bool head = false, tail = false;
-  Header hdr;                          // valid on head flits
+  Header hdr;                              // valid on head flits
   std::array<uint8_t, kFlitBytes> data{};  // payload flits
   // Exchange routing decided by the sender (tile out pipes only).
   Target target = Target::kTile;

@@ -70,15 +70,15 @@ void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
     const uint32_t off = (addr - reg::kTileBase) % reg::kTileStride;
     if (t < static_cast<uint32_t>(nd.num_tiles())) {
       Tile& tl = nd.tile(t);
-      if (off >= reg::kTileImem && off + n <= reg::kTileImem + reg::kTileImemSize &&
-          off % 8 == 0 && n % 8 == 0) {
+      if (off >= reg::kTileImem && off + n <= reg::kTileImem + reg::kTileImemSize && off % 8 == 0 &&
+          n % 8 == 0) {
         const size_t w = (off - reg::kTileImem) / 8;
         if (tl.imem.size() < w + n / 8) tl.imem.resize(w + n / 8);
         std::memcpy(&tl.imem[w], p, n);
         return;
       }
-      if (off >= reg::kTilePmem && off + n <= reg::kTilePmem + reg::kTilePmemSize &&
-          off % 4 == 0 && n % 4 == 0) {
+      if (off >= reg::kTilePmem && off + n <= reg::kTilePmem + reg::kTilePmemSize && off % 4 == 0 &&
+          n % 4 == 0) {
         const size_t w = (off - reg::kTilePmem) / 4;
         if (tl.pmem.size() < w + n / 4) tl.pmem.resize(w + n / 4);
         std::memcpy(&tl.pmem[w], p, n);
@@ -101,15 +101,18 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
   uint8_t* p = static_cast<uint8_t*>(data);
   if (n == 4 && addr < reg::kRouteTable) {
     uint32_t v = 0;
-    if (addr == reg::kChipId || addr == reg::kIndexWr) v = nd.ctx.index;
+    if (addr == reg::kChipId || addr == reg::kIndexWr)
+      v = nd.ctx.index;
     else if (addr == reg::kStatus) {
       for (int t = 0; t < nd.num_tiles(); ++t) {
         if (nd.tile(t).done) v |= 1u << t;
         if (nd.tile(t).err != TileErr::kNone) v |= 1u << 31;
       }
       if (nd.xb_overflows || nd.misroutes) v |= 1u << 31;
-    } else if (addr == reg::kCycles) v = static_cast<uint32_t>(nd.ctx.now());
-    else throw std::out_of_range("host port: no register at " + hex(addr));
+    } else if (addr == reg::kCycles)
+      v = static_cast<uint32_t>(nd.ctx.now());
+    else
+      throw std::out_of_range("host port: no register at " + hex(addr));
     std::memcpy(p, &v, 4);
     return;
   }
@@ -151,15 +154,15 @@ void System::host_write32(int node, uint32_t addr, uint32_t v) { host_write(node
 
 RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
   RunStats st;
-  const uint64_t start = static_cast<uint64_t>(sc_core::sc_time_stamp() /
-                                               sc_core::sc_time(1, sc_core::SC_NS));
+  const uint64_t start =
+      static_cast<uint64_t>(sc_core::sc_time_stamp() / sc_core::sc_time(1, sc_core::SC_NS));
   for (int n = 0; n < topo_.num_chips; ++n) host_write32(n, reg::kControl, 1);
   uint64_t last_activity = start;
   const uint64_t slice = 256;
   for (;;) {
     sc_core::sc_start(sc_core::sc_time(static_cast<double>(slice), sc_core::SC_NS));
-    const uint64_t now = static_cast<uint64_t>(sc_core::sc_time_stamp() /
-                                               sc_core::sc_time(1, sc_core::SC_NS));
+    const uint64_t now =
+        static_cast<uint64_t>(sc_core::sc_time_stamp() / sc_core::sc_time(1, sc_core::SC_NS));
     bool all_done = true, err = false;
     std::string why;
     for (int n = 0; n < topo_.num_nodes; ++n) {

@@ -5,10 +5,9 @@
 // SystemC elaborates once per process: build one System per process.
 #pragma once
 
-#include <systemc>
-
 #include <memory>
 #include <string>
+#include <systemc>
 #include <vector>
 
 #include "chip.hpp"

@@ -97,12 +97,12 @@ void Tile::receive() {
     const bool data_op = h.opcode == Opcode::kWrite || h.opcode == Opcode::kReduce;
     if (!data_op || h.len % kFlitBytes || h.len > kMaxPacketPayloadBytes ||
         (h.opcode == Opcode::kReduce && !valid_pair(h.dtype, h.op))) {
-      fail(TileErr::kBadPacket, "bad packet from chip " + std::to_string(h.src_chip) +
-                                    " tile " + std::to_string(h.src_tile));
+      fail(TileErr::kBadPacket, "bad packet from chip " + std::to_string(h.src_chip) + " tile " +
+                                    std::to_string(h.src_tile));
       rx_drop_ = true;
     } else if (static_cast<uint64_t>(h.dst_addr) + h.len > dmem.size()) {
-      fail(TileErr::kDmemRange, "packet from chip " + std::to_string(h.src_chip) +
-                                    " writes outside the data memory");
+      fail(TileErr::kDmemRange,
+           "packet from chip " + std::to_string(h.src_chip) + " writes outside the data memory");
       rx_drop_ = true;
     }
     if (h.len == 0) {  // readiness token
@@ -119,7 +119,8 @@ void Tile::receive() {
     const uint32_t a = rx_hdr_.dst_addr + rx_off_;
     // Hazard: bytes a queued send has not read yet must not change under it.
     for (size_t i = 0; i < jobs_.size(); ++i) {
-      const uint32_t b0 = jobs_[i].addr + (i == 0 ? job_off_ : 0), b1 = jobs_[i].addr + jobs_[i].bytes;
+      const uint32_t b0 = jobs_[i].addr + (i == 0 ? job_off_ : 0),
+                     b1 = jobs_[i].addr + jobs_[i].bytes;
       if (a < b1 && b0 < a + kFlitBytes)
         fail(TileErr::kHazard, "receive at " + std::to_string(a) + " overwrote unsent bytes");
     }
@@ -274,7 +275,8 @@ void Tile::sequencer() {
   };
   wait_what_.clear();
   switch (isa::opc(w)) {
-    case Isa::kNop: break;
+    case Isa::kNop:
+      break;
     case Isa::kEnd:
       if (!jobs_.empty() || in_session_) {
         wait_what_ = "END: waiting for its sends to drain";
@@ -283,11 +285,21 @@ void Tile::sequencer() {
       done = true;
       running = false;
       break;
-    case Isa::kLi: wr(imm); break;
-    case Isa::kAdd: wr(a + b); break;
-    case Isa::kSub: wr(a - b); break;
-    case Isa::kMul: wr(a * b); break;
-    case Isa::kAddi: wr(a + imm); break;
+    case Isa::kLi:
+      wr(imm);
+      break;
+    case Isa::kAdd:
+      wr(a + b);
+      break;
+    case Isa::kSub:
+      wr(a - b);
+      break;
+    case Isa::kMul:
+      wr(a * b);
+      break;
+    case Isa::kAddi:
+      wr(a + imm);
+      break;
     case Isa::kLw: {
       const uint64_t i = static_cast<uint64_t>(a) + imm;
       if (i >= pmem.size()) {
@@ -307,11 +319,21 @@ void Tile::sequencer() {
       wr(v[imm]);
       break;
     }
-    case Isa::kBeq: if (a == b) next = imm; break;
-    case Isa::kBne: if (a != b) next = imm; break;
-    case Isa::kBlt: if (static_cast<int32_t>(a) < static_cast<int32_t>(b)) next = imm; break;
-    case Isa::kBge: if (static_cast<int32_t>(a) >= static_cast<int32_t>(b)) next = imm; break;
-    case Isa::kJmp: next = imm; break;
+    case Isa::kBeq:
+      if (a == b) next = imm;
+      break;
+    case Isa::kBne:
+      if (a != b) next = imm;
+      break;
+    case Isa::kBlt:
+      if (static_cast<int32_t>(a) < static_cast<int32_t>(b)) next = imm;
+      break;
+    case Isa::kBge:
+      if (static_cast<int32_t>(a) >= static_cast<int32_t>(b)) next = imm;
+      break;
+    case Isa::kJmp:
+      next = imm;
+      break;
     case Isa::kSend: {
       if (jobs_.size() >= 4) {
         wait_what_ = "SEND: send queue full";
@@ -325,18 +347,18 @@ void Tile::sequencer() {
         return;
       }
       if (j.d.popc != Opcode::kWrite && j.d.popc != Opcode::kReduce) {
-        fail(TileErr::kIllegalInstr, std::string("SEND with packet opcode ") +
-                                         to_string(j.d.popc) + ": only write and reduce");
+        fail(TileErr::kIllegalInstr, std::string("SEND with packet opcode ") + to_string(j.d.popc) +
+                                         ": only write and reduce");
         return;
       }
       if (j.d.popc == Opcode::kReduce && !valid_pair(j.d.dtype, j.d.op)) {
-        fail(TileErr::kIllegalInstr, std::string("SEND reduce with ") + to_string(j.d.op) +
-                                         " on " + to_string(j.d.dtype) + ": not an ALU pair");
+        fail(TileErr::kIllegalInstr, std::string("SEND reduce with ") + to_string(j.d.op) + " on " +
+                                         to_string(j.d.dtype) + ": not an ALU pair");
         return;
       }
       if (j.dst_chip >= static_cast<uint32_t>(chip_->num_chips)) {
-        fail(TileErr::kBadPacket, "SEND to chip " + std::to_string(j.dst_chip) +
-                                      " which does not exist");
+        fail(TileErr::kBadPacket,
+             "SEND to chip " + std::to_string(j.dst_chip) + " which does not exist");
         return;
       }
       jobs_.push_back(j);
@@ -345,8 +367,8 @@ void Tile::sequencer() {
     case Isa::kWait: {
       const unsigned c = (imm + b) % kNumCounters;
       if (counters[c] < a) {
-        wait_what_ = "WAIT counter " + std::to_string(c) + " >= " + std::to_string(a) +
-                     " (now " + std::to_string(counters[c]) + ")";
+        wait_what_ = "WAIT counter " + std::to_string(c) + " >= " + std::to_string(a) + " (now " +
+                     std::to_string(counters[c]) + ")";
         return;
       }
       break;
@@ -383,8 +405,8 @@ void Tile::sequencer() {
       }
       break;
     default:
-      fail(TileErr::kIllegalInstr, "illegal instruction " + isa::disasm(w) + " at pc " +
-                                       std::to_string(pc));
+      fail(TileErr::kIllegalInstr,
+           "illegal instruction " + isa::disasm(w) + " at pc " + std::to_string(pc));
       return;
   }
   regs_[0] = 0;

@@ -8,11 +8,10 @@
 // within a cycle does not matter.
 #pragma once
 
-#include <systemc>
-
 #include <deque>
 #include <functional>
 #include <string>
+#include <systemc>
 #include <vector>
 
 #include "flit.hpp"

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -239,4 +240,40 @@ TEST(Isa, EncodeDecodeRoundTrip) {
   EXPECT_EQ(e.ctr, 31u);
   EXPECT_EQ(e.avg_shift, 9u);
   EXPECT_TRUE(e.avg_final);
+}
+
+namespace {
+
+// A random tree spec with at most `budget` leaves: nested lists of small counts.
+std::string random_tree(std::mt19937_64& rng, int depth, int& budget) {
+  if (depth == 0 || budget <= 3 || rng() % 3 == 0) {
+    const int k = 1 + static_cast<int>(rng() % std::min(4, budget));
+    budget -= k;
+    return std::to_string(k);
+  }
+  const int kids = 1 + static_cast<int>(rng() % 3);
+  std::string s = "(";
+  for (int i = 0; i < kids && budget > 0; ++i) {
+    if (i) s += ",";
+    s += random_tree(rng, depth - 1, budget);
+  }
+  return s + ")";
+}
+
+}  // namespace
+
+TEST(Compiler, RandomAsymmetricTrees) {
+  std::mt19937_64 rng(seed());
+  for (int i = 0; i < 60; ++i) {
+    int budget = 24;
+    const std::string spec = "tree:" + random_tree(rng, 4, budget);
+    const Topology topo = parse_topology(spec);
+    if (topo.num_chips < 2) continue;
+    CollectiveSpec s;
+    s.dtype = static_cast<DType>(i % kDTypeCount);
+    s.op = static_cast<RedOp>(i % 3);
+    s.bytes = dtype_size(s.dtype) * (500 + 7 * i);
+    s.chunk_bytes = 256;
+    check_plan(topo, s, spec);
+  }
 }

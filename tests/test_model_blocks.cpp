@@ -42,7 +42,7 @@ TEST(ModelBlocks, BarrierReleasesOnlyWhenAllTilesArrive) {
                                       enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
   const std::vector<uint64_t> slow = {
       enc(Isa::kLi, 2, 0, 0, 0, 0, 500), enc(Isa::kAddi, 2, 2, 0, 0, 0, 0xFFFFFFFF),
-      enc(Isa::kBne, 0, 2, 0, 0, 0, 1),  enc(Isa::kBar, 0, 0, 0, 0, 0, 0),
+      enc(Isa::kBne, 0, 2, 0, 0, 0, 1), enc(Isa::kBar, 0, 0, 0, 0, 0, 0),
       enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
   for (int c = 0; c < 3; ++c)
     for (int t = 0; t < 2; ++t) load(sys, c, t, c == 0 && t == 0 ? slow : fast);
@@ -67,13 +67,13 @@ TEST(ModelBlocks, XbUnderContentionNeverOverflowsAndDeliversEverything) {
     for (uint32_t i = 0; i < kBytes; ++i) d[i] = static_cast<uint8_t>(i * 7 + t * 13);
     sys.host_write(0, reg::kTileBase + t * reg::kTileStride + reg::kTileDmem, d.data(), kBytes);
     const std::vector<uint64_t> prog = {
-        enc(Isa::kLi, 1, 0, 0, 0, 0, 0),            // local addr
-        enc(Isa::kLi, 2, 0, 0, 0, 0, kBytes / 2),   // bytes
-        enc(Isa::kLi, 3, 0, 0, 0, 0, 1),            // dst chip 1
-        enc(Isa::kLi, 4, 0, 0, 0, 0, 0),            // dst addr
+        enc(Isa::kLi, 1, 0, 0, 0, 0, 0),           // local addr
+        enc(Isa::kLi, 2, 0, 0, 0, 0, kBytes / 2),  // bytes
+        enc(Isa::kLi, 3, 0, 0, 0, 0, 1),           // dst chip 1
+        enc(Isa::kLi, 4, 0, 0, 0, 0, 0),           // dst addr
         enc(Isa::kSend, 0, 1, 2, 3, 4, send_imm(t)),
-        enc(Isa::kLi, 5, 0, 0, 0, 0, 0),            // dst chip 0 (local)
-        enc(Isa::kLi, 6, 0, 0, 0, 0, kBytes),       // into the neighbour's upper half
+        enc(Isa::kLi, 5, 0, 0, 0, 0, 0),       // dst chip 0 (local)
+        enc(Isa::kLi, 6, 0, 0, 0, 0, kBytes),  // into the neighbour's upper half
         enc(Isa::kSend, 0, 1, 2, 5, 6, send_imm((t + 1) % 4)),
         enc(Isa::kLi, 1, 0, 0, 0, 0, kBytes / 2),
         enc(Isa::kLi, 4, 0, 0, 0, 0, kBytes / 2),
@@ -82,11 +82,12 @@ TEST(ModelBlocks, XbUnderContentionNeverOverflowsAndDeliversEverything) {
     load(sys, 0, t, prog);
     // Chip 1's tiles also feed their neighbours' receive ports, so the link's receive side
     // drains at about half rate, the credits run out and chip 0's XB queue reaches XOFF.
-    load(sys, 1, t, {enc(Isa::kLi, 1, 0, 0, 0, 0, 2 * kBytes), enc(Isa::kLi, 2, 0, 0, 0, 0, kBytes),
-                     enc(Isa::kLi, 5, 0, 0, 0, 0, 1), enc(Isa::kLi, 6, 0, 0, 0, 0, 3 * kBytes),
-                     enc(Isa::kSend, 0, 1, 2, 5, 6, send_imm((t + 1) % 4)),
-                     enc(Isa::kLi, 1, 0, 0, 0, 0, 2 * kBytes / 16),
-                     enc(Isa::kWait, 0, 1, 0, 0, 0, 0), enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)});
+    load(sys, 1, t,
+         {enc(Isa::kLi, 1, 0, 0, 0, 0, 2 * kBytes), enc(Isa::kLi, 2, 0, 0, 0, 0, kBytes),
+          enc(Isa::kLi, 5, 0, 0, 0, 0, 1), enc(Isa::kLi, 6, 0, 0, 0, 0, 3 * kBytes),
+          enc(Isa::kSend, 0, 1, 2, 5, 6, send_imm((t + 1) % 4)),
+          enc(Isa::kLi, 1, 0, 0, 0, 0, 2 * kBytes / 16), enc(Isa::kWait, 0, 1, 0, 0, 0, 0),
+          enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)});
   }
   const RunStats st = sys.run(1000000);
   ASSERT_TRUE(st.ok) << st.error;
@@ -99,8 +100,8 @@ TEST(ModelBlocks, XbUnderContentionNeverOverflowsAndDeliversEverything) {
     std::vector<uint8_t> got(kBytes), local(kBytes / 2);
     sys.host_read(1, reg::kTileBase + t * reg::kTileStride + reg::kTileDmem, got.data(), kBytes);
     const int from = (t + 3) % 4;
-    sys.host_read(0, reg::kTileBase + t * reg::kTileStride + reg::kTileDmem + kBytes,
-                  local.data(), kBytes / 2);
+    sys.host_read(0, reg::kTileBase + t * reg::kTileStride + reg::kTileDmem + kBytes, local.data(),
+                  kBytes / 2);
     for (uint32_t i = 0; i < kBytes; ++i)
       ASSERT_EQ(got[i], static_cast<uint8_t>(i * 7 + t * 13)) << "tile " << t << " byte " << i;
     for (uint32_t i = 0; i < kBytes / 2; ++i)
@@ -131,11 +132,11 @@ TEST(ModelBlocks, IllegalInstructionIsReported) {
 
 TEST(ModelBlocks, SendOutsideDataMemoryIsRefused) {
   System sys(parse_topology("ring:2"), 1, 1024);
-  const RunStats st = run_one({enc(Isa::kLi, 1, 0, 0, 0, 0, 1008), enc(Isa::kLi, 2, 0, 0, 0, 0, 32),
-                               enc(Isa::kLi, 3, 0, 0, 0, 0, 1),
-                               enc(Isa::kSend, 0, 1, 2, 3, 0, send_imm(0)),
-                               enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)},
-                              sys);
+  const RunStats st =
+      run_one({enc(Isa::kLi, 1, 0, 0, 0, 0, 1008), enc(Isa::kLi, 2, 0, 0, 0, 0, 32),
+               enc(Isa::kLi, 3, 0, 0, 0, 0, 1), enc(Isa::kSend, 0, 1, 2, 3, 0, send_imm(0)),
+               enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)},
+              sys);
   ASSERT_FALSE(st.ok);
   EXPECT_NE(st.error.find("dmemrange"), std::string::npos) << st.error;
 }
@@ -155,10 +156,10 @@ TEST(ModelBlocks, PacketForMissingTileIsDroppedAndCounted) {
   for (int c = 0; c < 2; ++c)
     sys.host_write(c, reg::kRouteTable, std::vector<uint8_t>(kNumLanes * 2, 0).data(),
                    kNumLanes * 2);
-  const RunStats st = run_one({enc(Isa::kLi, 2, 0, 0, 0, 0, 16), enc(Isa::kLi, 3, 0, 0, 0, 0, 1),
-                               enc(Isa::kSend, 0, 0, 2, 3, 0, send_imm(9)),
-                               enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)},
-                              sys);
+  const RunStats st =
+      run_one({enc(Isa::kLi, 2, 0, 0, 0, 0, 16), enc(Isa::kLi, 3, 0, 0, 0, 0, 1),
+               enc(Isa::kSend, 0, 0, 2, 3, 0, send_imm(9)), enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)},
+              sys);
   ASSERT_FALSE(st.ok);
   EXPECT_EQ(st.misroutes, 1u);
   EXPECT_NE(st.error.find("unknown destination"), std::string::npos) << st.error;
@@ -233,8 +234,7 @@ TEST(ModelBlocks, HostPortRejectsUnmappedAddresses) {
   System sys(parse_topology("ring:2"), 1, 1024);
   uint32_t v = 0;
   EXPECT_THROW(sys.host_read(0, 0x80, &v, 4), std::out_of_range);
-  EXPECT_THROW(sys.host_write(0, reg::kTileBase + 5 * reg::kTileStride, &v, 4),
-               std::out_of_range);
+  EXPECT_THROW(sys.host_write(0, reg::kTileBase + 5 * reg::kTileStride, &v, 4), std::out_of_range);
   EXPECT_THROW(sys.host_read(7, reg::kStatus, &v, 4), std::out_of_range);
   try {
     sys.host_write(0, 0x00F00000, &v, 4);

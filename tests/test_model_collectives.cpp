@@ -42,11 +42,12 @@ std::vector<Case> cases() {
     topos.push_back("line:" + std::to_string(p));
     if (p >= 4 && p % 2 == 0) topos.push_back("ladder:" + std::to_string(p));
   }
-  for (const char* t : {"tree:3", "tree:(2,3)", "tree:((2,2),3,(1,4))", "tree:((1,2),(2,3))"})
+  for (const char* t :
+       {"tree:2", "tree:3", "tree:4", "tree:(2,3)", "tree:((2,2),3,(1,4))", "tree:((1,2),(2,3))",
+        "tree:(4,4,4,4)", "tree:(((1,3),2),(1,(2,2)),1)", "tree:((3),((1,1),2),4)"})
     topos.push_back(t);
   const Collective colls[] = {Collective::kAllReduce, Collective::kReduceScatter,
-                              Collective::kAllGather, Collective::kBroadcast,
-                              Collective::kReduce};
+                              Collective::kAllGather, Collective::kBroadcast, Collective::kReduce};
   int k = 0;
   for (const auto& t : topos)
     for (Collective c : colls) {

@@ -26,24 +26,36 @@ std::string lower(std::string s) {
 
 const char* to_string(Collective c) {
   switch (c) {
-    case Collective::kAllReduce: return "allreduce";
-    case Collective::kReduceScatter: return "reduce_scatter";
-    case Collective::kAllGather: return "all_gather";
-    case Collective::kBroadcast: return "broadcast";
-    case Collective::kReduce: return "reduce";
+    case Collective::kAllReduce:
+      return "allreduce";
+    case Collective::kReduceScatter:
+      return "reduce_scatter";
+    case Collective::kAllGather:
+      return "all_gather";
+    case Collective::kBroadcast:
+      return "broadcast";
+    case Collective::kReduce:
+      return "reduce";
   }
   return "?";
 }
 
 const char* to_string(Algo a) {
   switch (a) {
-    case Algo::kAuto: return "auto";
-    case Algo::kRing: return "ring";
-    case Algo::kBiring: return "biring";
-    case Algo::kLadder: return "ladder";
-    case Algo::kLine: return "line";
-    case Algo::kTree: return "tree";
-    case Algo::kAvg: return "avg";
+    case Algo::kAuto:
+      return "auto";
+    case Algo::kRing:
+      return "ring";
+    case Algo::kBiring:
+      return "biring";
+    case Algo::kLadder:
+      return "ladder";
+    case Algo::kLine:
+      return "line";
+    case Algo::kTree:
+      return "tree";
+    case Algo::kAvg:
+      return "avg";
   }
   return "?";
 }
@@ -88,10 +100,13 @@ RedOp parse_op(const std::string& s0) {
 
 double busbw_factor(Collective c, int p) {
   switch (c) {
-    case Collective::kAllReduce: return 2.0 * (p - 1) / p;
+    case Collective::kAllReduce:
+      return 2.0 * (p - 1) / p;
     case Collective::kReduceScatter:
-    case Collective::kAllGather: return static_cast<double>(p - 1) / p;
-    default: return 1.0;
+    case Collective::kAllGather:
+      return static_cast<double>(p - 1) / p;
+    default:
+      return 1.0;
   }
 }
 
@@ -104,13 +119,16 @@ double bound_cycles(const Topology& topo, const CollectiveSpec& spec) {
 Algo default_algo(const Topology& topo, const CollectiveSpec& spec) {
   if (spec.op == RedOp::kAvg) return Algo::kAvg;
   switch (topo.kind) {
-    case TopoKind::kBiring: return Algo::kBiring;
-    case TopoKind::kLadder: return Algo::kLadder;
+    case TopoKind::kBiring:
+      return Algo::kBiring;
+    case TopoKind::kLadder:
+      return Algo::kLadder;
     case TopoKind::kLine:
       return spec.coll == Collective::kAllReduce ? Algo::kLine : Algo::kRing;
     case TopoKind::kTree:
       return spec.coll == Collective::kAllReduce ? Algo::kTree : Algo::kRing;
-    default: return Algo::kRing;
+    default:
+      return Algo::kRing;
   }
 }
 
@@ -220,9 +238,15 @@ struct Builder {
       const int lane = logical ? 0 : r;
       const std::vector<int> order = logical ? logical_order() : rings[r]->order;
       switch (c) {
-        case Collective::kAllReduce: ring(t, order, lane, true, true); break;
-        case Collective::kReduceScatter: ring(t, order, lane, true, false); break;
-        case Collective::kAllGather: ring(t, order, lane, false, true); break;
+        case Collective::kAllReduce:
+          ring(t, order, lane, true, true);
+          break;
+        case Collective::kReduceScatter:
+          ring(t, order, lane, true, false);
+          break;
+        case Collective::kAllGather:
+          ring(t, order, lane, false, true);
+          break;
         case Collective::kBroadcast:
           chain(t, rotate_to(order, plan.spec.root), lane, Opcode::kWrite, 0);
           break;
@@ -412,10 +436,9 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
          to_string(spec.dtype) + " element size (" + std::to_string(dtype_size(spec.dtype)) +
          " bytes); round it to a whole number of elements");
   if (!valid_pair(spec.dtype, spec.op))
-    fail(std::string("op ") + to_string(spec.op) + " is not defined for " +
-         to_string(spec.dtype) + (spec.op == RedOp::kAvg
-                                      ? ": avg (seed 000) is for integer types; use sum on floats"
-                                      : ""));
+    fail(
+        std::string("op ") + to_string(spec.op) + " is not defined for " + to_string(spec.dtype) +
+        (spec.op == RedOp::kAvg ? ": avg (seed 000) is for integer types; use sum on floats" : ""));
   if ((spec.coll == Collective::kBroadcast || spec.coll == Collective::kReduce) &&
       (spec.root < 0 || spec.root >= P))
     fail("--root " + std::to_string(spec.root) + " is not a chip of this topology (0.." +
@@ -465,14 +488,17 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
         fail("--algo tree implements allreduce (seed 001); use ring for other collectives");
       b.tree();
       break;
-    case Algo::kAvg: b.avg(); break;
-    case Algo::kAuto: break;
+    case Algo::kAvg:
+      b.avg();
+      break;
+    case Algo::kAuto:
+      break;
   }
   for (int t = 0; t < plan.tiles; ++t)
     if (b.plane_len[t] > spec.tile_dmem_bytes)
       fail("the collective needs " + std::to_string(b.plane_len[t]) +
-           " bytes of data memory per tile but a tile has " +
-           std::to_string(spec.tile_dmem_bytes) + "; use fewer bytes or more tiles");
+           " bytes of data memory per tile but a tile has " + std::to_string(spec.tile_dmem_bytes) +
+           "; use fewer bytes or more tiles");
   // Tokens are carried as zero-length transfers with step = level base and a marker.
   for (const auto& tk : b.tokens) {
     Transfer x;
@@ -494,8 +520,8 @@ namespace {
 
 struct Op {
   int step, chunk;
-  Transfer x;          // bytes == 0: readiness token
-  uint32_t cum = 0;    // receiver's counter value once this op has arrived
+  Transfer x;        // bytes == 0: readiness token
+  uint32_t cum = 0;  // receiver's counter value once this op has arrived
   int ctr = 0;
 };
 
@@ -517,9 +543,10 @@ Image build_image(const Topology& topo, const Plan& plan) {
   // two chunks, within [512, kMaxPacketPayloadBytes] to keep the header overhead small.
   uint32_t plane_max = 0;
   for (const Slice& s : plan.slices) plane_max = std::max(plane_max, s.addr + s.len);
-  const uint32_t autoc = std::clamp<uint32_t>(plane_max / P / 2 / kF * kF, 512,
-                                              kMaxPacketPayloadBytes);
-  const uint32_t chunk = std::max<uint32_t>(kF, (sp.chunk_bytes ? sp.chunk_bytes : autoc) / kF * kF);
+  const uint32_t autoc =
+      std::clamp<uint32_t>(plane_max / P / 2 / kF * kF, 512, kMaxPacketPayloadBytes);
+  const uint32_t chunk =
+      std::max<uint32_t>(kF, (sp.chunk_bytes ? sp.chunk_bytes : autoc) / kF * kF);
   for (int t = 0; t < T; ++t) {
     // 1. chunk and order per source chip.
     std::vector<std::vector<Op>> prog(P);
@@ -569,8 +596,8 @@ Image build_image(const Topology& topo, const Plan& plan) {
     std::vector<std::vector<Arr>> arr(P);
     for (int c = 0; c < P; ++c)
       for (const Op& op : prog[c])
-        arr[op.x.dst].push_back(Arr{op.step, c, op.ctr, op.x.dst_addr,
-                                    op.x.dst_addr + op.x.bytes, op.cum, op.x.bytes == 0});
+        arr[op.x.dst].push_back(Arr{op.step, c, op.ctr, op.x.dst_addr, op.x.dst_addr + op.x.bytes,
+                                    op.cum, op.x.bytes == 0});
     // 3. descriptors with waits.
     std::vector<uint32_t>& pm = img.pmem[t];
     pm.assign(P, 0);
@@ -588,8 +615,8 @@ Image build_image(const Topology& topo, const Plan& plan) {
         std::map<int, uint32_t> dep;  // ctr -> value
         for (const Arr& a : arr[c]) {
           if (a.step >= op.step) continue;
-          const bool hit = x.bytes == 0 ? !a.token : overlaps(a.a0, a.a1, x.src_addr,
-                                                              x.src_addr + x.bytes);
+          const bool hit =
+              x.bytes == 0 ? !a.token : overlaps(a.a0, a.a1, x.src_addr, x.src_addr + x.bytes);
           if (hit) dep[a.ctr] = std::max(dep[a.ctr], a.cum);
         }
         // A data send into a receiver that owes this chip a readiness token waits for it.
@@ -620,13 +647,13 @@ Image build_image(const Topology& topo, const Plan& plan) {
     // 4. the interpreter program (identical for every chip; the index picks the list).
     using isa::enc;
     std::vector<uint64_t>& im = img.imem[t];
-    im.push_back(enc(Isa::kGeti, 1, 0, 0, 0, 0, 0));        // r1 = index
+    im.push_back(enc(Isa::kGeti, 1, 0, 0, 0, 0, 0));  // r1 = index
     im.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, plan.avg_scale_q15));
     im.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 16));      // avg scale
     im.push_back(enc(Isa::kLw, 2, 1, 0, 0, 0, 0));          // r2 = pmem[index]
     im.push_back(enc(Isa::kLi, 4, 0, 0, 0, 0, kDescWait));  // r4 = 2
     const uint32_t loop = static_cast<uint32_t>(im.size());
-    im.push_back(enc(Isa::kLw, 3, 2, 0, 0, 0, 0));          // r3 = kind
+    im.push_back(enc(Isa::kLw, 3, 2, 0, 0, 0, 0));  // r3 = kind
     const size_t beq_end = im.size();
     im.push_back(0);
     const size_t beq_wait = im.size();

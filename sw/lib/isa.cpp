@@ -11,9 +11,7 @@ namespace {
 uint64_t field(uint64_t w, unsigned lsb, unsigned bits) {
   return (w >> lsb) & ((bits >= 64) ? ~0ull : ((1ull << bits) - 1));
 }
-uint64_t put(uint64_t v, unsigned lsb, unsigned bits) {
-  return (v & ((1ull << bits) - 1)) << lsb;
-}
+uint64_t put(uint64_t v, unsigned lsb, unsigned bits) { return (v & ((1ull << bits) - 1)) << lsb; }
 
 }  // namespace
 
@@ -24,8 +22,7 @@ uint64_t enc(Isa o, unsigned rd_, unsigned rs1_, unsigned rs2_, unsigned rs3_, u
   using namespace instr;
   return put(static_cast<uint64_t>(o), kOpcLsb, kOpcBits) | put(rd_, kRdLsb, kRdBits) |
          put(rs1_, kRs1Lsb, kRs1Bits) | put(rs2_, kRs2Lsb, kRs2Bits) |
-         put(rs3_, kRs3Lsb, kRs3Bits) | put(rs4_, kRs4Lsb, kRs4Bits) |
-         put(imm_, kImmLsb, kImmBits);
+         put(rs3_, kRs3Lsb, kRs3Bits) | put(rs4_, kRs4Lsb, kRs4Bits) | put(imm_, kImmLsb, kImmBits);
 }
 Isa opc(uint64_t w) { return static_cast<Isa>(field(w, instr::kOpcLsb, instr::kOpcBits)); }
 unsigned rd(uint64_t w) { return field(w, instr::kRdLsb, instr::kRdBits); }
@@ -51,13 +48,13 @@ std::string disasm(uint64_t w) {
 
 uint32_t pack_send_imm(const SendDesc& d) {
   using namespace sendimm;
-  return static_cast<uint32_t>(
-      put(d.tile, kTileLsb, kTileBits) | put(d.lane, kLaneLsb, kLaneBits) |
-      put(static_cast<unsigned>(d.popc), kPopcLsb, kPopcBits) |
-      put(static_cast<unsigned>(d.dtype), kDtypeLsb, kDtypeBits) |
-      put(static_cast<unsigned>(d.op), kOpLsb, kOpBits) | put(d.sat, kSatLsb, kSatBits) |
-      put(d.ctr, kCtrLsb, kCtrBits) | put(d.avg_shift, kAvgShiftLsb, kAvgShiftBits) |
-      put(d.avg_final, kAvgFinalLsb, kAvgFinalBits));
+  return static_cast<uint32_t>(put(d.tile, kTileLsb, kTileBits) | put(d.lane, kLaneLsb, kLaneBits) |
+                               put(static_cast<unsigned>(d.popc), kPopcLsb, kPopcBits) |
+                               put(static_cast<unsigned>(d.dtype), kDtypeLsb, kDtypeBits) |
+                               put(static_cast<unsigned>(d.op), kOpLsb, kOpBits) |
+                               put(d.sat, kSatLsb, kSatBits) | put(d.ctr, kCtrLsb, kCtrBits) |
+                               put(d.avg_shift, kAvgShiftLsb, kAvgShiftBits) |
+                               put(d.avg_final, kAvgFinalLsb, kAvgFinalBits));
 }
 
 SendDesc unpack_send_imm(uint32_t v) {

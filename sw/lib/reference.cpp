@@ -124,13 +124,35 @@ Bytes exact_reduce(const Plan& plan, const std::vector<Bytes>& inputs) {
   auto get = [&](const Bytes& b, uint64_t i) -> double {
     const uint8_t* p = &b[i * es];
     switch (dt) {
-      case DType::kInt8: return static_cast<int8_t>(p[0]);
-      case DType::kUint8: return p[0];
-      case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-      case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-      case DType::kFp16: { uint16_t v; std::memcpy(&v, p, 2); return fp16_to_float(v); }
-      case DType::kBf16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_float(v); }
-      case DType::kFp32: { float v; std::memcpy(&v, p, 4); return v; }
+      case DType::kInt8:
+        return static_cast<int8_t>(p[0]);
+      case DType::kUint8:
+        return p[0];
+      case DType::kInt16: {
+        int16_t v;
+        std::memcpy(&v, p, 2);
+        return v;
+      }
+      case DType::kInt32: {
+        int32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+      }
+      case DType::kFp16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return fp16_to_float(v);
+      }
+      case DType::kBf16: {
+        uint16_t v;
+        std::memcpy(&v, p, 2);
+        return bf16_to_float(v);
+      }
+      case DType::kFp32: {
+        float v;
+        std::memcpy(&v, p, 4);
+        return v;
+      }
     }
     return 0;
   };
@@ -138,16 +160,34 @@ Bytes exact_reduce(const Plan& plan, const std::vector<Bytes>& inputs) {
     uint8_t* p = &r[i * es];
     switch (dt) {
       case DType::kInt8:
-      case DType::kUint8: p[0] = static_cast<uint8_t>(static_cast<int64_t>(v)); break;
-      case DType::kInt16: { uint16_t x = static_cast<uint16_t>(static_cast<int64_t>(v));
-                            std::memcpy(p, &x, 2); break; }
-      case DType::kInt32: { uint32_t x = static_cast<uint32_t>(static_cast<int64_t>(v));
-                            std::memcpy(p, &x, 4); break; }
-      case DType::kFp16: { uint16_t x = float_to_fp16(static_cast<float>(v));
-                           std::memcpy(p, &x, 2); break; }
-      case DType::kBf16: { uint16_t x = float_to_bf16(static_cast<float>(v));
-                           std::memcpy(p, &x, 2); break; }
-      case DType::kFp32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
+      case DType::kUint8:
+        p[0] = static_cast<uint8_t>(static_cast<int64_t>(v));
+        break;
+      case DType::kInt16: {
+        uint16_t x = static_cast<uint16_t>(static_cast<int64_t>(v));
+        std::memcpy(p, &x, 2);
+        break;
+      }
+      case DType::kInt32: {
+        uint32_t x = static_cast<uint32_t>(static_cast<int64_t>(v));
+        std::memcpy(p, &x, 4);
+        break;
+      }
+      case DType::kFp16: {
+        uint16_t x = float_to_fp16(static_cast<float>(v));
+        std::memcpy(p, &x, 2);
+        break;
+      }
+      case DType::kBf16: {
+        uint16_t x = float_to_bf16(static_cast<float>(v));
+        std::memcpy(p, &x, 2);
+        break;
+      }
+      case DType::kFp32: {
+        float x = static_cast<float>(v);
+        std::memcpy(p, &x, 4);
+        break;
+      }
     }
   };
   for (uint64_t i = 0; i < n; ++i) {
@@ -155,9 +195,15 @@ Bytes exact_reduce(const Plan& plan, const std::vector<Bytes>& inputs) {
     for (size_t c = 1; c < inputs.size(); ++c) {
       const double v = get(inputs[c], i);
       switch (plan.spec.op) {
-        case RedOp::kMax: acc = std::max(acc, v); break;
-        case RedOp::kMin: acc = std::min(acc, v); break;
-        default: acc += v; break;
+        case RedOp::kMax:
+          acc = std::max(acc, v);
+          break;
+        case RedOp::kMin:
+          acc = std::min(acc, v);
+          break;
+        default:
+          acc += v;
+          break;
       }
     }
     if (plan.spec.op == RedOp::kAvg) acc = std::floor(acc / static_cast<double>(inputs.size()));
@@ -211,15 +257,29 @@ std::vector<Bytes> make_inputs(const Plan& plan, uint64_t seed, int mode) {
       // Small integers: sums over up to 4096 chips stay exact in every float type used.
       const int v = static_cast<int>(rng() % 17) - 8;
       switch (plan.spec.dtype) {
-        case DType::kFp16: { uint16_t h = float_to_fp16(static_cast<float>(v));
-                             std::memcpy(&b[i], &h, 2); break; }
-        case DType::kBf16: { uint16_t h = float_to_bf16(static_cast<float>(v));
-                             std::memcpy(&b[i], &h, 2); break; }
-        case DType::kFp32: { float f = mode == 0 ? static_cast<float>(
-                                 std::ldexp(static_cast<double>(rng() % 2000001) - 1e6, -10))
-                                                 : static_cast<float>(v);
-                             std::memcpy(&b[i], &f, 4); break; }
-        default: { const int64_t x = v; std::memcpy(&b[i], &x, es); break; }
+        case DType::kFp16: {
+          uint16_t h = float_to_fp16(static_cast<float>(v));
+          std::memcpy(&b[i], &h, 2);
+          break;
+        }
+        case DType::kBf16: {
+          uint16_t h = float_to_bf16(static_cast<float>(v));
+          std::memcpy(&b[i], &h, 2);
+          break;
+        }
+        case DType::kFp32: {
+          float f =
+              mode == 0
+                  ? static_cast<float>(std::ldexp(static_cast<double>(rng() % 2000001) - 1e6, -10))
+                  : static_cast<float>(v);
+          std::memcpy(&b[i], &f, 4);
+          break;
+        }
+        default: {
+          const int64_t x = v;
+          std::memcpy(&b[i], &x, es);
+          break;
+        }
       }
     }
   }
@@ -234,13 +294,35 @@ namespace {
 
 double element(DType dt, const uint8_t* p) {
   switch (dt) {
-    case DType::kInt8: return static_cast<int8_t>(p[0]);
-    case DType::kUint8: return p[0];
-    case DType::kInt16: { int16_t v; std::memcpy(&v, p, 2); return v; }
-    case DType::kInt32: { int32_t v; std::memcpy(&v, p, 4); return v; }
-    case DType::kFp16: { uint16_t v; std::memcpy(&v, p, 2); return fp16_to_float(v); }
-    case DType::kBf16: { uint16_t v; std::memcpy(&v, p, 2); return bf16_to_float(v); }
-    case DType::kFp32: { float v; std::memcpy(&v, p, 4); return v; }
+    case DType::kInt8:
+      return static_cast<int8_t>(p[0]);
+    case DType::kUint8:
+      return p[0];
+    case DType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::kFp16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return fp16_to_float(v);
+    }
+    case DType::kBf16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return bf16_to_float(v);
+    }
+    case DType::kFp32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
   }
   return 0;
 }
@@ -260,8 +342,7 @@ Check check_outputs(const Plan& plan, const std::vector<Bytes>& inputs,
         ++k.wrong;
   // Replicated results must be bit-identical on every chip.
   const Collective co = plan.spec.coll;
-  if (co == Collective::kAllReduce || co == Collective::kAllGather ||
-      co == Collective::kBroadcast)
+  if (co == Collective::kAllReduce || co == Collective::kAllGather || co == Collective::kBroadcast)
     for (int c = 1; c < P; ++c)
       for (size_t i = 0; i + es <= outputs[0].size(); i += es)
         if (outputs[c].size() != outputs[0].size() ||

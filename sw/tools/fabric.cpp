@@ -72,13 +72,14 @@ Bytes read_file(const std::string& path, uint64_t want) {
 
 int usage(const char* why) {
   if (why) std::fprintf(stderr, "fabric: %s\n", why);
-  std::fprintf(stderr,
-               "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
-               "                  [--backend model] [--algo auto|ring|biring|ladder|line|tree|avg]\n"
-               "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
-               "                  [--input DIR] [--output DIR] [--no-header]\n"
-               "       fabric plan (same options): print the schedule and the program\n"
-               "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n");
+  std::fprintf(
+      stderr,
+      "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
+      "                  [--backend model] [--algo auto|ring|biring|ladder|line|tree|avg]\n"
+      "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
+      "                  [--input DIR] [--output DIR] [--no-header]\n"
+      "       fabric plan (same options): print the schedule and the program\n"
+      "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n");
   return 2;
 }
 
@@ -94,9 +95,9 @@ int sc_main(int argc, char** argv) {
   if (cmd != "run" && cmd != "plan") return usage(("unknown command '" + cmd + "'").c_str());
   std::map<std::string, std::string> opt;
   const std::map<std::string, bool> known = {
-      {"topology", true}, {"collective", true}, {"dtype", true}, {"op", true},
-      {"bytes", true},    {"backend", true},    {"algo", true},  {"seed", true},
-      {"root", true},     {"tiles", true},      {"sat", false},  {"chunk", true},
+      {"topology", true}, {"collective", true}, {"dtype", true},      {"op", true},
+      {"bytes", true},    {"backend", true},    {"algo", true},       {"seed", true},
+      {"root", true},     {"tiles", true},      {"sat", false},       {"chunk", true},
       {"input", true},    {"output", true},     {"no-header", false}, {"trace", true}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -140,25 +141,26 @@ int sc_main(int argc, char** argv) {
     const Plan plan = plan_collective(topo, spec);
     const Image img = build_image(topo, plan);
     if (cmd == "plan") {
-      std::printf("topology %s: %d chips, %d nodes, %zu links; algorithm %s; %zu transfers, "
-                  "%llu descriptors\n",
-                  topo.spec.c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
-                  to_string(plan.algo), plan.transfers.size(),
-                  static_cast<unsigned long long>(img.descriptors));
+      std::printf(
+          "topology %s: %d chips, %d nodes, %zu links; algorithm %s; %zu transfers, "
+          "%llu descriptors\n",
+          topo.spec.c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
+          to_string(plan.algo), plan.transfers.size(),
+          static_cast<unsigned long long>(img.descriptors));
       for (size_t i = 0; i < img.imem[0].size(); ++i)
         std::printf("  %3zu: %s\n", i, isa::disasm(img.imem[0][i]).c_str());
       for (const Transfer& x : plan.transfers)
         if (x.plane == 0)
           std::printf("  step %3d: chip %d -> chip %d %s [%u,+%u) -> [%u,+%u)\n", x.step, x.src,
-                      x.dst, x.bytes ? to_string(x.popc) : "token", x.src_addr, x.bytes,
-                      x.dst_addr, x.bytes);
+                      x.dst, x.bytes ? to_string(x.popc) : "token", x.src_addr, x.bytes, x.dst_addr,
+                      x.bytes);
       return 0;
     }
     std::vector<Bytes> inputs;
     if (opt.count("input")) {
       for (int c = 0; c < topo.num_chips; ++c)
-        inputs.push_back(read_file(opt["input"] + "/chip" + std::to_string(c) + ".bin",
-                                   io_in_bytes(plan, c)));
+        inputs.push_back(
+            read_file(opt["input"] + "/chip" + std::to_string(c) + ".bin", io_in_bytes(plan, c)));
     } else {
       inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
     }

@@ -42,9 +42,9 @@ struct CollectiveSpec {
   Collective coll = Collective::kAllReduce;
   DType dtype = DType::kFp32;
   RedOp op = RedOp::kSum;
-  bool sat = false;          // saturating integer sum
-  uint64_t bytes = 0;        // size of the full vector per chip (see docs/compiler.md)
-  int root = 0;              // broadcast / reduce
+  bool sat = false;    // saturating integer sum
+  uint64_t bytes = 0;  // size of the full vector per chip (see docs/compiler.md)
+  int root = 0;        // broadcast / reduce
   Algo algo = Algo::kAuto;
   int tiles = 4;             // tiles per chip (1..16)
   uint32_t chunk_bytes = 0;  // pipelining granule of each transfer; 0 = auto (docs/compiler.md)
@@ -53,12 +53,12 @@ struct CollectiveSpec {
 
 // One data movement of one tile plane.
 struct Transfer {
-  int step = 0;        // program-order key; dependencies only go to larger steps
-  int plane = 0;       // tile plane (source and destination tile)
-  int src = 0;         // source chip
-  int dst = 0;         // destination chip
+  int step = 0;   // program-order key; dependencies only go to larger steps
+  int plane = 0;  // tile plane (source and destination tile)
+  int src = 0;    // source chip
+  int dst = 0;    // destination chip
   uint32_t src_addr = 0, dst_addr = 0, bytes = 0;  // flit aligned addresses
-  Opcode popc = Opcode::kWrite;  // kWrite or kReduce
+  Opcode popc = Opcode::kWrite;                    // kWrite or kReduce
   uint8_t avg_shift = 0;
   bool avg_final = false;
   int lane = 0;
@@ -85,7 +85,7 @@ struct Plan {
   CollectiveSpec spec;
   Algo algo = Algo::kRing;
   int chips = 0, tiles = 0;
-  std::vector<Slice> slices;      // layout, identical on every chip
+  std::vector<Slice> slices;        // layout, identical on every chip
   std::vector<uint64_t> block_off;  // user offset of block b (P+1 entries)
   std::vector<Transfer> transfers;
   uint32_t avg_scale_q15 = 1u << 15;  // avg: 2^p / P in Q1.15 (floor)

@@ -48,11 +48,11 @@ namespace xf {
 
 // Every check the tool and the tests make on a run's outputs.
 struct Check {
-  uint64_t wrong = 0;        // elements differing from run_reference (bit for bit)
-  uint64_t inexact = 0;      // reference elements differing from the exact result
+  uint64_t wrong = 0;          // elements differing from run_reference (bit for bit)
+  uint64_t inexact = 0;        // reference elements differing from the exact result
   uint64_t not_identical = 0;  // elements where a chip differs from chip 0 (replicated results)
   bool exact_checked = false;
-  double avg_max_err = 0;    // avg: largest |result - exact mean| in units of the last place
+  double avg_max_err = 0;  // avg: largest |result - exact mean| in units of the last place
   bool ok() const { return wrong == 0 && inexact == 0 && not_identical == 0; }
 };
 
