@@ -35,6 +35,17 @@ check-gen: ## fail if the committed generated files are stale
 	    echo "check-gen: $$f is stale; run 'make gen' and commit it"; exit 1; }; \
 	done; echo "check-gen: generated files are up to date"
 
+CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
+              sw/tools/*.cpp model/*.cpp model/*.hpp tests/*.cpp tests/*.hpp))
+
+.PHONY: format
+format: ## apply .clang-format to the C++ sources
+	clang-format -i $(CXX_SOURCES)
+
+.PHONY: check-format
+check-format: $(SETUP_STAMP) ## fail if a C++ source is not clang-formatted
+	@clang-format --dry-run --Werror $(CXX_SOURCES) && echo "check-format: sources are formatted"
+
 .PHONY: build
 build: $(SETUP_STAMP) ## build the library, model, fabric tool and tests
 	@cmake -S . -B $(CMAKE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
@@ -45,7 +56,7 @@ lint: $(SETUP_STAMP) ## lint the RTL with Verilator -Wall
 	@scripts/lint_rtl.sh
 
 .PHONY: test
-test: $(SETUP_STAMP) check-gen build lint ## run every test (unit, model, compiler, tool)
+test: $(SETUP_STAMP) check-gen check-format build lint ## run every test (unit, model, compiler, tool)
 	@cd $(CMAKE_DIR) && ctest --output-on-failure -j $(JOBS)
 	@scripts/test_fabric_cli.sh $(FABRIC)
 
