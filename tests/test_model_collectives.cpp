@@ -31,6 +31,7 @@ struct Case {
   uint64_t bytes;
   bool sat = false;
   Algo algo = Algo::kAuto;
+  bool lists = false;  // force descriptor lists instead of the ring loop program
 };
 
 std::vector<Case> cases() {
@@ -67,6 +68,10 @@ std::vector<Case> cases() {
     for (DType d : {DType::kInt8, DType::kUint8})
       v.push_back({t, Collective::kAllReduce, d, RedOp::kAvg, 2000});
   v.push_back({"ring:6", Collective::kReduceScatter, DType::kInt16, RedOp::kAvg, 6000});
+  for (const char* t : {"ring:5", "biring:4", "ladder:8", "tree:((2,2),3,(1,4))"})
+    for (Collective c :
+         {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather})
+      v.push_back({t, c, DType::kBf16, RedOp::kSum, 7000, false, Algo::kRing, true});
   for (Algo a : {Algo::kRing, Algo::kBiring, Algo::kLine})
     v.push_back({"ladder:8", Collective::kAllReduce, DType::kBf16, RedOp::kSum, 10000, false, a});
   return v;
@@ -89,6 +94,7 @@ TEST_P(ModelCollective, MatchesReference) {
   s.bytes = c.bytes;
   s.sat = c.sat;
   s.algo = c.algo;
+  s.ring_loops = !c.lists;
   s.root = topo.num_chips / 2;
   s.chunk_bytes = 1024;
   const Plan plan = plan_collective(topo, s);
@@ -114,8 +120,9 @@ TEST_P(ModelCollective, MatchesReference) {
 
 std::string name(const ::testing::TestParamInfo<Case>& i) {
   std::string s = i.param.topo + "_" + to_string(i.param.coll) + "_" + to_string(i.param.dtype) +
-                  "_" + to_string(i.param.op) + (i.param.sat ? "_sat" : "") + "_" +
-                  to_string(i.param.algo) + "_" + std::to_string(i.index);
+                  "_" + to_string(i.param.op) + (i.param.sat ? "_sat" : "") +
+                  (i.param.lists ? "_lists" : "") + "_" + to_string(i.param.algo) + "_" +
+                  std::to_string(i.index);
   for (auto& ch : s)
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   return s;
@@ -128,6 +135,7 @@ INSTANTIATE_TEST_SUITE_P(All, ModelCollective, ::testing::ValuesIn(cases()), nam
 namespace {
 void PrintTo(const Case& c, std::ostream* os) {
   *os << c.topo << " " << to_string(c.coll) << " " << to_string(c.dtype) << " " << to_string(c.op)
-      << " " << c.bytes << "B" << (c.sat ? " sat" : "") << " algo " << to_string(c.algo);
+      << " " << c.bytes << "B" << (c.sat ? " sat" : "") << " algo " << to_string(c.algo)
+      << (c.lists ? " descriptor lists" : "");
 }
 }  // namespace

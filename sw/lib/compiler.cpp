@@ -193,6 +193,8 @@ struct Builder {
   // Ring reduce-scatter and/or all-gather on directed ring `order` for plane t.
   void ring(int t, const std::vector<int>& order, int lane, bool rs, bool ag) {
     const int n = static_cast<int>(order.size());
+    plan.ring_planes.resize(T);
+    plan.ring_planes[t] = RingPlane{order, lane, rs ? 0 : n - 1, ag ? 2 * n - 3 : n - 2};
     auto blk = [&](int pos) { return order[((pos % n) + n) % n]; };
     int step = 0;
     if (rs) {
@@ -527,6 +529,142 @@ struct Op {
 
 bool overlaps(uint32_t a0, uint32_t a1, uint32_t b0, uint32_t b1) { return a0 < b1 && b0 < a1; }
 
+// A tiny assembler: instructions with forward references to labels.
+class Asm {
+ public:
+  int label() {
+    at_.push_back(-1);
+    return static_cast<int>(at_.size()) - 1;
+  }
+  void bind(int l) { at_[l] = static_cast<int>(code_.size()); }
+  void op(Isa o, unsigned rd = 0, unsigned rs1 = 0, unsigned rs2 = 0, unsigned rs3 = 0,
+          unsigned rs4 = 0, uint32_t imm = 0) {
+    code_.push_back(isa::enc(o, rd, rs1, rs2, rs3, rs4, imm));
+  }
+  void br(Isa o, unsigned rs1, unsigned rs2, int l) {
+    fix_.push_back({code_.size(), l});
+    op(o, 0, rs1, rs2);
+  }
+  std::vector<uint64_t> done() {
+    for (auto [pc, l] : fix_) {
+      const uint64_t w = code_[pc];
+      code_[pc] =
+          isa::enc(isa::opc(w), 0, isa::rs1(w), isa::rs2(w), 0, 0, static_cast<uint32_t>(at_[l]));
+    }
+    return code_;
+  }
+
+ private:
+  std::vector<uint64_t> code_;
+  std::vector<int> at_;
+  std::vector<std::pair<size_t, int>> fix_;
+};
+
+// The ring loop (docs/compiler.md): every chip runs the same code; its ring position and
+// successor come from tables indexed by its index value, its block at step s is
+// order[(pos - s - 1) mod P], and before sending chunk k of step s it waits until its
+// predecessor's count covers the same chunk of step s-1. Parameter memory:
+// [0,P) position of chip c, [P,2P) successor of chip c, [2P,3P) block address by label,
+// [3P,4P) block length in flits by label.
+void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, std::vector<uint64_t>& im,
+                    std::vector<uint32_t>& pm) {
+  const RingPlane& rp = plan.ring_planes[t];
+  const int P = static_cast<int>(rp.order.size());
+  const uint32_t kPos = 0, kNext = P, kAddr = 2 * P, kLen = 3 * P;
+  pm.assign(4 * P, 0);
+  for (int i = 0; i < P; ++i) {
+    pm[kPos + rp.order[i]] = i;
+    pm[kNext + rp.order[i]] = rp.order[(i + 1) % P];
+  }
+  for (const Slice& sl : plan.slices)
+    if (sl.tile == t)
+      for (int L = 0; L < P; ++L)
+        if (rp.order[L] == sl.block) {
+          pm[kAddr + L] = sl.addr;
+          pm[kLen + L] = sl.len / kF;
+        }
+  SendDesc d;
+  d.tile = t;
+  d.lane = rp.lane;
+  d.dtype = plan.spec.dtype;
+  d.op = plan.spec.op;
+  d.sat = plan.spec.sat;
+  d.popc = Opcode::kReduce;
+  const uint32_t reduce = pack_send_imm(d);
+  d.popc = Opcode::kWrite;
+  const uint32_t write = pack_send_imm(d);
+  // Registers: r1 index, r2 pos, r3 successor, r4 flits received before this step (ACC),
+  // r5 step, r6 label, r7 block address, r8 block flits, r9 descriptor, r10 chunk start,
+  // r11 scratch/address, r12 chunk end, r13 P, r14 last step, r15 chunk flits, r16 first
+  // step, r17 P-1, r18/r19 reduce/write descriptors, r21 bytes, r22 = 16.
+  Asm a;
+  a.op(Isa::kGeti, 1);
+  a.op(Isa::kLi, 13, 0, 0, 0, 0, P);
+  a.op(Isa::kLi, 14, 0, 0, 0, 0, rp.s1);
+  a.op(Isa::kLi, 15, 0, 0, 0, 0, chunk / kF);
+  a.op(Isa::kLi, 16, 0, 0, 0, 0, rp.s0);
+  a.op(Isa::kLi, 17, 0, 0, 0, 0, P - 1);
+  a.op(Isa::kLi, 18, 0, 0, 0, 0, reduce);
+  a.op(Isa::kLi, 19, 0, 0, 0, 0, write);
+  a.op(Isa::kLi, 22, 0, 0, 0, 0, kF);
+  a.op(Isa::kLw, 2, 1, 0, 0, 0, kPos);
+  a.op(Isa::kLw, 3, 1, 0, 0, 0, kNext);
+  a.op(Isa::kLi, 4);
+  a.op(Isa::kAddi, 5, 16);
+  // label = (pos - s - 1) mod P, for the current r5
+  auto label = [&]() {
+    const int loop = a.label(), done = a.label();
+    a.op(Isa::kSub, 6, 2, 5);
+    a.op(Isa::kAddi, 6, 6, 0, 0, 0, 2 * P - 1);
+    a.bind(loop);
+    a.br(Isa::kBlt, 6, 13, done);
+    a.op(Isa::kSub, 6, 6, 13);
+    a.br(Isa::kJmp, 0, 0, loop);
+    a.bind(done);
+  };
+  const int step = a.label(), is_reduce = a.label(), chunk_l = a.label(), end_ok = a.label(),
+            no_wait = a.label(), after = a.label(), no_acc = a.label();
+  a.bind(step);
+  label();
+  a.op(Isa::kLw, 7, 6, 0, 0, 0, kAddr);
+  a.op(Isa::kLw, 8, 6, 0, 0, 0, kLen);
+  a.op(Isa::kAddi, 9, 18);
+  a.br(Isa::kBlt, 5, 17, is_reduce);
+  a.op(Isa::kAddi, 9, 19);
+  a.bind(is_reduce);
+  a.op(Isa::kLi, 10);
+  a.br(Isa::kBeq, 8, 0, after);  // empty block: nothing to send
+  a.bind(chunk_l);
+  a.op(Isa::kAdd, 12, 10, 15);
+  a.br(Isa::kBlt, 12, 8, end_ok);
+  a.op(Isa::kAddi, 12, 8);
+  a.bind(end_ok);
+  a.br(Isa::kBeq, 5, 16, no_wait);
+  a.op(Isa::kAdd, 11, 4, 12);
+  a.op(Isa::kWait, 0, 11, 0);  // counter 0 >= ACC + chunk end
+  a.bind(no_wait);
+  a.op(Isa::kSub, 21, 12, 10);
+  a.op(Isa::kMul, 21, 21, 22);
+  a.op(Isa::kMul, 11, 10, 22);
+  a.op(Isa::kAdd, 11, 7, 11);
+  a.op(Isa::kSend, 9, 11, 21, 3, 11);
+  a.op(Isa::kAddi, 10, 12);
+  a.br(Isa::kBlt, 10, 8, chunk_l);
+  a.bind(after);
+  a.br(Isa::kBeq, 5, 16, no_acc);
+  a.op(Isa::kAdd, 4, 4, 8);
+  a.bind(no_acc);
+  a.op(Isa::kAddi, 5, 5, 0, 0, 0, 1);
+  a.br(Isa::kBge, 14, 5, step);
+  // Everything the predecessor sends has arrived: ACC + its block of the last step.
+  label();
+  a.op(Isa::kLw, 8, 6, 0, 0, 0, kLen);
+  a.op(Isa::kAdd, 11, 4, 8);
+  a.op(Isa::kWait, 0, 11, 0);
+  a.op(Isa::kEnd);
+  im = a.done();
+}
+
 }  // namespace
 
 Image build_image(const Topology& topo, const Plan& plan) {
@@ -547,7 +685,14 @@ Image build_image(const Topology& topo, const Plan& plan) {
       std::clamp<uint32_t>(plane_max / P / 2 / kF * kF, 512, kMaxPacketPayloadBytes);
   const uint32_t chunk =
       std::max<uint32_t>(kF, (sp.chunk_bytes ? sp.chunk_bytes : autoc) / kF * kF);
+  img.ring_loop.assign(T, false);
   for (int t = 0; t < T; ++t) {
+    if (sp.ring_loops && t < static_cast<int>(plan.ring_planes.size()) &&
+        !plan.ring_planes[t].order.empty()) {
+      emit_ring_loop(plan, t, chunk, img.imem[t], img.pmem[t]);
+      img.ring_loop[t] = true;
+      continue;
+    }
     // 1. chunk and order per source chip.
     std::vector<std::vector<Op>> prog(P);
     for (const Transfer& x : plan.transfers) {

@@ -49,6 +49,9 @@ struct CollectiveSpec {
   int tiles = 4;             // tiles per chip (1..16)
   uint32_t chunk_bytes = 0;  // pipelining granule of each transfer; 0 = auto (docs/compiler.md)
   uint32_t tile_dmem_bytes = reg::kTileDmemSize;  // data memory per tile (host window)
+  // Ring-family collectives get a compact loop program computing its blocks from the ring
+  // position (index-relative arithmetic); false forces descriptor lists everywhere.
+  bool ring_loops = true;
 };
 
 // One data movement of one tile plane.
@@ -81,6 +84,14 @@ struct IoSpec {
   // all-gather inputs block c.
 };
 
+// A tile plane that runs a ring reduce-scatter and/or all-gather: steps s0..s1, where at
+// step s the chip at ring position i sends the block of chip order[(i - s - 1) mod P]
+// (reduce for s < P-1, write after).
+struct RingPlane {
+  std::vector<int> order;  // empty: not a ring plane
+  int lane = 0, s0 = 0, s1 = 0;
+};
+
 struct Plan {
   CollectiveSpec spec;
   Algo algo = Algo::kRing;
@@ -90,6 +101,7 @@ struct Plan {
   std::vector<Transfer> transfers;
   uint32_t avg_scale_q15 = 1u << 15;  // avg: 2^p / P in Q1.15 (floor)
   int avg_levels = 0;
+  std::vector<RingPlane> ring_planes;  // per tile, when every transfer is a ring step
 };
 
 // The loadable result. Tiles at the same position run the same program on every chip.
@@ -101,6 +113,7 @@ struct Image {
   std::vector<std::vector<uint8_t>> route;
   uint32_t avg_scale_q15 = 1u << 15;
   uint64_t descriptors = 0;
+  std::vector<bool> ring_loop;  // per tile: compact ring loop (true) or descriptor list
 };
 
 // Descriptor kinds of the interpreter program (docs/compiler.md).
