@@ -35,12 +35,57 @@ uint32_t imm(uint64_t w) { return field(w, instr::kImmLsb, instr::kImmBits); }
 std::string disasm(uint64_t w) {
   char buf[128];
   const unsigned o = static_cast<unsigned>(opc(w));
-  if (o >= kIsaCount) {
-    std::snprintf(buf, sizeof buf, ".word 0x%016llx", static_cast<unsigned long long>(w));
-    return buf;
+  const unsigned d = rd(w), a = rs1(w), b = rs2(w);
+  const uint32_t i = imm(w);
+  const int32_t si = static_cast<int32_t>(i);
+  switch (opc(w)) {
+    case Isa::kNop:
+    case Isa::kEnd:
+    case Isa::kWaits:
+    case Isa::kBar:
+      std::snprintf(buf, sizeof buf, "%s", to_string(opc(w)));
+      break;
+    case Isa::kLi:
+      std::snprintf(buf, sizeof buf, "li    r%u, %d", d, si);
+      break;
+    case Isa::kAdd:
+    case Isa::kSub:
+    case Isa::kMul:
+      std::snprintf(buf, sizeof buf, "%-5s r%u, r%u, r%u", to_string(opc(w)), d, a, b);
+      break;
+    case Isa::kAddi:
+      std::snprintf(buf, sizeof buf, "addi  r%u, r%u, %d", d, a, si);
+      break;
+    case Isa::kLw:
+      std::snprintf(buf, sizeof buf, "lw    r%u, pmem[r%u + %u]", d, a, i);
+      break;
+    case Isa::kGeti:
+      std::snprintf(buf, sizeof buf, "geti  r%u, csr%u", d, i);
+      break;
+    case Isa::kBeq:
+    case Isa::kBne:
+    case Isa::kBlt:
+    case Isa::kBge:
+      std::snprintf(buf, sizeof buf, "%-5s r%u, r%u, %u", to_string(opc(w)), a, b, i);
+      break;
+    case Isa::kJmp:
+      std::snprintf(buf, sizeof buf, "jmp   %u", i);
+      break;
+    case Isa::kSend:
+    case Isa::kFwd:
+      std::snprintf(buf, sizeof buf, "%-5s [r%u], r%u bytes -> chip r%u @ r%u, desc 0x%x|r%u",
+                    to_string(opc(w)), a, b, rs3(w), rs4(w), i, d);
+      break;
+    case Isa::kWait:
+      std::snprintf(buf, sizeof buf, "wait  counter[%u + r%u] >= r%u", i, b, a);
+      break;
+    case Isa::kCsrw:
+      std::snprintf(buf, sizeof buf, "csrw  csr%u, r%u", i, a);
+      break;
+    default:
+      std::snprintf(buf, sizeof buf, ".word 0x%016llx  (opcode %u)",
+                    static_cast<unsigned long long>(w), o);
   }
-  std::snprintf(buf, sizeof buf, "%-5s rd=r%u rs1=r%u rs2=r%u rs3=r%u rs4=r%u imm=%u",
-                to_string(opc(w)), rd(w), rs1(w), rs2(w), rs3(w), rs4(w), imm(w));
   return buf;
 }
 

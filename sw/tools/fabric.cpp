@@ -147,6 +147,9 @@ int sc_main(int argc, char** argv) {
           topo.spec.c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
           to_string(plan.algo), plan.transfers.size(),
           static_cast<unsigned long long>(img.descriptors));
+      std::printf("tile 0 program: %s, %zu instructions, %zu parameter words\n",
+                  img.ring_loop[0] ? "ring loop (index-relative)" : "descriptor interpreter",
+                  img.imem[0].size(), img.pmem[0].size());
       for (size_t i = 0; i < img.imem[0].size(); ++i)
         std::printf("  %3zu: %s\n", i, isa::disasm(img.imem[0][i]).c_str());
       for (const Transfer& x : plan.transfers)
