@@ -133,7 +133,7 @@ void Tile::receive() {
       cfg.sat = rx_hdr_.sat;
       cfg.avg_shift = rx_hdr_.avg_shift;
       cfg.avg_final = rx_hdr_.avg_final;
-      cfg.avg_scale_q15 = avg_scale;
+      cfg.avg_scale = avg_scale;
       alu_reduce(cfg, &dmem[a], f.data.data(), kFlitBytes);
     }
   }

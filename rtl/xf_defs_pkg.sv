@@ -20,8 +20,8 @@ package xf_defs_pkg;
   localparam int unsigned MaxChips = 4096;
   // tile ids are 4 bits
   localparam int unsigned MaxTiles = 16;
-  // fraction bits of the avg final-scale factor (Q1.15)
-  localparam int unsigned AvgScaleFracBits = 15;
+  // fraction bits of the avg final-scale factor (Q1.31, fits 32 bits because the factor is below 2)
+  localparam int unsigned AvgScaleFracBits = 31;
   // cycles from a flit entering a link transmitter to it leaving the far receiver buffer
   localparam int unsigned LinkLatencyCycles = 8;
   // flits of the link receive buffer; credits start at this value

@@ -681,7 +681,7 @@ TEST(AluCommutativity, AvgOnlyWithoutShift) {
         cfg.op = RedOp::kAvg;
         cfg.avg_shift = 0;
         cfg.avg_final = fin;
-        cfg.avg_scale_q15 = scale;
+        cfg.avg_scale = scale;
         size_t at = 0;
         EXPECT_TRUE(commutes(cfg, a, b, &at))
             << to_string(dt) << " avg final " << fin << " scale " << scale << ": byte " << at;
@@ -726,7 +726,7 @@ int64_t ref_int(const AluCfg& cfg, int64_t lo, int64_t hi, int64_t a, int64_t b)
     case RedOp::kAvg: {
       const int64_t x = ref_floor_pow2(a + ref_floor_pow2(b, cfg.avg_shift), 1);
       if (!cfg.avg_final) return x;
-      const int64_t y = ref_floor_pow2(x * static_cast<int64_t>(cfg.avg_scale_q15), 15);
+      const int64_t y = ref_floor_pow2(x * static_cast<int64_t>(cfg.avg_scale), kAvgScaleFracBits);
       return std::min(hi, std::max(lo, y));
     }
     default:
@@ -740,7 +740,7 @@ std::string cfg_name(const AluCfg& c) {
   if (c.op == RedOp::kSum && c.sat) s += " sat";
   if (c.op == RedOp::kAvg) {
     s += " shift " + std::to_string(c.avg_shift);
-    if (c.avg_final) s += " final scale " + std::to_string(c.avg_scale_q15);
+    if (c.avg_final) s += " final scale " + std::to_string(c.avg_scale);
   }
   return s;
 }
@@ -777,7 +777,7 @@ std::vector<AluCfg> int_configs(DType dt, bool full) {
                            65536u, 0xFFFFFFFFu}) {
       if (!full && s > 1) continue;
       c.avg_shift = s;
-      c.avg_scale_q15 = scale;
+      c.avg_scale = scale;
       v.push_back(c);
     }
   }
@@ -979,7 +979,7 @@ TEST(AluSemantics, HandVectors) {
   // int8 avg final with scale 1.5: floor(-1 * 1.5) = -2; 127 * 1.5 clamps to 127.
   cfg.avg_shift = 0;
   cfg.avg_final = true;
-  cfg.avg_scale_q15 = 49152;
+  cfg.avg_scale = 0xC0000000u;  // 1.5 in Q1.31
   int8_t av[2] = {-1, 127}, bv[2] = {-1, 127};
   alu_reduce(cfg, bytes(av), cbytes(bv), 2);
   EXPECT_EQ(av[0], -2);

@@ -154,7 +154,7 @@ TEST(Compiler, ReductionOrderIsFixedAndDeterministic) {
 TEST(Compiler, AveragingErrorBound) {
   // Seed 000: pairwise averages with floor; error in (-(p/2 * 2^p/P + 1), 0] LSB.
   for (int p : {2, 3, 4, 5, 6, 7, 8, 12, 16, 33}) {
-    for (DType d : {DType::kInt8, DType::kUint8, DType::kInt16}) {
+    for (DType d : {DType::kInt8, DType::kUint8, DType::kInt16, DType::kInt32}) {
       const Topology topo = parse_topology("ring:" + std::to_string(p));
       CollectiveSpec s;
       s.dtype = d;
@@ -164,9 +164,13 @@ TEST(Compiler, AveragingErrorBound) {
       const auto in = make_inputs(plan, seed(), 0);
       const auto out = run_reference(plan, in);
       const Check k = check_outputs(plan, in, out);
+      // Floors at each of the lv levels (-1/2 each, scaled by 2^lv/P), the final floor (-1) and
+      // the floored scale factor (|A| * 2^-31 with |A| <= P/2^lv * max|x|).
       int lv = 0;
       while ((1 << lv) < p) ++lv;
-      const double bound = lv / 2.0 * (1 << lv) / p + 1.0 + 1e-9;  // attained: see docs
+      const double amax = d == DType::kInt32 ? 2147483648.0 : d == DType::kInt16 ? 32768.0 : 256.0;
+      const double bound = lv / 2.0 * (1 << lv) / p + 1.0 + (p * amax / (1 << lv)) / 2147483648.0 +
+                           1e-9;  // attained: see docs
       EXPECT_EQ(k.wrong, 0u);
       EXPECT_EQ(k.not_identical, 0u);
       EXPECT_LE(k.avg_max_err, bound) << "P=" << p << " " << to_string(d);

@@ -125,7 +125,7 @@ int64_t int_op(const AluCfg& cfg, int64_t a, int64_t b) {
       const int64_t x = floor_shift(a + floor_shift(b, cfg.avg_shift), 1);
       if (!cfg.avg_final) return x;  // already within the type range
       // |x| <= 2^31 and scale < 2^32, so the product fits in int64.
-      const int64_t p = x * static_cast<int64_t>(cfg.avg_scale_q15);
+      const int64_t p = x * static_cast<int64_t>(cfg.avg_scale);
       return clamp64(floor_shift(p, kAvgScaleFracBits), Tr::kMin, Tr::kMax);
     }
     case RedOp::kScaleAdd:

@@ -392,8 +392,8 @@ struct Builder {
     int p = 0;
     while ((1 << p) < P) ++p;
     plan.avg_levels = p;
-    const uint64_t scale = (uint64_t(1) << (15 + p)) / P;  // floor(2^p / P * 2^15)
-    plan.avg_scale_q15 = static_cast<uint32_t>(scale);
+    const uint64_t scale = (uint64_t(1) << (kAvgScaleFracBits + p)) / P;  // floor(2^p/P * 2^31)
+    plan.avg_scale = static_cast<uint32_t>(scale);
     const bool need_scale = (1 << p) != P;
     for (int t = 0; t < T; ++t) {
       const uint32_t L = plane_len[t];
@@ -671,7 +671,7 @@ Image build_image(const Topology& topo, const Plan& plan) {
   const int P = plan.chips, T = plan.tiles;
   const CollectiveSpec& sp = plan.spec;
   Image img;
-  img.avg_scale_q15 = plan.avg_scale_q15;
+  img.avg_scale = plan.avg_scale;
   img.index.resize(P);
   for (int c = 0; c < P; ++c) img.index[c] = c;
   img.imem.resize(T);
@@ -793,7 +793,7 @@ Image build_image(const Topology& topo, const Plan& plan) {
     using isa::enc;
     std::vector<uint64_t>& im = img.imem[t];
     im.push_back(enc(Isa::kGeti, 1, 0, 0, 0, 0, 0));  // r1 = index
-    im.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, plan.avg_scale_q15));
+    im.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, plan.avg_scale));
     im.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 16));      // avg scale
     im.push_back(enc(Isa::kLw, 2, 1, 0, 0, 0, 0));          // r2 = pmem[index]
     im.push_back(enc(Isa::kLi, 4, 0, 0, 0, 0, kDescWait));  // r4 = 2

@@ -85,7 +85,7 @@ std::vector<Bytes> run_reference(const Plan& plan, const std::vector<Bytes>& inp
   cfg.dtype = plan.spec.dtype;
   cfg.op = plan.spec.op;
   cfg.sat = plan.spec.sat;
-  cfg.avg_scale_q15 = plan.avg_scale_q15;
+  cfg.avg_scale = plan.avg_scale;
   // Within a step, every payload is read before any is applied (as the hardware's data
   // dependencies guarantee: no transfer reads bytes written in its own step).
   for (size_t i = 0; i < order.size();) {

@@ -13,8 +13,8 @@
 //    std::fmax/std::fmin); both NaN gives the canonical NaN; -0 < +0;
 //  - avg (integers only, seed 000): result = (a + (b >>> avg_shift)) >>> 1 computed with one
 //    extra bit (>>> is arithmetic shift for signed types, logical for uint8: floor division);
-//    with avg_final set the result is then multiplied by avg_scale_q15 (Q1.15, < 2.0) as
-//    floor((x * avg_scale_q15) / 2^15) and clamped to the type range;
+//    with avg_final set the result is then multiplied by avg_scale (Q1.31, < 2.0) as
+//    floor((x * avg_scale) / 2^31) and clamped to the type range;
 //  - avg on float types and scale_add are not valid pairs (valid_pair returns false).
 #pragma once
 
@@ -39,7 +39,7 @@ struct AluCfg {
   bool sat = false;
   uint8_t avg_shift = 0;
   bool avg_final = false;
-  uint32_t avg_scale_q15 = 1u << 15;
+  uint32_t avg_scale = 1u << kAvgScaleFracBits;
 };
 
 // Lane-wise combine: local[i] = f(local[i], in[i]) for every element in nbytes (a multiple of

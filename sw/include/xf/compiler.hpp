@@ -99,7 +99,7 @@ struct Plan {
   std::vector<Slice> slices;        // layout, identical on every chip
   std::vector<uint64_t> block_off;  // user offset of block b (P+1 entries)
   std::vector<Transfer> transfers;
-  uint32_t avg_scale_q15 = 1u << 15;  // avg: 2^p / P in Q1.15 (floor)
+  uint32_t avg_scale = 1u << kAvgScaleFracBits;  // avg: 2^p / P in Q1.31 (floor)
   int avg_levels = 0;
   std::vector<RingPlane> ring_planes;  // per tile, when every transfer is a ring step
 };
@@ -111,7 +111,7 @@ struct Image {
   std::vector<uint32_t> index;              // [chip] index value
   // route[node][lane * num_chips + dst] = output port (255 = none / local)
   std::vector<std::vector<uint8_t>> route;
-  uint32_t avg_scale_q15 = 1u << 15;
+  uint32_t avg_scale = 1u << kAvgScaleFracBits;
   uint64_t descriptors = 0;
   std::vector<bool> ring_loop;  // per tile: compact ring loop (true) or descriptor list
 };

@@ -21,8 +21,8 @@ inline constexpr uint32_t kNumRegs = 32;
 inline constexpr uint32_t kMaxChips = 4096;
 // tile ids are 4 bits
 inline constexpr uint32_t kMaxTiles = 16;
-// fraction bits of the avg final-scale factor (Q1.15)
-inline constexpr uint32_t kAvgScaleFracBits = 15;
+// fraction bits of the avg final-scale factor (Q1.31, fits 32 bits because the factor is below 2)
+inline constexpr uint32_t kAvgScaleFracBits = 31;
 // cycles from a flit entering a link transmitter to it leaving the far receiver buffer
 inline constexpr uint32_t kLinkLatencyCycles = 8;
 // flits of the link receive buffer; credits start at this value
@@ -135,7 +135,7 @@ enum class Isa : uint8_t {
   kWait = 15,  // stall until counter[imm] >= rs1 (flits)
   kWaits = 16,  // stall until the tile's send queue is empty
   kBar = 17,  // barrier across all tiles of all chips
-  kCsrw = 18,  // csr[imm] = rs1 (writable: 16 avg scale Q1.15)
+  kCsrw = 18,  // csr[imm] = rs1 (writable: 16 avg scale Q1.31)
   kFwd = 19,  // arm the forward entry for ReduceSend: dst chip rs1, dst addr delta rs2; imm as Send
 };
 inline constexpr uint32_t kIsaBits = 8;
