@@ -47,6 +47,10 @@ expect 2 'only .model.' -- run --topology ring:4 --bytes 4K --backend rtl
 expect 2 'needs a tree' -- run --topology ring:4 --bytes 4K --algo tree
 expect 2 'root' -- run --topology ring:4 --bytes 4K --collective broadcast --root 4
 expect 2 'unknown suffix' -- run --topology ring:4 --bytes 4Q
+expect 2 'tiles .99. must be a whole number from 1 to 16' -- run --topology ring:4 --bytes 4K --tiles 99
+expect 2 'seed .abc. must be' -- run --topology ring:4 --bytes 4K --seed abc
+expect 2 'root .x. must be' -- run --topology ring:4 --bytes 4K --collective reduce --root x
+expect 0 'ring +allreduce' -- run --topology ring:4 --bytes 4K --tiles 1 --seed 0x2a
 
 # --input / --output: known data in, the exact sum out.
 mkdir -p "$tmp/in" "$tmp/out"

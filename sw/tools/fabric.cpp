@@ -60,6 +60,20 @@ std::string human(uint64_t b) {
   return buf;
 }
 
+long long parse_int(const std::string& opt, const std::string& s, long long lo, long long hi) {
+  size_t pos = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(s, &pos, 0);
+  } catch (...) {
+    pos = 0;
+  }
+  if (pos == 0 || pos != s.size() || v < lo || v > hi)
+    throw Usage("--" + opt + " '" + s + "' must be a whole number from " + std::to_string(lo) +
+                " to " + std::to_string(hi));
+  return v;
+}
+
 Bytes read_file(const std::string& path, uint64_t want) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Usage("--input: cannot open " + path);
@@ -133,10 +147,12 @@ int sc_main(int argc, char** argv) {
     spec.bytes = parse_bytes(opt["bytes"]);
     spec.sat = opt.count("sat");
     if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
-    if (opt.count("root")) spec.root = std::stoi(opt["root"]);
-    if (opt.count("tiles")) spec.tiles = std::stoi(opt["tiles"]);
+    if (opt.count("root")) spec.root = static_cast<int>(parse_int("root", opt["root"], 0, 4095));
+    if (opt.count("tiles"))
+      spec.tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, kMaxTiles));
     if (opt.count("chunk")) spec.chunk_bytes = static_cast<uint32_t>(parse_bytes(opt["chunk"]));
-    const uint64_t seed = opt.count("seed") ? std::stoull(opt["seed"]) : 1;
+    const uint64_t seed =
+        opt.count("seed") ? static_cast<uint64_t>(parse_int("seed", opt["seed"], 0, 1ll << 62)) : 1;
 
     const Plan plan = plan_collective(topo, spec);
     const Image img = build_image(topo, plan);
