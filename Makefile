@@ -6,6 +6,7 @@ CMAKE_DIR  := $(BUILD)/cmake
 FABRIC     := $(CMAKE_DIR)/fabric
 SETUP_STAMP := $(BUILD)/.setup-done
 
+MAKEFLAGS += --no-print-directory
 .DEFAULT_GOAL := help
 
 .PHONY: help
@@ -63,6 +64,17 @@ test: $(SETUP_STAMP) check-gen check-format build lint ## run every test (unit, 
 .PHONY: demo
 demo: $(SETUP_STAMP) build ## run collectives on the model: ladder, tree, averaging
 	@scripts/demo.sh $(FABRIC)
+
+SEEDS ?= 100
+FIRST_SEED ?= 1
+
+.PHONY: regress-model
+regress-model: $(SETUP_STAMP) build ## random collectives on the model: make regress-model SEEDS=N [FIRST_SEED=S]
+	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) $(FIRST_SEED)
+
+.PHONY: bench-model
+bench-model: $(SETUP_STAMP) build ## ring vs biring vs ladder cycles on the model, and the 64-chip run
+	@python3 scripts/bench_model.py $(FABRIC)
 
 .PHONY: clean
 clean: ## remove build outputs

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""make regress-model SEEDS=N: random collectives on the SystemC model, one per seed.
+
+Each seed picks a topology kind and size, a collective, a dtype/op pair, a byte count that
+divides by nothing in particular, an algorithm valid for the topology, and input data from
+the same seed; `fabric run` checks the result against the reference. Prints a progress
+line, a summary table per topology kind, and for every failure the command that reproduces
+it. Usage: regress_model.py PATH/TO/fabric SEEDS [FIRST_SEED]
+"""
+import random
+import subprocess
+import sys
+import time
+from collections import defaultdict
+
+SIZES = {"int8": 1, "uint8": 1, "int16": 2, "int32": 4, "fp16": 2, "bf16": 2, "fp32": 4}
+
+
+def random_tree(rng, depth, budget):
+    if depth == 0 or budget[0] <= 3 or rng.random() < 0.3:
+        k = rng.randint(1, min(4, budget[0]))
+        budget[0] -= k
+        return str(k)
+    kids = []
+    for _ in range(rng.randint(1, 3)):
+        if budget[0] <= 0:
+            break
+        kids.append(random_tree(rng, depth - 1, budget))
+    return "(" + ",".join(kids) + ")"
+
+
+def pick(seed):
+    rng = random.Random(seed)
+    kind = rng.choice(["ring", "biring", "line", "ladder", "tree"])
+    if kind == "ladder":
+        topo = f"ladder:{rng.choice([4, 6, 8, 10, 12, 16])}"
+    elif kind == "tree":
+        while True:
+            spec = random_tree(rng, 3, [rng.randint(2, 16)])
+            if not spec.isdigit() or int(spec) >= 2:
+                break
+        topo = f"tree:{spec}"
+    else:
+        topo = f"{kind}:{rng.choice([2, 3, 4, 5, 7, 8, 12, 16])}"
+    dtype = rng.choice(list(SIZES))
+    ints = dtype in ("int8", "uint8", "int16", "int32")
+    op = rng.choice(["sum", "max", "min"] + (["avg"] if ints else []))
+    coll = "allreduce" if op == "avg" else rng.choice(
+        ["allreduce", "allreduce", "reduce_scatter", "all_gather", "broadcast", "reduce"])
+    if op == "avg" and rng.random() < 0.3:
+        coll = "reduce_scatter"
+    count = rng.randint(1, 20000)
+    args = ["--topology", topo, "--collective", coll, "--dtype", dtype, "--op", op,
+            "--bytes", str(count * SIZES[dtype]), "--seed", str(seed)]
+    if ints and op == "sum" and rng.random() < 0.2:
+        args.append("--sat")
+    if coll in ("broadcast", "reduce"):
+        args += ["--root", "0"]
+    if kind == "ladder" and op != "avg" and rng.random() < 0.3:
+        args += ["--algo", rng.choice(["ring", "biring", "line"]) if coll == "allreduce"
+                 else rng.choice(["ring", "biring"])]
+    if rng.random() < 0.2:
+        args += ["--chunk", str(rng.choice([256, 512, 1024, 2048, 4096]))]
+    return kind, args
+
+
+def main():
+    fabric, n = sys.argv[1], int(sys.argv[2])
+    first = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    stats = defaultdict(lambda: [0, 0, 0])  # kind -> runs, failures, cycles
+    failures = []
+    t0 = time.time()
+    for i, seed in enumerate(range(first, first + n)):
+        kind, args = pick(seed)
+        out = subprocess.run([fabric, "run", *args, "--no-header"], capture_output=True,
+                             text=True)
+        st = stats[kind]
+        st[0] += 1
+        if out.returncode != 0:
+            st[1] += 1
+            failures.append((seed, args, (out.stdout + out.stderr).strip().splitlines()[-3:]))
+        else:
+            rows = [l for l in out.stdout.splitlines() if l.strip() and not l.startswith("#")]
+            st[2] += int(rows[-1].split()[7])
+        print(f"\rregress-model: {i + 1}/{n} seeds, {len(failures)} failed, "
+              f"{time.time() - t0:.0f} s", end="", flush=True)
+    print()
+    print(f"{'topology kind':<14} {'runs':>5} {'failed':>6} {'simulated cycles':>17}")
+    for kind in sorted(stats):
+        r, f, c = stats[kind]
+        print(f"{kind:<14} {r:>5} {f:>6} {c:>17}")
+    for seed, args, tail in failures:
+        quoted = " ".join(a if a.replace(":", "").replace("-", "").replace("_", "").isalnum()
+                          else f"'{a}'" for a in args)
+        print(f"\nFAILED seed {seed}: reproduce with\n  {fabric} run {quoted}")
+        for line in tail:
+            print(f"    {line}")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
