@@ -34,6 +34,7 @@ Node::Node(sc_core::sc_module_name name, int node, int num_ports, int num_tiles,
   credits_.assign(num_ports, 0);
   xb_.resize(num_ports);
   ins_.resize(2 * num_ports + num_tiles);
+  open_.resize(num_ports);
   outs_.resize(num_ports + num_tiles);
   SC_HAS_PROCESS(Node);
   SC_METHOD(tick);
@@ -45,6 +46,34 @@ void Node::connect(int port, Channel* tx, Channel* rx) {
   tx_[port] = tx;
   rx_[port] = rx;
   credits_[port] = kLinkRxBufferFlits;
+}
+
+namespace {
+uint32_t crc32_update(uint32_t crc, const uint8_t* p, size_t n) {
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) {
+    crc ^= p[i];
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
+}
+}  // namespace
+
+void Node::observe(int port, int in, const Flit& f, uint64_t now) {
+  PacketEvent& e = open_[port];
+  if (f.head) {
+    e = PacketEvent{};
+    e.node = node_;
+    e.port = port;
+    e.hdr = f.hdr;
+    e.transit = in < ports_;
+  } else {
+    e.payload_crc = crc32_update(e.payload_crc, f.data.data(), f.data.size());
+  }
+  if (f.tail) {
+    e.cycle = now;
+    observer(e);
+  }
 }
 
 int Node::route_of(const Flit& f) {
@@ -180,6 +209,7 @@ void Node::tick() {
     if (link) {
       tx_[o]->flits.push(now, f);
       --credits_[o];
+      if (observer) observe(o, pick, f, now);
     } else {
       tiles_[o - ports_]->in.push(now, f);
     }

@@ -4,6 +4,7 @@
 // docs/model.md describes timing; docs/exchange.md the XB protocol.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <systemc>
@@ -36,6 +37,17 @@ struct Channel {
   Pipe<int> credits{kLinkLatencyCycles};
 };
 
+// One packet leaving a node on a link: the unit the RTL-vs-model checker compares per stream
+// (one source tile to one link, docs/model.md).
+struct PacketEvent {
+  uint64_t cycle = 0;  // cycle its tail left
+  int node = 0, port = 0;
+  Header hdr;
+  uint32_t payload_crc = 0;  // CRC-32 (IEEE) of the payload bytes
+  bool transit = false;      // forwarded for another node (not from this node's tiles)
+};
+using PacketObserver = std::function<void(const PacketEvent&)>;
+
 class Node : public sc_core::sc_module {
  public:
   sc_core::sc_in<bool> clk_i;
@@ -51,6 +63,7 @@ class Node : public sc_core::sc_module {
   // Statistics and error counters (host visible through Status).
   uint64_t xb_overflows = 0, misroutes = 0, flits_moved = 0, last_move = 0;
   uint32_t xb_max_occupancy = 0;
+  PacketObserver observer;  // called for every packet sent on a link, when set
 
  private:
   struct In {
@@ -67,7 +80,9 @@ class Node : public sc_core::sc_module {
     bool xoff = false;
   };
   void tick();
-  int route_of(const Flit& head);  // output index for a head flit arriving from a link
+  int route_of(const Flit& head);
+  void observe(int port, int in, const Flit& f,
+               uint64_t now);  // output index for a head flit arriving from a link
   Flit* head_of(int in, uint64_t now);
   void pop(int in, uint64_t now);
 
@@ -78,6 +93,7 @@ class Node : public sc_core::sc_module {
   std::vector<Xb> xb_;
   std::vector<In> ins_;    // 0..ports-1: link rx, ports..ports+T-1: tile out, then XB queues
   std::vector<Out> outs_;  // 0..ports-1: link tx, ports..ports+T-1: tile in
+  std::vector<PacketEvent> open_;  // per link output: the packet being sent
 };
 
 }  // namespace xf::model

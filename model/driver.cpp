@@ -4,7 +4,8 @@
 namespace xf::model {
 
 CollectiveRun run_on_model(const Topology& topo, const Plan& plan, const Image& img,
-                           const std::vector<Bytes>& inputs, uint64_t max_cycles) {
+                           const std::vector<Bytes>& inputs, uint64_t max_cycles,
+                           const PacketObserver& observer) {
   uint32_t dmem = 0;
   for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
   System sys(topo, plan.tiles, dmem);
@@ -29,6 +30,7 @@ CollectiveRun run_on_model(const Topology& topo, const Plan& plan, const Image& 
         std::copy(tiles[t].begin(), tiles[t].end(), sys.node(c).tile(t).dmem.begin());
     }
   }
+  for (int n = 0; n < topo.num_nodes; ++n) sys.node(n).observer = observer;
   CollectiveRun r;
   r.stats = sys.run(max_cycles);
   r.outputs.resize(P);

@@ -17,7 +17,9 @@ struct CollectiveRun {
 };
 
 // Builds a System for `topo` (once per process), loads `img` and the inputs, runs.
+// `observer`, when set, sees every packet sent on every link (see PacketEvent).
 CollectiveRun run_on_model(const Topology& topo, const Plan& plan, const Image& img,
-                           const std::vector<Bytes>& inputs, uint64_t max_cycles = 2'000'000'000);
+                           const std::vector<Bytes>& inputs, uint64_t max_cycles = 2'000'000'000,
+                           const PacketObserver& observer = nullptr);
 
 }  // namespace xf::model

@@ -35,6 +35,8 @@ expect 0 'ring +allreduce' -- run --topology ladder:8 --algo ring --bytes 4K
 expect 0 'reduce_scatter' -- run --topology biring:5 --collective reduce_scatter --dtype int16 --op max --bytes 3000
 expect 0 'broadcast' -- run --topology line:4 --collective broadcast --root 2 --dtype uint8 --bytes 777
 expect 0 'step +0' -- plan --topology ring:4 --bytes 4K
+expect 0 ' 0 +[0-9.]+$' -- run --topology ring:4 --bytes 4K --packet-log "$tmp/plog.txt"
+if [ "$(grep -vc '^#' "$tmp/plog.txt")" -gt 0 ]; then ok "--packet-log wrote packets"; else bad "--packet-log empty"; fi
 expect 2 'unknown topology' -- run --topology torus:8 --bytes 4K
 expect 2 'even number' -- run --topology ladder:7 --bytes 4K
 expect 2 'not a multiple' -- run --topology ring:4 --dtype fp32 --bytes 4097

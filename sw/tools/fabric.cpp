@@ -91,7 +91,7 @@ int usage(const char* why) {
       "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
       "                  [--backend model] [--algo auto|ring|biring|ladder|line|tree|avg]\n"
       "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
-      "                  [--input DIR] [--output DIR] [--no-header]\n"
+      "                  [--input DIR] [--output DIR] [--packet-log FILE] [--no-header]\n"
       "       fabric plan (same options): print the schedule and the program\n"
       "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n");
   return 2;
@@ -109,10 +109,11 @@ int sc_main(int argc, char** argv) {
   if (cmd != "run" && cmd != "plan") return usage(("unknown command '" + cmd + "'").c_str());
   std::map<std::string, std::string> opt;
   const std::map<std::string, bool> known = {
-      {"topology", true}, {"collective", true}, {"dtype", true},      {"op", true},
-      {"bytes", true},    {"backend", true},    {"algo", true},       {"seed", true},
-      {"root", true},     {"tiles", true},      {"sat", false},       {"chunk", true},
-      {"input", true},    {"output", true},     {"no-header", false}, {"trace", true}};
+      {"topology", true},  {"collective", true}, {"dtype", true},      {"op", true},
+      {"bytes", true},     {"backend", true},    {"algo", true},       {"seed", true},
+      {"root", true},      {"tiles", true},      {"sat", false},       {"chunk", true},
+      {"input", true},     {"output", true},     {"no-header", false}, {"trace", true},
+      {"packet-log", true}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) return usage(("unexpected argument '" + a + "'").c_str());
@@ -184,7 +185,25 @@ int sc_main(int argc, char** argv) {
       inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
     }
     const auto t0 = std::chrono::steady_clock::now();
-    const model::CollectiveRun run = model::run_on_model(topo, plan, img, inputs);
+    std::ofstream plog;
+    model::PacketObserver observer;
+    if (opt.count("packet-log")) {
+      plog.open(opt["packet-log"]);
+      if (!plog) throw Usage("--packet-log: cannot write " + opt["packet-log"]);
+      plog << "# cycle node port src_chip src_tile seq opcode dst_chip dst_tile dst_addr len "
+              "lane ctr payload_crc32 transit\n";
+      observer = [&plog](const model::PacketEvent& e) {
+        char line[200];
+        std::snprintf(line, sizeof line, "%llu %d %d %u %u %u %s %u %u %u %u %u %u %08x %d\n",
+                      static_cast<unsigned long long>(e.cycle), e.node, e.port, e.hdr.src_chip,
+                      e.hdr.src_tile, e.hdr.seq, to_string(e.hdr.opcode), e.hdr.dst_chip,
+                      e.hdr.dst_tile, e.hdr.dst_addr, e.hdr.len, e.hdr.lane, e.hdr.ctr,
+                      e.payload_crc, e.transit ? 1 : 0);
+        plog << line;
+      };
+    }
+    const model::CollectiveRun run =
+        model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const Check chk = check_outputs(plan, inputs, run.outputs);
