@@ -17,6 +17,42 @@ bool out_is_block(const Plan& p) { return p.spec.coll == Collective::kReduceScat
 
 uint64_t block_len(const Plan& p, int b) { return p.block_off[b + 1] - p.block_off[b]; }
 
+// One element as a double: exact for every integer type and every float type used here.
+double element(DType dt, const uint8_t* p) {
+  switch (dt) {
+    case DType::kInt8:
+      return static_cast<int8_t>(p[0]);
+    case DType::kUint8:
+      return p[0];
+    case DType::kInt16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      return v;
+    }
+    case DType::kInt32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+    case DType::kFp16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return fp16_to_float(v);
+    }
+    case DType::kBf16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      return bf16_to_float(v);
+    }
+    case DType::kFp32: {
+      float v;
+      std::memcpy(&v, p, 4);
+      return v;
+    }
+  }
+  return 0;
+}
+
 // Visits the user-visible part of every slice: f(slice, user offset, valid bytes).
 template <class F>
 void for_slices(const Plan& plan, int only_block, F f) {
@@ -120,42 +156,7 @@ Bytes exact_reduce(const Plan& plan, const std::vector<Bytes>& inputs) {
   const size_t es = dtype_size(dt);
   const uint64_t n = plan.spec.bytes / es;
   Bytes r(plan.spec.bytes);
-  // Values in double are exact for every integer type and for floats with exact sums.
-  auto get = [&](const Bytes& b, uint64_t i) -> double {
-    const uint8_t* p = &b[i * es];
-    switch (dt) {
-      case DType::kInt8:
-        return static_cast<int8_t>(p[0]);
-      case DType::kUint8:
-        return p[0];
-      case DType::kInt16: {
-        int16_t v;
-        std::memcpy(&v, p, 2);
-        return v;
-      }
-      case DType::kInt32: {
-        int32_t v;
-        std::memcpy(&v, p, 4);
-        return v;
-      }
-      case DType::kFp16: {
-        uint16_t v;
-        std::memcpy(&v, p, 2);
-        return fp16_to_float(v);
-      }
-      case DType::kBf16: {
-        uint16_t v;
-        std::memcpy(&v, p, 2);
-        return bf16_to_float(v);
-      }
-      case DType::kFp32: {
-        float v;
-        std::memcpy(&v, p, 4);
-        return v;
-      }
-    }
-    return 0;
-  };
+  auto get = [&](const Bytes& b, uint64_t i) { return element(dt, &b[i * es]); };
   auto put = [&](uint64_t i, double v) {
     uint8_t* p = &r[i * es];
     switch (dt) {
@@ -289,45 +290,6 @@ std::vector<Bytes> make_inputs(const Plan& plan, uint64_t seed, int mode) {
 }  // namespace xf
 
 namespace xf {
-
-namespace {
-
-double element(DType dt, const uint8_t* p) {
-  switch (dt) {
-    case DType::kInt8:
-      return static_cast<int8_t>(p[0]);
-    case DType::kUint8:
-      return p[0];
-    case DType::kInt16: {
-      int16_t v;
-      std::memcpy(&v, p, 2);
-      return v;
-    }
-    case DType::kInt32: {
-      int32_t v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-    case DType::kFp16: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return fp16_to_float(v);
-    }
-    case DType::kBf16: {
-      uint16_t v;
-      std::memcpy(&v, p, 2);
-      return bf16_to_float(v);
-    }
-    case DType::kFp32: {
-      float v;
-      std::memcpy(&v, p, 4);
-      return v;
-    }
-  }
-  return 0;
-}
-
-}  // namespace
 
 Check check_outputs(const Plan& plan, const std::vector<Bytes>& inputs,
                     const std::vector<Bytes>& outputs) {
