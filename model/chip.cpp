@@ -24,7 +24,9 @@ Node::Node(sc_core::sc_module_name name, int node, int num_ports, int num_tiles,
   ctx.num_chips = num_chips;
   ctx.route = &route;
   ctx.barrier = barrier;
-  route.assign(kNumLanes * num_chips, 255);
+  ctx.num_tiles = num_tiles;
+  ctx.num_ports = num_ports;
+  route.assign(kNumLanes * kMaxChips, 255);
   for (int t = 0; t < num_tiles; ++t) {
     tiles_.emplace_back(new Tile(("tile" + std::to_string(t)).c_str(), &ctx, t, num_ports));
     tiles_.back()->clk_i(clk_i);
@@ -83,7 +85,7 @@ int Node::route_of(const Flit& f) {
     return ports_ + h.dst_tile;
   }
   if (h.dst_chip >= ctx.num_chips) return -1;
-  const uint8_t p = route[h.lane * ctx.num_chips + h.dst_chip];
+  const uint8_t p = route[h.lane * kMaxChips + h.dst_chip];
   if (p == 255 || p >= ports_ || !tx_[p]) return -1;
   return p;
 }
@@ -106,6 +108,7 @@ void Node::pop(int in, uint64_t now) {
     rx_[in]->credits.push(now, 1);
   } else if (in < ports_ + T) {
     tiles_[in - ports_]->out.pop();
+    tiles_[in - ports_]->out_credits_in.push(now, 1);
   } else {
     xb_[in - ports_ - T].q.pop_front();
   }
@@ -138,6 +141,7 @@ void Node::tick() {
       xb_max_occupancy = std::max<uint32_t>(xb_max_occupancy, x.q.size());
     }
     o.pop();
+    tiles_[t]->out_credits_in.push(now, 1);
   }
   // XB control: one tile at a time; XOFF before the queue can overflow, XON when drained.
   for (int l = 0; l < ports_; ++l) {
@@ -170,7 +174,7 @@ void Node::tick() {
       if (i < ports_)
         want[i] = route_of(*f);
       else if (i < ports_ + T)
-        want[i] = ports_ + f->port;
+        want[i] = f->port < T ? ports_ + f->port : -1;  // a tile that does not exist
       else
         want[i] = i - ports_ - T;
       if (want[i] == -1) {  // nowhere to go: count it and drop the packet's head

@@ -16,9 +16,11 @@
 
 namespace xf::model {
 
+// The barrier across all tiles of all chips. The last arrival at cycle t releases every
+// member at cycle t + 1, whatever order the tiles are evaluated in within cycle t.
 struct Barrier {
   int members = 0, arrived = 0;
-  uint64_t generation = 0;
+  uint64_t generation = 0, release_at = 0;
 };
 
 // What a tile needs to know about its chip.
@@ -26,7 +28,8 @@ struct ChipCtx {
   int chip = 0;        // node id
   uint32_t index = 0;  // index value written by the host
   int num_chips = 0;
-  const std::vector<uint8_t>* route = nullptr;  // lane * num_chips + dst -> port
+  int num_tiles = 0, num_ports = 0;
+  const std::vector<uint8_t>* route = nullptr;  // lane * kMaxChips + dst -> port
   Barrier* barrier = nullptr;
   uint64_t now() const;
 };

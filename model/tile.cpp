@@ -36,6 +36,8 @@ void Tile::reset_state() {
   job_off_ = pkt_left_ = 0;
   rx_active_ = rx_drop_ = false;
   at_barrier = false;
+  seq_ = 0;
+  avg_scale = 1u << kAvgScaleFracBits;
 }
 
 void Tile::fail(TileErr e, const std::string& why) {
@@ -95,7 +97,8 @@ void Tile::receive() {
     rx_active_ = true;
     const Header& h = rx_hdr_;
     const bool data_op = h.opcode == Opcode::kWrite || h.opcode == Opcode::kReduce;
-    if (!data_op || h.len % kFlitBytes || h.len > kMaxPacketPayloadBytes ||
+    if (!data_op || h.len % kFlitBytes || h.dst_addr % kFlitBytes ||
+        h.len > kMaxPacketPayloadBytes ||
         (h.opcode == Opcode::kReduce && !valid_pair(h.dtype, h.op))) {
       fail(TileErr::kBadPacket, "bad packet from chip " + std::to_string(h.src_chip) + " tile " +
                                     std::to_string(h.src_tile));
@@ -144,14 +147,20 @@ void Tile::receive() {
   }
 }
 
+void Tile::push_out(uint64_t now, const Flit& f) {
+  --out_credits_;
+  out.push(now, f);
+}
+
 bool Tile::target_of(const Job& j, Target& t, uint8_t& port) {
   if (j.dst_chip == static_cast<uint32_t>(chip_->chip)) {
+    if (j.d.tile >= static_cast<unsigned>(chip_->num_tiles)) return false;
     t = Target::kTile;
     port = static_cast<uint8_t>(j.d.tile);
     return true;
   }
-  const uint8_t p = (*chip_->route)[j.d.lane * chip_->num_chips + j.dst_chip];
-  if (p == 255) return false;
+  const uint8_t p = (*chip_->route)[j.d.lane * kMaxChips + j.dst_chip];
+  if (p >= chip_->num_ports) return false;  // 255 = no route; anything else out of range
   t = Target::kLink;
   port = p;
   return true;
@@ -161,10 +170,14 @@ bool Tile::target_of(const Job& j, Target& t, uint8_t& port) {
 // session (XREQ, wait XON, flits while not XOFF, XDONE when the next job leaves elsewhere).
 void Tile::send_engine() {
   const uint64_t now = chip_->now();
-  // The path into the exchange is valid/ready: at most kExchangeLatencyCycles + 1 flits are
-  // in flight, so a packet waiting for a tile port cannot build a backlog behind it that would
-  // reach an XB after its XOFF (docs/exchange.md, round-trip budget).
-  if (out.size() > kExchangeLatencyCycles) return;
+  // The path into the exchange is valid/ready, modelled with credits: at most
+  // kExchangeLatencyCycles + 1 flits are in flight, so a packet waiting for a tile port cannot
+  // build a backlog behind it that would reach an XB after its XOFF (docs/exchange.md).
+  while (out_credits_in.ready(now)) {
+    out_credits_ += out_credits_in.front();
+    out_credits_in.pop();
+  }
+  if (out_credits_ <= 0) return;
   if (jobs_.empty()) {
     if (in_session_) {  // close the session
       Flit f;
@@ -172,7 +185,7 @@ void Tile::send_engine() {
       f.hdr.opcode = Opcode::kXdone;
       f.target = Target::kLink;
       f.port = static_cast<uint8_t>(session_link_);
-      out.push(now, f);
+      push_out(now, f);
       in_session_ = xon_ = false;
       session_link_ = -1;
     }
@@ -182,22 +195,25 @@ void Tile::send_engine() {
   Target tgt;
   uint8_t port;
   if (!target_of(j, tgt, port)) {
-    fail(TileErr::kBadPacket, "no route to chip " + std::to_string(j.dst_chip));
+    fail(TileErr::kBadPacket, "no route to chip " + std::to_string(j.dst_chip) + " tile " +
+                                  std::to_string(j.d.tile) + " on lane " +
+                                  std::to_string(j.d.lane) + " (check the routing table)");
     jobs_.pop_front();
     return;
   }
+  if (in_session_ && (tgt != Target::kLink || session_link_ != port) && pkt_left_ == 0 &&
+      job_off_ == 0) {
+    Flit f;  // the next job does not use this session's link: let other tiles have it
+    f.head = f.tail = true;
+    f.hdr.opcode = Opcode::kXdone;
+    f.target = Target::kLink;
+    f.port = static_cast<uint8_t>(session_link_);
+    push_out(now, f);
+    in_session_ = xon_ = false;
+    session_link_ = -1;
+    return;
+  }
   if (tgt == Target::kLink) {
-    if (in_session_ && session_link_ != port && pkt_left_ == 0 && job_off_ == 0) {
-      Flit f;  // the next job leaves on another link: end this session first
-      f.head = f.tail = true;
-      f.hdr.opcode = Opcode::kXdone;
-      f.target = Target::kLink;
-      f.port = static_cast<uint8_t>(session_link_);
-      out.push(now, f);
-      in_session_ = xon_ = false;
-      session_link_ = -1;
-      return;
-    }
     if (!in_session_) {
       Flit f;
       f.head = f.tail = true;
@@ -205,7 +221,7 @@ void Tile::send_engine() {
       f.hdr.src_tile = static_cast<uint8_t>(id_);
       f.target = Target::kLink;
       f.port = port;
-      out.push(now, f);
+      push_out(now, f);
       in_session_ = true;
       requested_ = true;
       xon_ = false;
@@ -255,7 +271,7 @@ void Tile::send_engine() {
   }
   ++flits_sent;
   last_progress = now;
-  out.push(now, f);
+  push_out(now, f);
 }
 
 void Tile::sequencer() {
@@ -346,6 +362,11 @@ void Tile::sequencer() {
                                       std::to_string(j.addr) + " outside or unaligned");
         return;
       }
+      if (static_cast<uint64_t>(j.dst_addr) + j.bytes > (1ull << header::kDstAddrBits)) {
+        fail(TileErr::kDmemRange, "SEND to address " + std::to_string(j.dst_addr) +
+                                      " beyond the 24-bit destination address space");
+        return;
+      }
       if (j.d.popc != Opcode::kWrite && j.d.popc != Opcode::kReduce) {
         fail(TileErr::kIllegalInstr, std::string("SEND with packet opcode ") + to_string(j.d.popc) +
                                          ": only write and reduce");
@@ -387,9 +408,10 @@ void Tile::sequencer() {
         if (++br.arrived == br.members) {
           br.arrived = 0;
           ++br.generation;
+          br.release_at = now + 1;
         }
       }
-      if (br.generation == bar_gen_) {
+      if (br.generation == bar_gen_ || now < br.release_at) {
         wait_what_ = "BAR: waiting for the other tiles";
         return;
       }

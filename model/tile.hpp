@@ -30,6 +30,7 @@ class Tile : public sc_core::sc_module {
 
   // Wiring (owned here, driven by the chip's exchange).
   Pipe<Flit> out;                  // to the exchange
+  Pipe<int> out_credits_in{1};     // credits the exchange returns as it takes flits from `out`
   Pipe<Flit> in;                   // from the exchange
   std::vector<Pipe<XbMsg>> xb_in;  // XON/XOFF from each link's XB
 
@@ -61,6 +62,7 @@ class Tile : public sc_core::sc_module {
   void sequencer();
   void fail(TileErr e, const std::string& why);
   bool target_of(const Job& j, Target& t, uint8_t& port);
+  void push_out(uint64_t now, const Flit& f);
 
   ChipCtx* chip_;
   int id_;
@@ -71,6 +73,8 @@ class Tile : public sc_core::sc_module {
   int session_link_ = -1;
   uint32_t job_off_ = 0, pkt_left_ = 0;  // bytes done in the current job, flits left in packet
   uint16_t seq_ = 0;
+  // Valid/ready into the exchange as credits: kExchangeLatencyCycles + 1 cover the loop.
+  int out_credits_ = kExchangeLatencyCycles + 1;
   // receive engine
   bool rx_active_ = false, rx_drop_ = false;
   Header rx_hdr_;

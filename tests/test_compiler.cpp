@@ -131,7 +131,7 @@ TEST(Compiler, LadderUsesFourRingsOnDistinctLinks) {
       size_t i = 0;
       while (r.order[i] != x.src) ++i;
       EXPECT_EQ(r.order[(i + 1) % r.order.size()], x.dst);
-      EXPECT_EQ(img.route[x.src][t * topo.num_chips + x.dst], r.out_port[i]);
+      EXPECT_EQ(img.route[x.src][t * kMaxChips + x.dst], r.out_port[i]);
     }
 }
 

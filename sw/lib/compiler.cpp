@@ -821,18 +821,18 @@ Image build_image(const Topology& topo, const Plan& plan) {
 
   // Routing tables: spanning-tree routes in every lane, ring hops in their ring's lane.
   const auto st = spanning_tree_routes(topo);
-  img.route.assign(topo.num_nodes, std::vector<uint8_t>(kNumLanes * P, 255));
+  img.route.assign(topo.num_nodes, std::vector<uint8_t>(kNumLanes * kMaxChips, 255));
   for (int n = 0; n < topo.num_nodes; ++n)
     for (unsigned l = 0; l < kNumLanes; ++l)
       for (int d = 0; d < P; ++d)
-        img.route[n][l * P + d] = st[n][d] < 0 ? 255 : static_cast<uint8_t>(st[n][d]);
+        img.route[n][l * kMaxChips + d] = st[n][d] < 0 ? 255 : static_cast<uint8_t>(st[n][d]);
   if (plan.algo == Algo::kRing || plan.algo == Algo::kBiring || plan.algo == Algo::kLadder) {
     const size_t want = plan.algo == Algo::kRing ? 1 : plan.algo == Algo::kBiring ? 2 : 4;
     for (size_t r = 0; r < want && r < topo.rings.size(); ++r) {
       const Ring& ring = topo.rings[r];
       const size_t n = ring.order.size();
       for (size_t i = 0; i < n; ++i)
-        img.route[ring.order[i]][r * P + ring.order[(i + 1) % n]] =
+        img.route[ring.order[i]][r * kMaxChips + ring.order[(i + 1) % n]] =
             static_cast<uint8_t>(ring.out_port[i]);
     }
   }

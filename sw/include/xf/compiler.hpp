@@ -109,7 +109,7 @@ struct Image {
   std::vector<std::vector<uint64_t>> imem;  // [tile] program
   std::vector<std::vector<uint32_t>> pmem;  // [tile] parameter memory (descriptor lists)
   std::vector<uint32_t> index;              // [chip] index value
-  // route[node][lane * num_chips + dst] = output port (255 = none / local)
+  // route[node][lane * kMaxChips + dst] = output port (255 = none / local), as the host map
   std::vector<std::vector<uint8_t>> route;
   uint32_t avg_scale = 1u << kAvgScaleFracBits;
   uint64_t descriptors = 0;
