@@ -56,6 +56,7 @@ void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
   if (addr == reg::kControl && n == 4) {
     uint32_t v;
     std::memcpy(&v, p, 4);
+    if (v & 1) nd.start_cycle = nd.ctx.now();
     for (int t = 0; t < nd.num_tiles(); ++t) {
       if (v & 2) nd.tile(t).reset_state();
       if (v & 1) {
@@ -110,7 +111,7 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
       }
       if (nd.xb_overflows || nd.misroutes) v |= 1u << 31;
     } else if (addr == reg::kCycles)
-      v = static_cast<uint32_t>(nd.ctx.now());
+      v = static_cast<uint32_t>(nd.ctx.now() - nd.start_cycle);
     else
       throw std::out_of_range("host port: no register at " + hex(addr));
     std::memcpy(p, &v, 4);
@@ -129,8 +130,19 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
         std::memcpy(p, &tl.dmem[off - reg::kTileDmem], n);
         return;
       }
+      if (off >= reg::kTileImem && off % 8 == 0 && n % 8 == 0 &&
+          (off - reg::kTileImem) / 8 + n / 8 <= tl.imem.size() && off < reg::kTilePmem) {
+        std::memcpy(p, &tl.imem[(off - reg::kTileImem) / 8], n);
+        return;
+      }
+      if (off >= reg::kTilePmem && off % 4 == 0 && n % 4 == 0 &&
+          (off - reg::kTilePmem) / 4 + n / 4 <= tl.pmem.size() && off < reg::kTileDmem) {
+        std::memcpy(p, &tl.pmem[(off - reg::kTilePmem) / 4], n);
+        return;
+      }
       if (off == reg::kTileStatus && n == 4) {
-        uint32_t v = static_cast<uint32_t>(tl.err) | (tl.done ? 16u : 0u) | ((tl.pc & 0xFF) << 8);
+        uint32_t v =
+            static_cast<uint32_t>(tl.err) | (tl.done ? 16u : 0u) | ((tl.pc & 0xFFFF) << 16);
         std::memcpy(p, &v, 4);
         return;
       }
@@ -218,6 +230,12 @@ RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
               ++shown;
             }
         st.error = o.str();
+        for (int n = 0; n < topo_.num_nodes; ++n)  // host-visible: TileStatus code 7
+          for (int t = 0; t < nodes_[n]->num_tiles(); ++t)
+            if (!nodes_[n]->tile(t).done && nodes_[n]->tile(t).err == TileErr::kNone) {
+              nodes_[n]->tile(t).err = TileErr::kWatchdog;
+              nodes_[n]->tile(t).err_detail = nodes_[n]->tile(t).describe_wait();
+            }
       }
       st.ok = all_done && !err;
       return st;

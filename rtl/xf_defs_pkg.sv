@@ -30,7 +30,7 @@ package xf_defs_pkg;
   localparam int unsigned XbQueueFlits = 32;
   // cycles for an XON/XOFF from the XB to reach a tile
   localparam int unsigned XbCtrlLatencyCycles = 2;
-  // cycles for a flit to cross the on-chip exchange (tile to XB, link to tile, tile to tile)
+  // cycles from a tile's send engine into the exchange (to an XB or towards a tile port); the hop from the exchange into a tile's receive engine takes 1 more
   localparam int unsigned ExchangeLatencyCycles = 2;
   // XB queue occupancy at which XOFF is sent: XbQueueFlits - (XbCtrlLatencyCycles + 1 + ExchangeLatencyCycles) - margin 3
   localparam int unsigned XbXoffThresholdFlits = 24;
@@ -180,11 +180,11 @@ package xf_defs_pkg;
   localparam logic [31:0] REG_INDEX_WR = 32'h00000004;  // RW: the chip's index value
   localparam logic [31:0] REG_CONTROL = 32'h00000008;  // W: bit0 start all tiles, bit1 clear counters and errors
   localparam logic [31:0] REG_STATUS = 32'h0000000c;  // RO: bit i = tile i done; bit 31 any error
-  localparam logic [31:0] REG_CYCLES = 32'h00000010;  // RO: cycles since start
-  localparam logic [31:0] REG_ROUTE_TABLE = 32'h00001000;  // RW: lane*MaxChips+dst -> output port (one byte each, 0xFF = unreachable)
+  localparam logic [31:0] REG_CYCLES = 32'h00000010;  // RO: cycles since the last Control start
+  localparam logic [31:0] REG_ROUTE_TABLE = 32'h00001000;  // RW: byte lane*MaxChips+dst = output port for packets to chip dst on that lane (0xFF = unreachable; ports at or above the node's port count are errors)
   localparam logic [31:0] REG_TILE_BASE = 32'h00100000;  // tile t at TileBase + t*TileStride
   localparam logic [31:0] REG_TILE_STRIDE = 32'h00100000;  // distance between tile windows
-  localparam logic [31:0] REG_TILE_STATUS = 32'h00000000;  // tile window +0: RO bits 3:0 error code, bit 4 done, bits 15:8 pc high
+  localparam logic [31:0] REG_TILE_STATUS = 32'h00000000;  // tile window +0: RO bits 3:0 error code (TileErr), bit 4 done, bits 31:16 pc
   localparam logic [31:0] REG_TILE_COUNTERS = 32'h00000100;  // tile window +0x100: RO arrival counters
   localparam logic [31:0] REG_TILE_IMEM = 32'h00010000;  // tile window +0x10000: instruction memory, 64-bit words
   localparam logic [31:0] REG_TILE_PMEM = 32'h00020000;  // tile window +0x20000: parameter memory, 32-bit words

@@ -244,3 +244,72 @@ TEST(ModelBlocks, HostPortRejectsUnmappedAddresses) {
   sys.host_write32(0, reg::kIndexWr, 42);
   EXPECT_EQ(sys.host_read32(0, reg::kChipId), 42u);
 }
+
+TEST(ModelBlocks, LocalSendToMissingTileIsAnErrorNotAStall) {
+  System sys(parse_topology("ring:2"), 2, 1024);
+  const RunStats st = run_one({enc(Isa::kLi, 2, 0, 0, 0, 0, 16),
+                               enc(Isa::kSend, 0, 0, 2, 0, 0, send_imm(9)),  // chip 0 = self
+                               enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)},
+                              sys);
+  ASSERT_FALSE(st.ok);
+  EXPECT_NE(st.error.find("no route to chip 0 tile 9"), std::string::npos) << st.error;
+  EXPECT_EQ(st.error.find("watchdog"), std::string::npos) << st.error;
+}
+
+TEST(ModelBlocks, RouteEntryNamingAMissingPortIsAnError) {
+  System sys(parse_topology("ring:2"), 1, 1024);
+  std::vector<uint8_t> route(kNumLanes * kMaxChips, 255);
+  route[1] = 7;  // lane 0, chip 1 -> port 7: ring:2 chips have ports 0 and 1
+  sys.host_write(0, reg::kRouteTable, route.data(), route.size());
+  const RunStats st =
+      run_one({enc(Isa::kLi, 2, 0, 0, 0, 0, 16), enc(Isa::kLi, 3, 0, 0, 0, 0, 1),
+               enc(Isa::kSend, 0, 0, 2, 3, 0, send_imm(0)), enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)},
+              sys);
+  ASSERT_FALSE(st.ok);
+  EXPECT_NE(st.error.find("check the routing table"), std::string::npos) << st.error;
+}
+
+TEST(ModelBlocks, SendBeyondTheDestinationAddressSpaceIsRefused) {
+  System sys(parse_topology("ring:2"), 1, 1024);
+  const RunStats st =
+      run_one({enc(Isa::kLi, 2, 0, 0, 0, 0, 32), enc(Isa::kLi, 3, 0, 0, 0, 0, 1),
+               enc(Isa::kLi, 4, 0, 0, 0, 0, (1u << 24) - 16),
+               enc(Isa::kSend, 0, 0, 2, 3, 4, send_imm(0)), enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)},
+              sys);
+  ASSERT_FALSE(st.ok);
+  EXPECT_NE(st.error.find("24-bit"), std::string::npos) << st.error;
+}
+
+TEST(ModelBlocks, WatchdogSetsTheTileStatusCode) {
+  System sys(parse_topology("ring:2"), 1, 1024);
+  const RunStats st = run_one({enc(Isa::kLi, 1, 0, 0, 0, 0, 1), enc(Isa::kWait, 0, 1, 0, 0, 0, 0),
+                               enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)},
+                              sys);
+  ASSERT_FALSE(st.ok);
+  const uint32_t status = sys.host_read32(0, reg::kTileBase + reg::kTileStatus);
+  EXPECT_EQ(status & 15u, static_cast<uint32_t>(TileErr::kWatchdog));
+  EXPECT_EQ(status >> 16, 1u) << "pc of the WAIT";
+  EXPECT_EQ(sys.host_read32(0, reg::kStatus) >> 31, 1u);
+}
+
+TEST(ModelBlocks, HostPortReadsBackProgramsAndCountsCyclesFromStart) {
+  System sys(parse_topology("ring:2"), 1, 1024);
+  const std::vector<uint64_t> prog = {
+      enc(Isa::kLi, 1, 0, 0, 0, 0, 300), enc(Isa::kAddi, 1, 1, 0, 0, 0, 0xFFFFFFFF),
+      enc(Isa::kBne, 0, 1, 0, 0, 0, 1), enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
+  const std::vector<uint32_t> params = {11, 22, 33};
+  const uint32_t base = reg::kTileBase;
+  sys.host_write(0, base + reg::kTilePmem, params.data(), 12);
+  const RunStats st = run_one(prog, sys);
+  ASSERT_TRUE(st.ok) << st.error;
+  std::vector<uint64_t> im(prog.size());
+  std::vector<uint32_t> pm(3);
+  sys.host_read(0, base + reg::kTileImem, im.data(), im.size() * 8);
+  sys.host_read(0, base + reg::kTilePmem, pm.data(), 12);
+  EXPECT_EQ(im, prog);
+  EXPECT_EQ(pm, params);
+  const uint32_t cycles = sys.host_read32(0, reg::kCycles);
+  EXPECT_GE(cycles, 600u);  // 300 iterations of two instructions since the start
+  EXPECT_LT(cycles, 5000u);
+  EXPECT_EQ(sys.host_read32(0, reg::kTileBase + reg::kTileStatus) & 16u, 16u) << "done";
+}

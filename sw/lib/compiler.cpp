@@ -110,10 +110,24 @@ double busbw_factor(Collective c, int p) {
   }
 }
 
-double bound_cycles(const Topology& topo, const CollectiveSpec& spec) {
-  const int p = topo.num_chips;
-  const double m = static_cast<double>(spec.bytes);
-  return busbw_factor(spec.coll, p) * m / (topo.bound_channels() * static_cast<double>(kF));
+int plan_channels(const Plan& plan) {
+  switch (plan.algo) {
+    case Algo::kRing:
+    case Algo::kBiring:
+    case Algo::kLadder: {
+      const int want = plan.algo == Algo::kRing ? 1 : plan.algo == Algo::kBiring ? 2 : 4;
+      return std::min(want, plan.tiles);
+    }
+    case Algo::kLine:
+      return std::min(2, plan.tiles);
+    default:
+      return 1;
+  }
+}
+
+double bound_cycles(const Plan& plan) {
+  return busbw_factor(plan.spec.coll, plan.chips) * static_cast<double>(plan.spec.bytes) /
+         (plan_channels(plan) * static_cast<double>(kF));
 }
 
 Algo default_algo(const Topology& topo, const CollectiveSpec& spec) {

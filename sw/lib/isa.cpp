@@ -46,7 +46,7 @@ std::string disasm(uint64_t w) {
       std::snprintf(buf, sizeof buf, "%s", to_string(opc(w)));
       break;
     case Isa::kLi:
-      std::snprintf(buf, sizeof buf, "li    r%u, %d", d, si);
+      std::snprintf(buf, sizeof buf, si < 0 ? "li    r%u, 0x%x" : "li    r%u, %u", d, i);
       break;
     case Isa::kAdd:
     case Isa::kSub:

@@ -206,7 +206,7 @@ int sc_main(int argc, char** argv) {
         model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer);
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const Check chk = check_outputs(plan, inputs, run.outputs);
+    const Check chk = check_outputs(plan, inputs, run.outputs, !opt.count("input"));
     const size_t es = dtype_size(spec.dtype);
     if (opt.count("output")) {
       for (int c = 0; c < topo.num_chips; ++c) {
@@ -217,16 +217,16 @@ int sc_main(int argc, char** argv) {
                 static_cast<std::streamsize>(run.outputs[c].size()));
       }
     }
-    const double bound = bound_cycles(topo, spec);
+    const double bound = bound_cycles(plan);
     const double cyc = static_cast<double>(run.stats.cycles);
     const double algbw = static_cast<double>(spec.bytes) / cyc;
     const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
     const double eff = bound / cyc;
     if (!opt.count("no-header"))
-      std::printf("#%13s %-7s %14s %10s %6s %5s %10s %10s %10s %10s %6s %7s %8s\n", "topology",
+      std::printf("#%13s %-7s %14s %10s %8s %5s %5s %10s %10s %10s %6s %7s %8s\n", "topology",
                   "algo", "collective", "size", "count", "type", "redop", "cycles", "algbw",
                   "busbw", "eff", "#wrong", "wall_s");
-    std::printf(" %13s %-7s %14s %10s %6llu %5s %5s %10llu %10.3f %10.3f %6.3f %7llu %8.2f\n",
+    std::printf(" %13s %-7s %14s %10s %8llu %5s %5s %10llu %10.3f %10.3f %6.3f %7llu %8.2f\n",
                 topo.spec.c_str(), to_string(plan.algo), to_string(spec.coll),
                 human(spec.bytes).c_str(), static_cast<unsigned long long>(spec.bytes / es),
                 to_string(spec.dtype), to_string(spec.op),

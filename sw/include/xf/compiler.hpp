@@ -123,8 +123,11 @@ enum DescKind : uint32_t { kDescEnd = 0, kDescSend = 1, kDescWait = 2 };
 Plan plan_collective(const Topology& topo, const CollectiveSpec& spec);
 // Turns a plan into the image (sync insertion, counters, routing tables, programs).
 Image build_image(const Topology& topo, const Plan& plan);
-// Lower bound in cycles for the collective on this topology (docs/performance.md).
-double bound_cycles(const Topology& topo, const CollectiveSpec& spec);
+// Lower bound in cycles (DESIGN.md section 8) with C = the channels the plan's algorithm drives at
+// once (ring 1, biring 2, ladder 4, each limited by the tile count; line 2; tree, avg and chains
+// 1). This is the bound `eff` is measured against.
+double bound_cycles(const Plan& plan);
+int plan_channels(const Plan& plan);
 // nccl-tests bus-bandwidth factor (allreduce 2(P-1)/P, RS/AG (P-1)/P, bcast/reduce 1).
 double busbw_factor(Collective c, int p);
 // Picks the algorithm the compiler uses for Algo::kAuto.

@@ -31,7 +31,7 @@ inline constexpr uint32_t kLinkRxBufferFlits = 32;
 inline constexpr uint32_t kXbQueueFlits = 32;
 // cycles for an XON/XOFF from the XB to reach a tile
 inline constexpr uint32_t kXbCtrlLatencyCycles = 2;
-// cycles for a flit to cross the on-chip exchange (tile to XB, link to tile, tile to tile)
+// cycles from a tile's send engine into the exchange (to an XB or towards a tile port); the hop from the exchange into a tile's receive engine takes 1 more
 inline constexpr uint32_t kExchangeLatencyCycles = 2;
 // XB queue occupancy at which XOFF is sent: XbQueueFlits - (XbCtrlLatencyCycles + 1 + ExchangeLatencyCycles) - margin 3
 inline constexpr uint32_t kXbXoffThresholdFlits = 24;
@@ -125,7 +125,7 @@ enum class Isa : uint8_t {
   kMul = 5,  // rd = rs1 * rs2 (low 32 bits)
   kAddi = 6,  // rd = rs1 + imm32
   kLw = 7,  // rd = pmem[rs1 + imm32] (32-bit word index into the parameter memory)
-  kGeti = 8,  // rd = csr[imm] (0 chip index, 1 tile id, 2 chip count, 3 cycle low)
+  kGeti = 8,  // rd = csr[imm] (0 chip index, 1 tile id, 2 chip count, 3 free-running cycle counter, low 32 bits)
   kBeq = 9,  // if rs1 == rs2 then pc = imm
   kBne = 10,  // if rs1 != rs2 then pc = imm
   kBlt = 11,  // if rs1 < rs2 (signed) then pc = imm
@@ -277,15 +277,15 @@ inline constexpr uint32_t kControl = 0x000008;  // W: bit0 start all tiles, bit1
 inline constexpr uint32_t kControlSize = 4;
 inline constexpr uint32_t kStatus = 0x00000C;  // RO: bit i = tile i done; bit 31 any error
 inline constexpr uint32_t kStatusSize = 4;
-inline constexpr uint32_t kCycles = 0x000010;  // RO: cycles since start
+inline constexpr uint32_t kCycles = 0x000010;  // RO: cycles since the last Control start
 inline constexpr uint32_t kCyclesSize = 4;
-inline constexpr uint32_t kRouteTable = 0x001000;  // RW: lane*MaxChips+dst -> output port (one byte each, 0xFF = unreachable)
+inline constexpr uint32_t kRouteTable = 0x001000;  // RW: byte lane*MaxChips+dst = output port for packets to chip dst on that lane (0xFF = unreachable; ports at or above the node's port count are errors)
 inline constexpr uint32_t kRouteTableSize = 65536;
 inline constexpr uint32_t kTileBase = 0x100000;  // tile t at TileBase + t*TileStride
 inline constexpr uint32_t kTileBaseSize = 1048576;
 inline constexpr uint32_t kTileStride = 0x100000;  // distance between tile windows
 inline constexpr uint32_t kTileStrideSize = 0;
-inline constexpr uint32_t kTileStatus = 0x000000;  // tile window +0: RO bits 3:0 error code, bit 4 done, bits 15:8 pc high
+inline constexpr uint32_t kTileStatus = 0x000000;  // tile window +0: RO bits 3:0 error code (TileErr), bit 4 done, bits 31:16 pc
 inline constexpr uint32_t kTileStatusSize = 4;
 inline constexpr uint32_t kTileCounters = 0x000100;  // tile window +0x100: RO arrival counters
 inline constexpr uint32_t kTileCountersSize = 128;
