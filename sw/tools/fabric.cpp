@@ -164,6 +164,13 @@ int sc_main(int argc, char** argv) {
           topo.spec.c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
           to_string(plan.algo), plan.transfers.size(),
           static_cast<unsigned long long>(img.descriptors));
+      size_t pm_max = 0;
+      for (const auto& pm : img.pmem) pm_max = std::max(pm_max, pm.size());
+      std::printf("parameter memory: %zu words in the largest tile; host window %u words: %s\n",
+                  pm_max, reg::kTilePmemSize / 4,
+                  pm_max <= reg::kTilePmemSize / 4
+                      ? "fits"
+                      : "exceeds it (the model loads it directly; an RTL chip cannot)");
       std::printf("tile 0 program: %s, %zu instructions, %zu parameter words\n",
                   img.ring_loop[0] ? "ring loop (index-relative)" : "descriptor interpreter",
                   img.imem[0].size(), img.pmem[0].size());
