@@ -281,3 +281,24 @@ TEST(Compiler, RandomAsymmetricTrees) {
     check_plan(topo, s, spec);
   }
 }
+
+TEST(Compiler, AutoChunkKeepsEveryProgramInsideTheHostWindows) {
+  // The RTL loads programs through the host port, so every tile's instruction and parameter
+  // memory must fit its window (IMEM 32 KiB, PMEM 64 KiB) for sizes up to 1 MiB per chip.
+  for (const char* ts :
+       {"ring:16", "ladder:16", "tree:((2,2),3,(1,4))", "tree:(4,4,4,4)", "line:16", "biring:12"})
+    for (Collective c : {Collective::kAllReduce, Collective::kBroadcast, Collective::kReduce,
+                         Collective::kReduceScatter})
+      for (uint64_t bytes : {4096ull, 65536ull, 1ull << 20}) {
+        const Topology topo = parse_topology(ts);
+        CollectiveSpec s;
+        s.coll = c;
+        s.bytes = bytes;
+        const Image img = build_image(topo, plan_collective(topo, s));
+        for (size_t t = 0; t < img.pmem.size(); ++t) {
+          EXPECT_LE(img.pmem[t].size() * 4, reg::kTilePmemSize)
+              << ts << " " << to_string(c) << " " << bytes << " tile " << t;
+          EXPECT_LE(img.imem[t].size() * 8, reg::kTileImemSize);
+        }
+      }
+}

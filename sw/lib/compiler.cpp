@@ -681,24 +681,19 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, std::vector<uint64_
 
 }  // namespace
 
-Image build_image(const Topology& topo, const Plan& plan) {
+namespace {
+
+Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk) {
   const int P = plan.chips, T = plan.tiles;
   const CollectiveSpec& sp = plan.spec;
   Image img;
+  img.chunk_bytes = chunk;
   img.avg_scale = plan.avg_scale;
   img.index.resize(P);
   for (int c = 0; c < P; ++c) img.index[c] = c;
   img.imem.resize(T);
   img.pmem.resize(T);
 
-  // Auto chunk: half of one ring segment (plane / P), so every step pipelines over at least
-  // two chunks, within [512, kMaxPacketPayloadBytes] to keep the header overhead small.
-  uint32_t plane_max = 0;
-  for (const Slice& s : plan.slices) plane_max = std::max(plane_max, s.addr + s.len);
-  const uint32_t autoc =
-      std::clamp<uint32_t>(plane_max / P / 2 / kF * kF, 512, kMaxPacketPayloadBytes);
-  const uint32_t chunk =
-      std::max<uint32_t>(kF, (sp.chunk_bytes ? sp.chunk_bytes : autoc) / kF * kF);
   img.ring_loop.assign(T, false);
   for (int t = 0; t < T; ++t) {
     if (sp.ring_loops && t < static_cast<int>(plan.ring_planes.size()) &&
@@ -851,6 +846,28 @@ Image build_image(const Topology& topo, const Plan& plan) {
     }
   }
   return img;
+}
+
+}  // namespace
+
+Image build_image(const Topology& topo, const Plan& plan) {
+  if (plan.spec.chunk_bytes)
+    return build_image_chunked(topo, plan, std::max<uint32_t>(kF, plan.spec.chunk_bytes / kF * kF));
+  // Auto chunk: half of one ring segment (plane / P), so every step pipelines over at least
+  // two chunks, within [512, kMaxPacketPayloadBytes] to keep the header overhead small; then
+  // doubled while a descriptor list would not fit the host's parameter-memory window (the
+  // RTL loads through it), trading pipelining for size.
+  uint32_t plane_max = 0;
+  for (const Slice& s : plan.slices) plane_max = std::max(plane_max, s.addr + s.len);
+  uint32_t chunk =
+      std::clamp<uint32_t>(plane_max / plan.chips / 2 / kF * kF, 512, kMaxPacketPayloadBytes);
+  for (;;) {
+    Image img = build_image_chunked(topo, plan, chunk);
+    size_t words = 0;
+    for (const auto& pm : img.pmem) words = std::max(words, pm.size());
+    if (words <= reg::kTilePmemSize / 4 || chunk >= plane_max) return img;
+    chunk *= 2;
+  }
 }
 
 }  // namespace xf

@@ -171,6 +171,7 @@ int sc_main(int argc, char** argv) {
                   pm_max <= reg::kTilePmemSize / 4
                       ? "fits"
                       : "exceeds it (the model loads it directly; an RTL chip cannot)");
+      std::printf("chunk: %u bytes\n", img.chunk_bytes);
       std::printf("tile 0 program: %s, %zu instructions, %zu parameter words\n",
                   img.ring_loop[0] ? "ring loop (index-relative)" : "descriptor interpreter",
                   img.imem[0].size(), img.pmem[0].size());

@@ -114,6 +114,7 @@ struct Image {
   uint32_t avg_scale = 1u << kAvgScaleFracBits;
   uint64_t descriptors = 0;
   std::vector<bool> ring_loop;  // per tile: compact ring loop (true) or descriptor list
+  uint32_t chunk_bytes = 0;     // the pipelining granule used
 };
 
 // Descriptor kinds of the interpreter program (docs/compiler.md).
