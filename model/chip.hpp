@@ -98,6 +98,8 @@ class Node : public sc_core::sc_module {
   std::vector<In> ins_;    // 0..ports-1: link rx, ports..ports+T-1: tile out, then XB queues
   std::vector<Out> outs_;  // 0..ports-1: link tx, ports..ports+T-1: tile in
   std::vector<PacketEvent> open_;  // per link output: the packet being sent
+  std::vector<int> want_;          // per input: the output its head flit wants this cycle
+  std::vector<char> moved_;        // per input: moved a flit this cycle
 };
 
 }  // namespace xf::model

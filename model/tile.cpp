@@ -147,6 +147,18 @@ void Tile::receive() {
   }
 }
 
+// XDONE ends the XB session, so the XB can grant its link to the next tile.
+void Tile::close_session(uint64_t now) {
+  Flit f;
+  f.head = f.tail = true;
+  f.hdr.opcode = Opcode::kXdone;
+  f.target = Target::kLink;
+  f.port = static_cast<uint8_t>(session_link_);
+  push_out(now, f);
+  in_session_ = xon_ = false;
+  session_link_ = -1;
+}
+
 void Tile::push_out(uint64_t now, const Flit& f) {
   --out_credits_;
   out.push(now, f);
@@ -179,16 +191,7 @@ void Tile::send_engine() {
   }
   if (out_credits_ <= 0) return;
   if (jobs_.empty()) {
-    if (in_session_) {  // close the session
-      Flit f;
-      f.head = f.tail = true;
-      f.hdr.opcode = Opcode::kXdone;
-      f.target = Target::kLink;
-      f.port = static_cast<uint8_t>(session_link_);
-      push_out(now, f);
-      in_session_ = xon_ = false;
-      session_link_ = -1;
-    }
+    if (in_session_) close_session(now);
     return;
   }
   Job& j = jobs_.front();
@@ -203,14 +206,7 @@ void Tile::send_engine() {
   }
   if (in_session_ && (tgt != Target::kLink || session_link_ != port) && pkt_left_ == 0 &&
       job_off_ == 0) {
-    Flit f;  // the next job does not use this session's link: let other tiles have it
-    f.head = f.tail = true;
-    f.hdr.opcode = Opcode::kXdone;
-    f.target = Target::kLink;
-    f.port = static_cast<uint8_t>(session_link_);
-    push_out(now, f);
-    in_session_ = xon_ = false;
-    session_link_ = -1;
+    close_session(now);  // the next job does not use this link: let other tiles have it
     return;
   }
   if (tgt == Target::kLink) {

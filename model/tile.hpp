@@ -63,6 +63,7 @@ class Tile : public sc_core::sc_module {
   void fail(TileErr e, const std::string& why);
   bool target_of(const Job& j, Target& t, uint8_t& port);
   void push_out(uint64_t now, const Flit& f);
+  void close_session(uint64_t now);
 
   ChipCtx* chip_;
   int id_;
