@@ -99,6 +99,7 @@ RedOp parse_op(const std::string& s0) {
 }
 
 double busbw_factor(Collective c, int p) {
+  if (p < 2) return 0;  // one chip moves nothing: no bandwidth to measure
   switch (c) {
     case Collective::kAllReduce:
       return 2.0 * (p - 1) / p;

@@ -129,7 +129,8 @@ Image build_image(const Topology& topo, const Plan& plan);
 // 1). This is the bound `eff` is measured against.
 double bound_cycles(const Plan& plan);
 int plan_channels(const Plan& plan);
-// nccl-tests bus-bandwidth factor (allreduce 2(P-1)/P, RS/AG (P-1)/P, bcast/reduce 1).
+// nccl-tests bus-bandwidth factor (allreduce 2(P-1)/P, RS/AG (P-1)/P, bcast/reduce 1; 0 for
+// a single chip, which moves nothing).
 double busbw_factor(Collective c, int p);
 // Picks the algorithm the compiler uses for Algo::kAuto.
 Algo default_algo(const Topology& topo, const CollectiveSpec& spec);
