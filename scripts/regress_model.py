@@ -2,8 +2,8 @@
 """make regress-model SEEDS=N: random collectives on the SystemC model, one per seed.
 
 Each seed picks a topology kind and size, a collective, a dtype/op pair, a byte count that
-divides by nothing in particular, an algorithm valid for the topology, and input data from
-the same seed; `fabric run` checks the result against the reference. Prints a progress
+divides by nothing in particular, an algorithm valid for the topology, sometimes a chunk size
+and a tile count, and input data from the same seed; `fabric run` checks the result against the reference. Prints a progress
 line, a summary table per topology kind, and for every failure the command that reproduces
 it. Usage: regress_model.py PATH/TO/fabric SEEDS [FIRST_SEED]
 """
@@ -61,6 +61,8 @@ def pick(seed):
                  else rng.choice(["ring", "biring"])]
     if rng.random() < 0.2:
         args += ["--chunk", str(rng.choice([256, 512, 1024, 2048, 4096]))]
+    if rng.random() < 0.3:
+        args += ["--tiles", str(rng.choice([1, 2, 3, 5, 8, 16]))]
     return kind, args
 
 
