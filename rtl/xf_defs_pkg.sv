@@ -5,37 +5,37 @@
 package xf_defs_pkg;
 
   // payload bytes per flit (W in the bandwidth bound); one flit crosses a link per cycle
-  localparam int unsigned FlitBytes = 16;
+  localparam int FlitBytes = 16;
   // flit width in bits
-  localparam int unsigned FlitBits = 128;
+  localparam int FlitBits = 128;
   // largest packet payload (128 flits); one header flit per packet
-  localparam int unsigned MaxPacketPayloadBytes = 2048;
+  localparam int MaxPacketPayloadBytes = 2048;
   // routing-table lanes: a packet's lane selects which table it is routed by
-  localparam int unsigned NumLanes = 4;
+  localparam int NumLanes = 4;
   // arrival counters per tile
-  localparam int unsigned NumCounters = 32;
+  localparam int NumCounters = 32;
   // 32-bit general registers per tile; r0 reads as zero
-  localparam int unsigned NumRegs = 32;
+  localparam int NumRegs = 32;
   // chip ids are 12 bits
-  localparam int unsigned MaxChips = 4096;
+  localparam int MaxChips = 4096;
   // tile ids are 4 bits
-  localparam int unsigned MaxTiles = 16;
+  localparam int MaxTiles = 16;
   // fraction bits of the avg final-scale factor (Q1.31, fits 32 bits because the factor is below 2)
-  localparam int unsigned AvgScaleFracBits = 31;
+  localparam int AvgScaleFracBits = 31;
   // cycles from a flit entering a link transmitter to it leaving the far receiver buffer
-  localparam int unsigned LinkLatencyCycles = 8;
+  localparam int LinkLatencyCycles = 8;
   // flits of the link receive buffer; credits start at this value
-  localparam int unsigned LinkRxBufferFlits = 32;
+  localparam int LinkRxBufferFlits = 32;
   // flits of an exchange block (XB) queue
-  localparam int unsigned XbQueueFlits = 32;
+  localparam int XbQueueFlits = 32;
   // cycles for an XON/XOFF from the XB to reach a tile
-  localparam int unsigned XbCtrlLatencyCycles = 2;
+  localparam int XbCtrlLatencyCycles = 2;
   // cycles from a tile's send engine into the exchange (to an XB or towards a tile port); the hop from the exchange into a tile's receive engine takes 1 more
-  localparam int unsigned ExchangeLatencyCycles = 2;
+  localparam int ExchangeLatencyCycles = 2;
   // XB queue occupancy at which XOFF is sent: XbQueueFlits - (XbCtrlLatencyCycles + 1 + ExchangeLatencyCycles) - margin 3
-  localparam int unsigned XbXoffThresholdFlits = 24;
+  localparam int XbXoffThresholdFlits = 24;
   // XB queue occupancy at or below which XON is sent again after an XOFF
-  localparam int unsigned XbXonThresholdFlits = 8;
+  localparam int XbXonThresholdFlits = 8;
 
   // packet opcode (header bits 3:0)
   typedef enum logic [3:0] {
@@ -108,72 +108,72 @@ package xf_defs_pkg;
   } tile_err_e;
 
   // header flit of every packet (128 bits)
-  localparam int unsigned HEADER_OPCODE_LSB = 0;  // Opcode
-  localparam int unsigned HEADER_OPCODE_BITS = 4;
-  localparam int unsigned HEADER_DST_CHIP_LSB = 4;  // destination chip id
-  localparam int unsigned HEADER_DST_CHIP_BITS = 12;
-  localparam int unsigned HEADER_DST_TILE_LSB = 16;  // destination tile
-  localparam int unsigned HEADER_DST_TILE_BITS = 4;
-  localparam int unsigned HEADER_DST_ADDR_LSB = 20;  // destination byte address in the tile's data memory (flit aligned)
-  localparam int unsigned HEADER_DST_ADDR_BITS = 24;
-  localparam int unsigned HEADER_LEN_LSB = 44;  // payload bytes (a multiple of 16, at most MaxPacketPayloadBytes); 0 for control packets
-  localparam int unsigned HEADER_LEN_BITS = 12;
-  localparam int unsigned HEADER_DTYPE_LSB = 56;  // DType for Reduce/ReduceSend
-  localparam int unsigned HEADER_DTYPE_BITS = 3;
-  localparam int unsigned HEADER_OP_LSB = 59;  // RedOp for Reduce/ReduceSend
-  localparam int unsigned HEADER_OP_BITS = 3;
-  localparam int unsigned HEADER_SAT_LSB = 62;  // integer sum saturates
-  localparam int unsigned HEADER_SAT_BITS = 1;
-  localparam int unsigned HEADER_AVG_FINAL_LSB = 63;  // Avg: apply the receiving tile's final scale
-  localparam int unsigned HEADER_AVG_FINAL_BITS = 1;
-  localparam int unsigned HEADER_AVG_SHIFT_LSB = 64;  // Avg: arithmetic right shift applied to the payload before averaging
-  localparam int unsigned HEADER_AVG_SHIFT_BITS = 4;
-  localparam int unsigned HEADER_CTR_LSB = 68;  // arrival counter the receiver increments by the payload flits
-  localparam int unsigned HEADER_CTR_BITS = 5;
-  localparam int unsigned HEADER_LANE_LSB = 73;  // routing-table lane
-  localparam int unsigned HEADER_LANE_BITS = 2;
-  localparam int unsigned HEADER_SRC_CHIP_LSB = 75;  // source chip id
-  localparam int unsigned HEADER_SRC_CHIP_BITS = 12;
-  localparam int unsigned HEADER_SRC_TILE_LSB = 87;  // source tile
-  localparam int unsigned HEADER_SRC_TILE_BITS = 4;
-  localparam int unsigned HEADER_SEQ_LSB = 91;  // per-(source tile) packet sequence number
-  localparam int unsigned HEADER_SEQ_BITS = 16;
+  localparam int HEADER_OPCODE_LSB = 0;  // Opcode
+  localparam int HEADER_OPCODE_BITS = 4;
+  localparam int HEADER_DST_CHIP_LSB = 4;  // destination chip id
+  localparam int HEADER_DST_CHIP_BITS = 12;
+  localparam int HEADER_DST_TILE_LSB = 16;  // destination tile
+  localparam int HEADER_DST_TILE_BITS = 4;
+  localparam int HEADER_DST_ADDR_LSB = 20;  // destination byte address in the tile's data memory (flit aligned)
+  localparam int HEADER_DST_ADDR_BITS = 24;
+  localparam int HEADER_LEN_LSB = 44;  // payload bytes (a multiple of 16, at most MaxPacketPayloadBytes); 0 for control packets
+  localparam int HEADER_LEN_BITS = 12;
+  localparam int HEADER_DTYPE_LSB = 56;  // DType for Reduce/ReduceSend
+  localparam int HEADER_DTYPE_BITS = 3;
+  localparam int HEADER_OP_LSB = 59;  // RedOp for Reduce/ReduceSend
+  localparam int HEADER_OP_BITS = 3;
+  localparam int HEADER_SAT_LSB = 62;  // integer sum saturates
+  localparam int HEADER_SAT_BITS = 1;
+  localparam int HEADER_AVG_FINAL_LSB = 63;  // Avg: apply the receiving tile's final scale
+  localparam int HEADER_AVG_FINAL_BITS = 1;
+  localparam int HEADER_AVG_SHIFT_LSB = 64;  // Avg: arithmetic right shift applied to the payload before averaging
+  localparam int HEADER_AVG_SHIFT_BITS = 4;
+  localparam int HEADER_CTR_LSB = 68;  // arrival counter the receiver increments by the payload flits
+  localparam int HEADER_CTR_BITS = 5;
+  localparam int HEADER_LANE_LSB = 73;  // routing-table lane
+  localparam int HEADER_LANE_BITS = 2;
+  localparam int HEADER_SRC_CHIP_LSB = 75;  // source chip id
+  localparam int HEADER_SRC_CHIP_BITS = 12;
+  localparam int HEADER_SRC_TILE_LSB = 87;  // source tile
+  localparam int HEADER_SRC_TILE_BITS = 4;
+  localparam int HEADER_SEQ_LSB = 91;  // per-(source tile) packet sequence number
+  localparam int HEADER_SEQ_BITS = 16;
 
   // 64-bit instruction
-  localparam int unsigned INSTR_OPC_LSB = 56;  // Isa opcode
-  localparam int unsigned INSTR_OPC_BITS = 8;
-  localparam int unsigned INSTR_RD_LSB = 51;  // destination register
-  localparam int unsigned INSTR_RD_BITS = 5;
-  localparam int unsigned INSTR_RS1_LSB = 46;  // source register 1
-  localparam int unsigned INSTR_RS1_BITS = 5;
-  localparam int unsigned INSTR_RS2_LSB = 41;  // source register 2
-  localparam int unsigned INSTR_RS2_BITS = 5;
-  localparam int unsigned INSTR_RS3_LSB = 36;  // source register 3 (Send: dst chip)
-  localparam int unsigned INSTR_RS3_BITS = 5;
-  localparam int unsigned INSTR_RS4_LSB = 32;  // source register 4 (Send: dst addr; r0-r15 only)
-  localparam int unsigned INSTR_RS4_BITS = 4;
-  localparam int unsigned INSTR_IMM_LSB = 0;  // immediate; for Send/Fwd the send descriptor below
-  localparam int unsigned INSTR_IMM_BITS = 32;
+  localparam int INSTR_OPC_LSB = 56;  // Isa opcode
+  localparam int INSTR_OPC_BITS = 8;
+  localparam int INSTR_RD_LSB = 51;  // destination register
+  localparam int INSTR_RD_BITS = 5;
+  localparam int INSTR_RS1_LSB = 46;  // source register 1
+  localparam int INSTR_RS1_BITS = 5;
+  localparam int INSTR_RS2_LSB = 41;  // source register 2
+  localparam int INSTR_RS2_BITS = 5;
+  localparam int INSTR_RS3_LSB = 36;  // source register 3 (Send: dst chip)
+  localparam int INSTR_RS3_BITS = 5;
+  localparam int INSTR_RS4_LSB = 32;  // source register 4 (Send: dst addr; r0-r15 only)
+  localparam int INSTR_RS4_BITS = 4;
+  localparam int INSTR_IMM_LSB = 0;  // immediate; for Send/Fwd the send descriptor below
+  localparam int INSTR_IMM_BITS = 32;
 
   // imm field of Send and Fwd
-  localparam int unsigned SEND_IMM_TILE_LSB = 0;  // destination tile
-  localparam int unsigned SEND_IMM_TILE_BITS = 4;
-  localparam int unsigned SEND_IMM_LANE_LSB = 4;  // routing lane
-  localparam int unsigned SEND_IMM_LANE_BITS = 2;
-  localparam int unsigned SEND_IMM_POPC_LSB = 6;  // packet Opcode (Write, Reduce, ReduceSend)
-  localparam int unsigned SEND_IMM_POPC_BITS = 4;
-  localparam int unsigned SEND_IMM_DTYPE_LSB = 10;  // DType
-  localparam int unsigned SEND_IMM_DTYPE_BITS = 3;
-  localparam int unsigned SEND_IMM_OP_LSB = 13;  // RedOp
-  localparam int unsigned SEND_IMM_OP_BITS = 3;
-  localparam int unsigned SEND_IMM_SAT_LSB = 16;  // saturating integer sum
-  localparam int unsigned SEND_IMM_SAT_BITS = 1;
-  localparam int unsigned SEND_IMM_CTR_LSB = 17;  // receiver's arrival counter
-  localparam int unsigned SEND_IMM_CTR_BITS = 5;
-  localparam int unsigned SEND_IMM_AVG_SHIFT_LSB = 22;  // Avg pre-shift of the payload
-  localparam int unsigned SEND_IMM_AVG_SHIFT_BITS = 4;
-  localparam int unsigned SEND_IMM_AVG_FINAL_LSB = 26;  // Avg final scale
-  localparam int unsigned SEND_IMM_AVG_FINAL_BITS = 1;
+  localparam int SEND_IMM_TILE_LSB = 0;  // destination tile
+  localparam int SEND_IMM_TILE_BITS = 4;
+  localparam int SEND_IMM_LANE_LSB = 4;  // routing lane
+  localparam int SEND_IMM_LANE_BITS = 2;
+  localparam int SEND_IMM_POPC_LSB = 6;  // packet Opcode (Write, Reduce, ReduceSend)
+  localparam int SEND_IMM_POPC_BITS = 4;
+  localparam int SEND_IMM_DTYPE_LSB = 10;  // DType
+  localparam int SEND_IMM_DTYPE_BITS = 3;
+  localparam int SEND_IMM_OP_LSB = 13;  // RedOp
+  localparam int SEND_IMM_OP_BITS = 3;
+  localparam int SEND_IMM_SAT_LSB = 16;  // saturating integer sum
+  localparam int SEND_IMM_SAT_BITS = 1;
+  localparam int SEND_IMM_CTR_LSB = 17;  // receiver's arrival counter
+  localparam int SEND_IMM_CTR_BITS = 5;
+  localparam int SEND_IMM_AVG_SHIFT_LSB = 22;  // Avg pre-shift of the payload
+  localparam int SEND_IMM_AVG_SHIFT_BITS = 4;
+  localparam int SEND_IMM_AVG_FINAL_LSB = 26;  // Avg final scale
+  localparam int SEND_IMM_AVG_FINAL_BITS = 1;
 
   // host-visible map of one chip; byte addresses, 32-bit registers
   localparam logic [31:0] REG_CHIP_ID = 32'h00000000;  // RO: chip index value (written through IndexWr)

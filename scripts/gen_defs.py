@@ -75,7 +75,7 @@ def gen_sv(spec):
          "/* verilator lint_off UNUSEDPARAM */", "package xf_defs_pkg;", ""]
     for p in spec["params"]:
         o.append(f"  // {p['doc']}")
-        o.append(f"  localparam int unsigned {p['name']} = {p['value']};")
+        o.append(f"  localparam int {p['name']} = {p['value']};")
     o.append("")
     for e in spec["enums"]:
         o.append(f"  // {e['doc']}")
@@ -90,8 +90,8 @@ def gen_sv(spec):
         o.append(f"  // {f['doc']}")
         for x in f["fields"]:
             base = f"{snake_upper(f['name'])}_{x['name'].upper()}"
-            o.append(f"  localparam int unsigned {base}_LSB = {x['lsb']};  // {x['doc']}")
-            o.append(f"  localparam int unsigned {base}_BITS = {x['bits']};")
+            o.append(f"  localparam int {base}_LSB = {x['lsb']};  // {x['doc']}")
+            o.append(f"  localparam int {base}_BITS = {x['bits']};")
         o.append("")
     o.append(f"  // {spec['regmap']['doc']}")
     for r in spec["regmap"]["regions"]:

@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
 # Lints every RTL file with Verilator -Wall (zero warnings allowed).
+# 1. The packages, through a lint-only top that imports them (a package needs a user).
+# 2. Every module top in rtl/ with all of rtl/*.sv, so each module is elaborated with its
+#    default parameters and every module it instantiates (with the parameters used there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t files < <(ls rtl/*.sv)
-# Packages need a user to elaborate; a lint-only top that imports them keeps them checked.
+pkgs=()
+for f in "${files[@]}"; do
+  if grep -qE '^package ' "$f"; then pkgs+=("$f"); fi
+done
+mods=()
+for f in "${files[@]}"; do
+  if ! grep -qE '^package ' "$f"; then mods+=("$f"); fi
+done
+# Packages first so that modules can refer to them.
+ordered=("${pkgs[@]}" "${mods[@]}")
 mkdir -p build/lint
 cat > build/lint/xf_lint_top.sv <<'SV'
 module xf_lint_top import xf_defs_pkg::*; (output logic [3:0] opc_o);
   assign opc_o = OPCODE_WRITE;
 endmodule
 SV
-verilator --lint-only -Wall --top-module xf_lint_top "${files[@]}" build/lint/xf_lint_top.sv
-echo "lint: ${#files[@]} RTL files clean under verilator --lint-only -Wall"
+verilator --lint-only -Wall --assert -Irtl --top-module xf_lint_top "${pkgs[@]}" \
+  build/lint/xf_lint_top.sv
+for f in "${mods[@]}"; do
+  top=$(basename "$f" .sv)
+  verilator --lint-only -Wall --assert -Irtl --top-module "$top" "${ordered[@]}"
+done
+echo "lint: ${#files[@]} RTL files (${#pkgs[@]} packages, ${#mods[@]} module tops) clean under" \
+  "verilator --lint-only -Wall"
