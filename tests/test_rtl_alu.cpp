@@ -1,3 +1,6 @@
+// RTL_TOP: xf_reduce_alu
+// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
+// RTL_SRCS: rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv
 // Block test of the RTL reduction ALU (rtl/xf_reduce_alu.sv, Verilated) against the C++
 // reference xf::alu_reduce (sw/lib/alu.cpp): every output flit must equal the reference bit for
 // bit, with its tag, its error bit and its valid exactly LatencyCycles after the input.
