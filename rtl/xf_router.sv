@@ -1,0 +1,415 @@
+// Wormhole crossbar of a node's exchange (docs/exchange.md sections 6 and 7; model/chip.cpp,
+// Node::route_of and the arbitration loop of Node::tick). Routes every packet by its header,
+// gives each free output to the requesting inputs in round-robin order, and keeps an output with
+// one packet from its head to its tail. A switch node (tree parent) is this router with link
+// ports only (cfg_is_chip_i = 0).
+//
+// Streams: NumIn inputs and NumOut outputs, valid/ready, flit = {head, tail, data[127:0]}
+// (bit 129 head, bit 128 tail); a head flit's data is the header of xf_defs_pkg (HEADER_*).
+// Arrays are flattened: stream k uses bit k of *_valid/*_ready and bits [k*130 +: 130] of
+// *_flit.
+//
+// Output numbering (as the model): outputs 0 .. cfg_num_ports_i-1 are link ports, outputs
+// cfg_num_ports_i .. cfg_num_ports_i+cfg_num_tiles_i-1 are the tile inputs.
+//
+// Routing of a head flit (decoded when the flit enters the input stage):
+//   cfg_is_chip_i && dst_chip == cfg_chip_id_i  ->  output cfg_num_ports_i + dst_tile
+//                                                    (misroute if dst_tile >= cfg_num_tiles_i)
+//   otherwise                                    ->  output RouteTable[lane*4096 + dst_chip]
+//                                                    (misroute if 0xFF, >= cfg_num_ports_i or
+//                                                    lane >= TableLanes)
+//   a routed output >= NumOut (a configuration error) is a misroute as well.
+// A misrouted packet is dropped whole, one flit per cycle from head to tail, and counted once
+// in stat_misroutes_o; it never blocks an output, so it can never hang the router. dst_chip is
+// 12 bits, so "dst_chip >= 4096" cannot occur. The model's "dst_chip >= num_chips" check has no
+// counterpart here: the host loads all TableLanes*4096 entries and writes 0xFF for chips that
+// do not exist (the compiler's image does; the model starts its table at 0xFF). The model's
+// "unconnected port" check is the caller's: cfg_num_ports_i counts the connected ports.
+// Every input decodes from its header. In the model only link inputs do: a tile's path into the
+// exchange carries a target decided by the sending tile (Flit::target/port) and an XB queue
+// always feeds its own link. Both decisions come from the same rule and the same table, so they
+// agree as long as the table does not change during a run.
+//
+// Arbitration (per output, every cycle; outputs do not interact because an input's packet wants
+// exactly one output):
+//   - an output owned by an input presents that input's stage flit whenever there is one;
+//   - a free output presents the first input, in round-robin order starting at rr_q (the input
+//     after the last one whose head it moved: the model's rr = pick + 1), whose stage holds a
+//     head flit routed to it; it becomes owned by that input at once, so valid and flit hold
+//     until ready (STYLE.md rule 6);
+//   - a flit moves on out_valid_o && out_ready_i; ownership ends when the tail moves.
+// One flit per input and per output per cycle. Each input has a one-flit stage register that
+// refills in the cycle it empties, and an owned or newly picked output moves a flit in every
+// cycle its input has one: one flit per cycle per output with back-to-back packets, also
+// between packets of different inputs.
+//
+// Timing: a flit taken on in_* in cycle t is in the input stage in t+1 and can leave on out_*
+// in t+1 (latency 1 cycle; the model moves a flit in the cycle it reaches the front of its
+// input, so the RTL is one cycle later). The stage register is needed because the routing
+// table is a synchronous-read RAM: its read in cycle t returns in t+1, together with the flit.
+//
+//   cycle          0    1    2    3    4    5    6
+//   in 0 (taken)   HA   DA   TA                         packet A, 3 flits, on input 0
+//   in 1 (taken)   HB   .    .    .    DB   TB          packet B to the same output waits
+//   in_ready_o[1]  1    0    0    0    1    1           (HB sits in its stage)
+//   out (moved)    .    HA   DA   TA   HB   DB   TB     no bubble between A and B
+//
+// Combinational paths: out_valid_o and out_flit_o come from registers and from the static
+// cfg_num_ports_i only (never from out_ready_i or any in_*). in_ready_o and in_done_o are
+// combinational from out_ready_i (a stage refills in the cycle its flit moves). The RAM read
+// address is combinational from in_flit_i.
+//
+// in_done_o[k] pulses when input k's flit leaves the router (moved or dropped): the moment the
+// model pops the flit from its input (plus the one cycle of latency). The stage takes a flit
+// from upstream as soon as it is free, also while the flit's output is busy, where the model
+// would leave it at the front of its input; an upstream buffer that must free its slot (return
+// a link credit, a tile-path credit) exactly when the model does uses in_done_o, not its own
+// pop, and counts the stage as one of its entries.
+//
+// Equivalence with the model: while out_ready_i stays high an output picks exactly as
+// Node::tick does (same request set, same rr), one cycle later. The model does not arbitrate for a
+// link output without credits; the RTL keeps presenting (and owning) the input it picked when
+// out_ready_i is low, so under credit starvation the next packet on a link can differ from the
+// model's if a higher-priority input starts waiting during the stall. Tile outputs (ready tied
+// high) and link outputs with credits to spare (docs/exchange.md section 8) always agree.
+//
+// Buffering budget: each input holds one flit (the stage); it refills only in a cycle in which
+// it is empty or its flit leaves, so it can never overflow (asserted). No other storage: the
+// router adds no flow-control loop, the upstream buffers (link receive buffer, tile path, XB
+// queue) are sized by their own budgets (docs/exchange.md sections 4 and 8); their
+// budgets are unchanged when they free a slot on in_done_o (the stage then counts as one of
+// their entries; a link credit loop becomes the 17 cycles of docs/exchange.md section 8,
+// within the 32 credits), or when the stage takes the flit (the stage is then one flit of
+// storage outside their count).
+//
+// Routing table: TableLanes*4096 bytes, one synchronous read port per input (enabled when the
+// input stage can load), a synchronous host read port (cfg_route_rdata_o one cycle after
+// cfg_route_raddr_i) and a host write port. No reset: the host writes every entry before
+// traffic flows. A lookup in the same cycle as a write to the same entry sees the old value;
+// the table must not change while packets flow. Synthesis maps the array to a memory; a
+// technology with one or two ports per RAM macro replicates it per read port (the usual
+// per-input copy of a forwarding table).
+//
+// Parameter constraints: 1 <= NumIn <= 32, 1 <= NumOut <= 32, 1 <= TableLanes <= NumLanes (4).
+// Configuration (cfg_*) is static while packets flow; cfg_num_ports_i + cfg_num_tiles_i <=
+// NumOut and cfg_num_tiles_i <= MaxTiles for a chip.
+module xf_router #(
+  // input streams (link receive buffers, tile paths, XB queues); 1..32
+  parameter int NumIn = 8,
+  // output streams (link transmitters, then tile inputs); 1..32
+  parameter int NumOut = 8,
+  // routing-table lanes held; a packet on lane >= TableLanes is a misroute; 1..NumLanes
+  parameter int TableLanes = xf_defs_pkg::NumLanes
+) (
+  input  logic                  clk_i,              // clock
+  input  logic                  rst_ni,             // asynchronous reset, active low
+  // configuration (host registers; static while packets flow)
+  input  logic                  cfg_route_we_i,     // write one routing-table entry
+  input  logic [13:0]           cfg_route_addr_i,   // entry lane*4096 + dst_chip (RouteTable)
+  input  logic [7:0]            cfg_route_wdata_i,  // output port, 0xFF = no route
+  input  logic [13:0]           cfg_route_raddr_i,  // host read address
+  output logic [7:0]            cfg_route_rdata_o,  // entry at cfg_route_raddr_i, 1 cycle later
+  input  logic [11:0]           cfg_chip_id_i,      // this node's chip id
+  input  logic                  cfg_is_chip_i,      // 1: a chip with tiles; 0: a switch node
+  input  logic [5:0]            cfg_num_tiles_i,    // tiles of this chip (0..16)
+  input  logic [5:0]            cfg_num_ports_i,    // connected link ports (0..NumOut)
+  // input streams
+  input  logic [NumIn-1:0]      in_valid_i,         // input k presents a flit
+  output logic [NumIn-1:0]      in_ready_o,         // input k's flit is taken (into its stage)
+  output logic [NumIn-1:0]      in_done_o,          // input k's stage flit leaves (moved/dropped)
+  input  logic [NumIn*130-1:0]  in_flit_i,          // {head, tail, data} of input k
+  // output streams
+  output logic [NumOut-1:0]     out_valid_o,        // output k presents a flit
+  input  logic [NumOut-1:0]     out_ready_i,        // output k's consumer takes it
+  output logic [NumOut*130-1:0] out_flit_o,         // {head, tail, data} of output k
+  // status
+  output logic [31:0]           stat_misroutes_o    // misrouted packets dropped (saturates)
+);
+
+  `include "xf_assert.svh"
+
+  localparam int FlitW = 130;
+  localparam int HeadBit = 129;
+  localparam int TailBit = 128;
+  localparam int MaxChips = xf_defs_pkg::MaxChips;
+  localparam int TableEntries = TableLanes * MaxChips;
+  localparam int InIdxBits = (NumIn > 1) ? $clog2(NumIn) : 1;
+  localparam int ChipLsb = xf_defs_pkg::HEADER_DST_CHIP_LSB;
+  localparam int TileLsb = xf_defs_pkg::HEADER_DST_TILE_LSB;
+  localparam int LaneLsb = xf_defs_pkg::HEADER_LANE_LSB;
+
+  `ASSERT_INIT(NumInLegal_A, NumIn >= 1 && NumIn <= 32)
+  `ASSERT_INIT(NumOutLegal_A, NumOut >= 1 && NumOut <= 32)
+  `ASSERT_INIT(TableLanesLegal_A, TableLanes >= 1 && TableLanes <= xf_defs_pkg::NumLanes)
+  `ASSERT_INIT(HeaderLegal_A, xf_defs_pkg::HEADER_DST_CHIP_BITS == 12 && MaxChips == 4096 &&
+                              xf_defs_pkg::HEADER_DST_TILE_BITS == 4 &&
+                              xf_defs_pkg::HEADER_LANE_BITS == 2)
+  `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits + 2 == FlitW)
+
+  // ---- Routing table --------------------------------------------------------------------------
+  // A RAM: no reset, so its processes are the memory idiom rather than q <= d. Arrays of
+  // streams are flattened (element k at [k*W +: W]) because Yosys 0.23 and Icarus 11 do not
+  // accept packed arrays of vectors indexed by a variable.
+  logic [7:0]         route_mem [TableEntries];
+  logic [7:0]         route_rdata_q;
+  logic [NumIn*14-1:0] lookup_addr;  // {lane, dst_chip} of the arriving flit
+  logic [NumIn-1:0]   lookup_en;
+  logic [NumIn*8-1:0] lookup_q;      // entry read when the flit entered the stage
+
+  always_ff @(posedge clk_i) begin
+    if (cfg_route_we_i && (32'(cfg_route_addr_i) < TableEntries)) begin
+      route_mem[cfg_route_addr_i] <= cfg_route_wdata_i;
+    end
+  end
+
+  // Reads above the table (TableLanes < 4) return 0xFF.
+  always_ff @(posedge clk_i) begin
+    if (32'(cfg_route_raddr_i) < TableEntries) route_rdata_q <= route_mem[cfg_route_raddr_i];
+    else route_rdata_q <= 8'hFF;
+  end
+  assign cfg_route_rdata_o = route_rdata_q;
+
+  for (genvar i = 0; i < NumIn; i++) begin : gen_lookup
+    logic [7:0] rdata_q;
+    always_ff @(posedge clk_i) begin
+      if (lookup_en[i]) rdata_q <= route_mem[lookup_addr[i*14 +: 14]];
+    end
+    assign lookup_q[i*8 +: 8] = rdata_q;
+  end
+
+  // ---- Input stages ---------------------------------------------------------------------------
+  logic [NumIn-1:0]       stg_valid_d, stg_valid_q;          // stage holds a flit
+  logic [NumIn*FlitW-1:0] stg_flit_d, stg_flit_q;            // the flit
+  logic [NumIn-1:0]       stg_local_d, stg_local_q;          // for a tile of this chip
+  logic [NumIn*7-1:0]     stg_local_out_d, stg_local_out_q;  // cfg_num_ports_i + dst_tile
+  logic [NumIn-1:0]       stg_local_bad_d, stg_local_bad_q;  // dst_tile >= cfg_num_tiles_i
+  logic [NumIn-1:0]       stg_lane_bad_d, stg_lane_bad_q;    // lane >= TableLanes
+  logic [NumIn-1:0]       dropping_d, dropping_q;            // inside a dropped packet
+
+  logic [NumIn-1:0]   stg_head, stg_tail;
+  logic [NumIn*8-1:0] route_port;  // output the stage's head flit wants
+  logic [NumIn-1:0]   route_bad;   // the stage's head flit is a misroute
+  logic [NumIn-1:0]   locked;      // input owned by some output
+  logic [NumIn-1:0]   drop;        // the stage's flit is dropped this cycle
+  logic [NumIn-1:0]   drop_head;   // a misrouted head is dropped this cycle (counted)
+  logic [NumIn-1:0]   moved;       // the stage's flit leaves on an output this cycle
+  logic [NumIn-1:0]   pop;         // the stage empties (moved or dropped)
+  logic [NumIn-1:0]   accept;      // in_valid_i && in_ready_o
+
+  always_comb begin
+    logic [7:0] rd;
+    rd = '0;
+    for (int i = 0; i < NumIn; i++) begin
+      stg_head[i] = stg_flit_q[i*FlitW + HeadBit];
+      stg_tail[i] = stg_flit_q[i*FlitW + TailBit];
+      rd = lookup_q[i*8 +: 8];
+      if (stg_local_q[i]) begin
+        route_port[i*8 +: 8] = {1'b0, stg_local_out_q[i*7 +: 7]};
+        route_bad[i] = stg_local_bad_q[i];
+      end else begin
+        route_port[i*8 +: 8] = rd;
+        route_bad[i] = stg_lane_bad_q[i] || (rd == 8'hFF) || (rd >= {2'b00, cfg_num_ports_i});
+      end
+      if (32'(route_port[i*8 +: 8]) >= NumOut) route_bad[i] = 1'b1;
+      // Dropped: the rest of a misrouted packet, a misrouted head, or a body flit that belongs
+      // to no packet (an upstream framing error, asserted below; dropped so nothing hangs).
+      drop_head[i] = stg_valid_q[i] && !dropping_q[i] && !locked[i] && stg_head[i] &&
+                     route_bad[i];
+      drop[i] = stg_valid_q[i] && (dropping_q[i] || drop_head[i] ||
+                                   (!stg_head[i] && !locked[i]));
+    end
+  end
+
+  // A stage refills in the cycle it empties (combinational from out_ready_i through moved).
+  assign pop = drop | moved;
+  assign in_ready_o = ~stg_valid_q | pop;
+  assign in_done_o = pop;
+  assign accept = in_valid_i & in_ready_o;
+
+  // Decode of the arriving flit and the table read, in the cycle it enters the stage.
+  always_comb begin
+    logic [FlitW-1:0] f;
+    logic [11:0]      dst_chip;
+    logic [3:0]       dst_tile;
+    logic [1:0]       lane;
+    stg_valid_d = stg_valid_q & ~pop;
+    stg_flit_d = stg_flit_q;
+    stg_local_d = stg_local_q;
+    stg_local_out_d = stg_local_out_q;
+    stg_local_bad_d = stg_local_bad_q;
+    stg_lane_bad_d = stg_lane_bad_q;
+    for (int i = 0; i < NumIn; i++) begin
+      f = in_flit_i[i*FlitW +: FlitW];
+      dst_chip = f[ChipLsb +: 12];
+      dst_tile = f[TileLsb +: 4];
+      lane = f[LaneLsb +: 2];
+      if (accept[i]) begin
+        stg_valid_d[i] = 1'b1;
+        stg_flit_d[i*FlitW +: FlitW] = f;
+        stg_local_d[i] = cfg_is_chip_i && (dst_chip == cfg_chip_id_i);
+        stg_local_out_d[i*7 +: 7] = 7'(cfg_num_ports_i) + 7'(dst_tile);
+        stg_local_bad_d[i] = {2'b00, dst_tile} >= cfg_num_tiles_i;
+        stg_lane_bad_d[i] = 32'(lane) >= TableLanes;
+      end
+      lookup_en[i] = in_ready_o[i];  // the stage loads or empties: its old entry is done
+      lookup_addr[i*14 +: 14] = (32'(lane) >= TableLanes) ? 14'd0 : {lane, dst_chip};
+    end
+  end
+
+  always_comb begin
+    dropping_d = dropping_q;
+    for (int i = 0; i < NumIn; i++) begin
+      if (drop[i]) dropping_d[i] = !stg_tail[i];
+    end
+  end
+
+  // ---- Outputs --------------------------------------------------------------------------------
+  logic [NumOut-1:0]           own_valid_d, own_valid_q;  // output owned by input own_idx
+  logic [NumOut*InIdxBits-1:0] own_idx_d, own_idx_q;
+  logic [NumOut*InIdxBits-1:0] rr_d, rr_q;   // first input of the round-robin search
+  logic [NumOut-1:0]           mid_d, mid_q;  // a head has moved, its tail not yet
+  logic [NumOut-1:0]           xfer;          // a flit moves on the output
+  logic [NumIn*NumOut-1:0]     grant;         // bit i*NumOut+o: output o presents input i
+
+  always_comb begin
+    for (int i = 0; i < NumIn; i++) begin
+      locked[i] = 1'b0;
+      for (int o = 0; o < NumOut; o++) begin
+        if (own_valid_q[o] && (32'(own_idx_q[o*InIdxBits +: InIdxBits]) == i)) locked[i] = 1'b1;
+      end
+    end
+  end
+
+  always_comb begin
+    logic                 found;
+    logic [InIdxBits-1:0] cand, pick, own;
+    logic [31:0]          next;
+    found = 1'b0;
+    cand = '0;
+    pick = '0;
+    own = '0;
+    next = '0;
+    grant = '0;
+    out_valid_o = '0;
+    out_flit_o = '0;
+    xfer = '0;
+    own_valid_d = own_valid_q;
+    own_idx_d = own_idx_q;
+    rr_d = rr_q;
+    mid_d = mid_q;
+    for (int o = 0; o < NumOut; o++) begin
+      own = own_idx_q[o*InIdxBits +: InIdxBits];
+      pick = own;
+      found = 1'b0;
+      if (own_valid_q[o]) begin
+        found = stg_valid_q[own];
+      end else begin
+        for (int k = 0; k < NumIn; k++) begin
+          // cand = (rr_q + k) mod NumIn
+          next = 32'(rr_q[o*InIdxBits +: InIdxBits]) + k;
+          cand = (next >= NumIn) ? InIdxBits'(next - NumIn) : InIdxBits'(next);
+          if (!found && stg_valid_q[cand] && stg_head[cand] && !route_bad[cand] &&
+              !locked[cand] && !dropping_q[cand] && (32'(route_port[cand*8 +: 8]) == o)) begin
+            found = 1'b1;
+            pick = cand;
+          end
+        end
+      end
+      out_valid_o[o] = found;
+      out_flit_o[o*FlitW +: FlitW] = stg_flit_q[pick*FlitW +: FlitW];
+      xfer[o] = found && out_ready_i[o];
+      grant[pick*NumOut + o] = found;
+      // Next state: owned from the first presentation to the tail's move.
+      if (found) begin
+        own_valid_d[o] = !(xfer[o] && stg_tail[pick]);
+        own_idx_d[o*InIdxBits +: InIdxBits] = pick;
+      end
+      if (xfer[o]) begin
+        mid_d[o] = !stg_tail[pick];
+        next = 32'(pick) + 1;
+        if (stg_head[pick]) begin  // the model's rr = pick + 1
+          rr_d[o*InIdxBits +: InIdxBits] = (next >= NumIn) ? '0 : InIdxBits'(next);
+        end
+      end
+    end
+  end
+
+  always_comb begin
+    for (int i = 0; i < NumIn; i++) begin
+      moved[i] = |(grant[i*NumOut +: NumOut] & out_ready_i);
+    end
+  end
+
+  // ---- Misroute counter -----------------------------------------------------------------------
+  logic [31:0] misroutes_d, misroutes_q;
+
+  always_comb begin
+    logic [32:0] sum;
+    sum = {1'b0, misroutes_q};
+    for (int i = 0; i < NumIn; i++) sum = sum + 33'(drop_head[i]);
+    misroutes_d = sum[32] ? 32'hFFFF_FFFF : sum[31:0];
+  end
+
+  assign stat_misroutes_o = misroutes_q;
+
+  // ---- Registers ------------------------------------------------------------------------------
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      stg_valid_q <= '0;
+      stg_flit_q <= '0;
+      stg_local_q <= '0;
+      stg_local_out_q <= '0;
+      stg_local_bad_q <= '0;
+      stg_lane_bad_q <= '0;
+      dropping_q <= '0;
+      own_valid_q <= '0;
+      own_idx_q <= '0;
+      rr_q <= '0;
+      mid_q <= '0;
+      misroutes_q <= '0;
+    end else begin
+      stg_valid_q <= stg_valid_d;
+      stg_flit_q <= stg_flit_d;
+      stg_local_q <= stg_local_d;
+      stg_local_out_q <= stg_local_out_d;
+      stg_local_bad_q <= stg_local_bad_d;
+      stg_lane_bad_q <= stg_lane_bad_d;
+      dropping_q <= dropping_d;
+      own_valid_q <= own_valid_d;
+      own_idx_q <= own_idx_d;
+      rr_q <= rr_d;
+      mid_q <= mid_d;
+      misroutes_q <= misroutes_d;
+    end
+  end
+
+  // ---- Assertions -----------------------------------------------------------------------------
+  `ASSERT_KNOWN(InValidKnown_A, in_valid_i)
+  `ASSERT_KNOWN(OutReadyKnown_A, out_ready_i)
+  `ASSERT_KNOWN(OutValidKnown_A, out_valid_o)
+  for (genvar i = 0; i < NumIn; i++) begin : gen_in_asserts
+    // The one-flit stage never overflows: it loads only when empty or emptied in that cycle.
+    `ASSERT(StageNoOverflow_A, !(accept[i] && stg_valid_q[i] && !pop[i]))
+    // At most one output presents an input, so a flit leaves once.
+    `ASSERT(OneGrantPerInput_A, $onehot0(grant[i*NumOut +: NumOut]))
+    // Valid/ready on every input: valid and flit hold until ready.
+    `ASSERT(InValidHeld_A, !$past(in_valid_i[i] && !in_ready_o[i]) || in_valid_i[i])
+    `ASSERT_STABLE(InFlitStable_A, in_flit_i[i*FlitW +: FlitW], in_valid_i[i] && !in_ready_o[i])
+    // Framing: a body flit arrives only inside a packet (it is dropped otherwise).
+    `ASSERT(NoStrayBody_A, !(stg_valid_q[i] && !stg_head[i] && !locked[i] && !dropping_q[i]))
+    // A head flit never follows a head before the previous tail.
+    `ASSERT(NoHeadWhileDropping_A, !(stg_valid_q[i] && stg_head[i] && dropping_q[i]))
+  end
+  for (genvar o = 0; o < NumOut; o++) begin : gen_out_asserts
+    // Valid/ready on every output.
+    `ASSERT(OutValidHeld_A, !$past(out_valid_o[o] && !out_ready_i[o]) || out_valid_o[o])
+    `ASSERT_STABLE(OutFlitStable_A, out_flit_o[o*FlitW +: FlitW],
+                   out_valid_o[o] && !out_ready_i[o])
+    // Wormhole: inside a packet only its own body flits; outside, only heads.
+    `ASSERT(NoHeadInsidePacket_A, !(out_valid_o[o] && mid_q[o] && out_flit_o[o*FlitW+HeadBit]))
+    `ASSERT(NoBodyOutsidePacket_A, !(out_valid_o[o] && !mid_q[o] &&
+                                     !out_flit_o[o*FlitW+HeadBit]))
+    `ASSERT(MidOnlyWhenOwned_A, !mid_q[o] || own_valid_q[o])
+  end
+
+endmodule

@@ -1,0 +1,330 @@
+// Exchange block (XB) of one off-chip link (docs/exchange.md sections 1-4, seed 002): admits
+// one tile at a time to the link with the XREQ / GRANT / XOFF / XON / XDONE protocol and
+// queues the granted tile's link-bound flits for the link transmitter. Cycle-exact with the
+// model's `Node::tick` (model/chip.cpp, struct Xb).
+//
+// Cycle order (the model's): in a cycle t the XB
+//   1. takes the tiles' control and data presented in t: xreq_i appends the requesting tiles
+//      to the request list (several in one cycle: ascending tile order), xdone_i from the
+//      granted tile ends its grant (from any other tile it is ignored, as in the model), and
+//      in_valid_i appends in_flit_i to the queue;
+//   2. decides on the occupancy after that enqueue and before this cycle's dequeue,
+//      occ(t) = flits held at the start of t + in_valid_i:
+//        if no tile holds the grant (after step 1), a request waits and occ < XoffThreshold:
+//          grant the oldest requester, xoff <- 0, send it GRANT
+//        else if a tile holds the grant:
+//          if !xoff and occ >= XoffThreshold: xoff <- 1, send XOFF to the granted tile
+//          else if xoff and occ <= XonThreshold: xoff <- 0, send XON to the granted tile
+//      so an XREQ presented in t can be granted in t, and an XDONE in t lets the next
+//      requester be granted in t;
+//   3. offers the queue's oldest flit to the link transmitter; a flit enqueued in t is offered
+//      in t when the queue was empty (fall-through), as the model's arbiter can move it in t.
+//
+// The message of step 2 is on msg_valid_o / msg_kind_o in cycle t itself. The model's tile
+// acts on it XbCtrlLatencyCycles = 2 cycles later: that latency is NOT in this block; the
+// exchange wiring between the XB and the tiles must add exactly XbCtrlLatencyCycles register
+// stages. Likewise in_*, xreq_i and xdone_i are the tile path's output, ExchangeLatencyCycles
+// after the tile emitted them (the exchange's tile path, not this block).
+//
+//   cycle         14   15   16   17   18   19   20   21   22   23   24
+//   xreq_i[0]     ___________/~~~\_______________________________________  (emitted in 14)
+//   msg_valid_o[0]___________/~~~\_______________________________________  GRANT, same cycle
+//   tile 0 sees   _____________________/~~~\_____________________________  18 (exchange wiring)
+//   in_valid_i    _______________________________/~~~~~~~~~~~~~\_________  H D D
+//   out_valid_o   _______________________________/~~~~~~~~~~~~~\_________  fall-through
+//   xdone_i[0]    ___________________________________________________/~~~\  ends the grant
+//
+// Protocol. in_valid_i / in_flit_i carry only the granted tile's link-bound flits and have no
+// ready: the XB never refuses a flit; the XOFF budget below guarantees room. If a flit arrives
+// with the queue full (occ > QueueFlits: the model's `xb_overflows`), QueueNoOverflow_A fires,
+// stat_overflow_o latches and stat_overflow_count_o counts it; the flit is still stored when
+// the link takes a flit in the same cycle and is lost otherwise (never a hang).
+// out_valid_o / out_ready_i / out_flit_o is a valid/ready stream (STYLE.md rule 6).
+//
+// Combinational paths: msg_valid_o and msg_kind_o from xreq_i, xdone_i and in_valid_i;
+// out_valid_o and out_flit_o from in_valid_i and in_flit_i while the queue is empty. No output
+// depends on out_ready_i. The stat_* outputs are registers (state at the start of the cycle).
+//
+// Round-trip budget for XOFF (docs/exchange.md section 4), from the cycle t in which the XB
+// sees occ >= XoffThreshold and sends XOFF, assuming the link takes nothing meanwhile:
+//   t+1 .. t+2  XOFF crosses the exchange wiring (XbCtrlLatencyCycles = 2); the tile keeps
+//               sending one flit per cycle                                          2 flits
+//   t+2         the tile acts on XOFF; a tile that registers it sends one more        1 flit
+//   up to t+4   flits already in the tile's path arrive (ExchangeLatencyCycles = 2)  2 flits
+//   total after the decision: InFlightFlits = 2 + 1 + 2 = 5; margin QueueFlits - Xoff - 5 = 3.
+// The model's tile (XOFF applied in the cycle it arrives) peaks at Xoff + 3 = 27; a registered
+// tile at Xoff + 4 = 28; both <= QueueFlits = 32. A grant is given only below XoffThreshold, so
+// a session never starts above it. XonThreshold = 8: after XON the refill takes
+// XbCtrlLatencyCycles + ExchangeLatencyCycles (+1 for a registered tile) cycles, so a queue at
+// 8 still holds >= 3 flits when new ones arrive and the link does not idle for the pause.
+// Request list: a tile has at most one request outstanding and is never both waiting and
+// granted (it sends XREQ only outside a session, and its XDONE precedes its next XREQ on the
+// same path), so NumTiles entries always suffice (ReqListNoOverflow_A).
+//
+// Parameter constraints: 1 <= NumTiles <= MaxTiles (16); 0 <= XonThresholdFlits <
+// XoffThresholdFlits <= QueueFlits; QueueFlits - XoffThresholdFlits >= XbCtrlLatencyCycles + 1 +
+// ExchangeLatencyCycles (5).
+module xf_xb #(
+  // tiles that can use this link (tile ids 0 .. NumTiles-1); 1..16
+  parameter int NumTiles = xf_defs_pkg::MaxTiles,
+  // flits of the queue; >= XoffThresholdFlits + 5
+  parameter int QueueFlits = xf_defs_pkg::XbQueueFlits,
+  // occupancy at which XOFF is sent; > XonThresholdFlits
+  parameter int XoffThresholdFlits = xf_defs_pkg::XbXoffThresholdFlits,
+  // occupancy at or below which XON is sent after XOFF; >= 0
+  parameter int XonThresholdFlits = xf_defs_pkg::XbXonThresholdFlits,
+  // occupancy width, room for QueueFlits + 1 (derived; do not override)
+  parameter int OccBits = $clog2(QueueFlits + 2)
+) (
+  input  logic                clk_i,                  // clock
+  input  logic                rst_ni,                 // asynchronous reset, active low
+  // session control from the tiles (the tile paths' outputs), one pulse per XREQ / XDONE
+  input  logic [NumTiles-1:0] xreq_i,                 // tile i asks for the link
+  input  logic [NumTiles-1:0] xdone_i,                // tile i ends its session
+  // link-bound flits of the granted tile (no ready: never refused)
+  input  logic                in_valid_i,             // a flit arrives
+  input  logic [129:0]        in_flit_i,              // {head, tail, data[127:0]}
+  // messages to the tiles (the exchange wiring adds XbCtrlLatencyCycles)
+  output logic [NumTiles-1:0] msg_valid_o,            // a message for tile i (at most one bit)
+  output logic [1:0]          msg_kind_o,             // MsgGrant, MsgXon or MsgXoff
+  // queue output to the link transmitter
+  output logic                out_valid_o,            // a flit is offered
+  input  logic                out_ready_i,            // the transmitter takes it
+  output logic [129:0]        out_flit_o,             // {head, tail, data[127:0]}
+  // status (registers)
+  output logic [OccBits-1:0]  stat_occupancy_o,       // flits queued at the start of the cycle
+  output logic [OccBits-1:0]  stat_max_occupancy_o,   // largest occ since reset
+  output logic                stat_granted_valid_o,   // a tile holds the grant
+  output logic [3:0]          stat_granted_tile_o,    // which tile (when valid)
+  output logic                stat_xoff_o,            // XOFF sent and no XON since
+  output logic                stat_overflow_o,        // a flit ever arrived at a full queue
+  output logic [15:0]         stat_overflow_count_o,  // such arrivals (saturating)
+  output logic                stat_proto_err_o        // a tile ever broke the protocol (below)
+);
+
+  `include "xf_assert.svh"
+
+  // Message kinds on msg_kind_o (the model's XbMsg order).
+  localparam logic [1:0] MsgGrant = 2'd0;
+  localparam logic [1:0] MsgXon = 2'd1;
+  localparam logic [1:0] MsgXoff = 2'd2;
+
+  // Flits that can still arrive after the XOFF decision (header budget).
+  localparam int InFlightFlits =
+      xf_defs_pkg::XbCtrlLatencyCycles + 1 + xf_defs_pkg::ExchangeLatencyCycles;
+  localparam int FlitWidth = xf_defs_pkg::FlitBits + 2;
+  localparam int TileIdBits = 4;
+  localparam int ReqCountBits = $clog2(NumTiles + 1);
+  localparam int QueueCountBits = $clog2(QueueFlits + 1);
+
+  `ASSERT_INIT(NumTilesLegal_A, NumTiles >= 1 && NumTiles <= xf_defs_pkg::MaxTiles)
+  `ASSERT_INIT(TileIdBitsLegal_A, (1 << TileIdBits) == xf_defs_pkg::MaxTiles)
+  `ASSERT_INIT(ThresholdsLegal_A, XonThresholdFlits >= 0 &&
+                                  XonThresholdFlits < XoffThresholdFlits &&
+                                  XoffThresholdFlits <= QueueFlits)
+  `ASSERT_INIT(XoffBudgetLegal_A, QueueFlits - XoffThresholdFlits >= InFlightFlits)
+  `ASSERT_INIT(OccBitsLegal_A, OccBits == $clog2(QueueFlits + 2))
+  `ASSERT_INIT(FlitWidthLegal_A, FlitWidth == 130)
+
+  // ---- Queue (fall-through FIFO) ----------------------------------------------------------------
+  logic                      q_push, q_pop, q_full, q_empty;
+  logic [QueueCountBits-1:0] q_count;
+
+  xf_fifo #(
+    .DataBits    (FlitWidth),
+    .DepthEntries(QueueFlits),
+    .FallThrough (1'b1)
+  ) u_queue (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .push_i     (q_push),
+    .push_data_i(in_flit_i),
+    .full_o     (q_full),
+    .pop_i      (q_pop),
+    .pop_data_o (out_flit_o),
+    .empty_o    (q_empty),
+    .count_o    (q_count)
+  );
+
+  assign out_valid_o = !q_empty;
+  assign q_pop = out_valid_o && out_ready_i;
+  // A flit at a full queue is stored only if the link frees a slot in the same cycle (a full
+  // queue offers a flit, so that is out_ready_i; written so to avoid a loop through q_pop).
+  assign q_push = in_valid_i && (!q_full || out_ready_i);
+
+  // ---- Control state ------------------------------------------------------------------------
+  // Request list, oldest first: entry j (valid for j < req_count_q) in bits
+  // [j*TileIdBits +: TileIdBits] (flat: Yosys 0.23 rejects packed arrays of vectors).
+  logic [NumTiles*TileIdBits-1:0] req_d, req_q;
+  logic [ReqCountBits-1:0] req_count_d, req_count_q;
+  logic                    granted_valid_d, granted_valid_q;
+  logic [TileIdBits-1:0]   granted_tile_d, granted_tile_q;
+  logic                    xoff_d, xoff_q;
+  logic [OccBits-1:0]      max_occ_d, max_occ_q;
+  logic                    overflow_d, overflow_q;
+  logic [15:0]             overflow_count_d, overflow_count_q;
+  logic                    proto_err_d, proto_err_q;
+
+  // Intermediate values of the cycle (after step 1).
+  logic [OccBits-1:0]      occ;            // flits queued after this cycle's enqueue
+  logic                    occ_overflow;   // occ > QueueFlits
+  logic [NumTiles*TileIdBits-1:0] req_mid;
+  logic [ReqCountBits-1:0] req_count_mid;
+  logic                    req_drop;       // a request found the list full
+  logic                    released;       // XDONE from the granted tile
+  logic                    granted_mid;    // a tile holds the grant after step 1
+  logic                    grant;          // step 2 grants the oldest requester
+  logic                    proto_err;      // this cycle breaks the protocol
+
+  assign occ = OccBits'(q_count) + OccBits'(in_valid_i);
+  assign occ_overflow = in_valid_i && q_full;
+
+  always_comb begin
+    // Step 1: requests in ascending tile order, XDONE of the granted tile.
+    req_mid = req_q;
+    req_count_mid = req_count_q;
+    req_drop = 1'b0;
+    released = 1'b0;
+    proto_err = 1'b0;
+    for (int i = 0; i < NumTiles; i++) begin
+      if (xdone_i[i]) begin
+        if (granted_valid_q && granted_tile_q == TileIdBits'(i)) begin
+          released = 1'b1;
+        end else begin
+          proto_err = 1'b1;  // XDONE from a tile without the grant (ignored, as the model)
+        end
+      end
+    end
+    granted_mid = granted_valid_q && !released;
+    for (int i = 0; i < NumTiles; i++) begin
+      if (xreq_i[i]) begin
+        // A tile that waits or holds the grant must not ask again.
+        if (granted_mid && granted_tile_q == TileIdBits'(i)) begin
+          proto_err = 1'b1;
+        end
+        for (int j = 0; j < NumTiles; j++) begin
+          if (ReqCountBits'(j) < req_count_q &&
+              req_q[j*TileIdBits +: TileIdBits] == TileIdBits'(i)) begin
+            proto_err = 1'b1;
+          end
+        end
+        if (req_count_mid == ReqCountBits'(NumTiles)) begin
+          req_drop = 1'b1;
+          proto_err = 1'b1;
+        end else begin
+          for (int j = 0; j < NumTiles; j++) begin
+            if (ReqCountBits'(j) == req_count_mid) begin
+              req_mid[j*TileIdBits +: TileIdBits] = TileIdBits'(i);
+            end
+          end
+          req_count_mid = req_count_mid + 1'b1;
+        end
+      end
+    end
+    // Data with no tile granted.
+    if (in_valid_i && !granted_valid_q) begin
+      proto_err = 1'b1;
+    end
+
+    // Step 2: control.
+    req_d = req_mid;
+    req_count_d = req_count_mid;
+    granted_valid_d = granted_mid;
+    granted_tile_d = granted_tile_q;
+    xoff_d = xoff_q;
+    msg_valid_o = '0;
+    msg_kind_o = MsgGrant;
+    grant = !granted_mid && req_count_mid != '0 && occ < OccBits'(XoffThresholdFlits);
+    if (grant) begin
+      for (int j = 0; j < NumTiles - 1; j++) begin
+        req_d[j*TileIdBits +: TileIdBits] = req_mid[(j + 1)*TileIdBits +: TileIdBits];
+      end
+      req_count_d = req_count_mid - 1'b1;
+      granted_valid_d = 1'b1;
+      granted_tile_d = req_mid[TileIdBits-1:0];
+      xoff_d = 1'b0;
+      msg_kind_o = MsgGrant;
+      for (int i = 0; i < NumTiles; i++) begin
+        msg_valid_o[i] = req_mid[TileIdBits-1:0] == TileIdBits'(i);
+      end
+    end else if (granted_mid) begin
+      if (!xoff_q && occ >= OccBits'(XoffThresholdFlits)) begin
+        xoff_d = 1'b1;
+        msg_kind_o = MsgXoff;
+        for (int i = 0; i < NumTiles; i++) begin
+          msg_valid_o[i] = granted_tile_q == TileIdBits'(i);
+        end
+      end else if (xoff_q && occ <= OccBits'(XonThresholdFlits)) begin
+        xoff_d = 1'b0;
+        msg_kind_o = MsgXon;
+        for (int i = 0; i < NumTiles; i++) begin
+          msg_valid_o[i] = granted_tile_q == TileIdBits'(i);
+        end
+      end
+    end
+
+    // Status.
+    max_occ_d = occ > max_occ_q ? occ : max_occ_q;
+    overflow_d = overflow_q || occ_overflow;
+    overflow_count_d = overflow_count_q;
+    if (occ_overflow && overflow_count_q != '1) begin
+      overflow_count_d = overflow_count_q + 1'b1;
+    end
+    proto_err_d = proto_err_q || proto_err;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      req_q <= '0;
+      req_count_q <= '0;
+      granted_valid_q <= 1'b0;
+      granted_tile_q <= '0;
+      xoff_q <= 1'b0;
+      max_occ_q <= '0;
+      overflow_q <= 1'b0;
+      overflow_count_q <= '0;
+      proto_err_q <= 1'b0;
+    end else begin
+      req_q <= req_d;
+      req_count_q <= req_count_d;
+      granted_valid_q <= granted_valid_d;
+      granted_tile_q <= granted_tile_d;
+      xoff_q <= xoff_d;
+      max_occ_q <= max_occ_d;
+      overflow_q <= overflow_d;
+      overflow_count_q <= overflow_count_d;
+      proto_err_q <= proto_err_d;
+    end
+  end
+
+  assign stat_occupancy_o = OccBits'(q_count);
+  assign stat_max_occupancy_o = max_occ_q;
+  assign stat_granted_valid_o = granted_valid_q;
+  assign stat_granted_tile_o = granted_tile_q;
+  assign stat_xoff_o = xoff_q;
+  assign stat_overflow_o = overflow_q;
+  assign stat_overflow_count_o = overflow_count_q;
+  assign stat_proto_err_o = proto_err_q;
+
+  // ---- Assertions (docs/exchange.md section 9) ------------------------------------------------
+  // The XOFF budget holds: the queue never holds more than QueueFlits flits.
+  `ASSERT(QueueNoOverflow_A, !occ_overflow)
+  `ASSERT(ReqListNoOverflow_A, !req_drop)
+  `ASSERT(GrantedTileInRange_A, !granted_valid_q || int'(granted_tile_q) < NumTiles)
+  // At most one message per cycle.
+  `ASSERT(OneMessage_A, (msg_valid_o & (msg_valid_o - 1'b1)) == '0)
+  // A grant only when no tile holds the grant and the queue is below the XOFF threshold.
+  `ASSERT(GrantLegal_A, !(msg_valid_o != '0 && msg_kind_o == MsgGrant) ||
+                        (!granted_mid && occ < OccBits'(XoffThresholdFlits)))
+  // XOFF and XON only to the granted tile, alternating (never two XOFFs or two XONs in a row).
+  `ASSERT(XoffLegal_A, !(msg_valid_o != '0 && msg_kind_o == MsgXoff) || (granted_mid && !xoff_q))
+  `ASSERT(XonLegal_A, !(msg_valid_o != '0 && msg_kind_o == MsgXon) || (granted_mid && xoff_q))
+  `ASSERT(MsgKindLegal_A, msg_kind_o != 2'd3)
+  // Valid/ready on the output stream.
+  `ASSERT(OutValidHolds_A, !$past(out_valid_o && !out_ready_i) || out_valid_o)
+  `ASSERT_STABLE(OutFlitStable_A, out_flit_o, out_valid_o && !out_ready_i)
+  `ASSERT_KNOWN(InValidKnown_A, in_valid_i)
+  `ASSERT_KNOWN(CtrlKnown_A, {xreq_i, xdone_i})
+  `ASSERT_KNOWN(OutReadyKnown_A, out_ready_i)
+
+endmodule
