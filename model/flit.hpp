@@ -65,6 +65,6 @@ class Pipe {
 // Control messages from an XB to a tile. The first XON of a session is a grant; a tile that
 // has sent XREQ ignores everything but the grant, so an XON or XOFF still in flight from its
 // previous session on that link cannot start the new one early.
-enum class XbMsg : uint8_t { kGrant, kXon, kXoff };
+using XbMsg = xf::XbMsg;  // generated from spec/xf_defs.json
 
 }  // namespace xf::model

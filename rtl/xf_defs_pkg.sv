@@ -95,6 +95,13 @@ package xf_defs_pkg;
     ISA_FWD = 8'd19
   } isa_e;
 
+  // XB to tile control message (the first XON of a session is the grant)
+  typedef enum logic [1:0] {
+    XB_MSG_GRANT = 2'd0,
+    XB_MSG_XON = 2'd1,
+    XB_MSG_XOFF = 2'd2
+  } xb_msg_e;
+
   // tile error codes (status register)
   typedef enum logic [3:0] {
     TILE_ERR_NONE = 4'd0,

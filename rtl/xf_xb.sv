@@ -105,9 +105,9 @@ module xf_xb #(
   `include "xf_assert.svh"
 
   // Message kinds on msg_kind_o (the model's XbMsg order).
-  localparam logic [1:0] MsgGrant = 2'd0;
-  localparam logic [1:0] MsgXon = 2'd1;
-  localparam logic [1:0] MsgXoff = 2'd2;
+  localparam logic [1:0] MsgGrant = xf_defs_pkg::XB_MSG_GRANT;  // spec/xf_defs.json XbMsg
+  localparam logic [1:0] MsgXon = xf_defs_pkg::XB_MSG_XON;
+  localparam logic [1:0] MsgXoff = xf_defs_pkg::XB_MSG_XOFF;
 
   // Flits that can still arrive after the XOFF decision (header budget).
   localparam int InFlightFlits =

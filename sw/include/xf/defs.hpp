@@ -166,6 +166,23 @@ inline const char* to_string(Isa v) {
   return "?";
 }
 
+// XB to tile control message (the first XON of a session is the grant) (2 bits)
+enum class XbMsg : uint8_t {
+  kGrant = 0,  // the tile's session starts: it may send
+  kXon = 1,  // resume sending after an XOFF
+  kXoff = 2,  // stop sending: the XB queue reached XbXoffThresholdFlits
+};
+inline constexpr uint32_t kXbMsgBits = 2;
+inline constexpr uint32_t kXbMsgCount = 3;
+inline const char* to_string(XbMsg v) {
+  switch (v) {
+    case XbMsg::kGrant: return "grant";
+    case XbMsg::kXon: return "xon";
+    case XbMsg::kXoff: return "xoff";
+  }
+  return "?";
+}
+
 // tile error codes (status register) (4 bits)
 enum class TileErr : uint8_t {
   kNone = 0,  // no error
