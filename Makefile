@@ -53,8 +53,14 @@ build: $(SETUP_STAMP) ## build the library, model, fabric tool and tests
 	@cmake --build $(CMAKE_DIR) -j $(JOBS)
 
 .PHONY: lint
-lint: $(SETUP_STAMP) ## lint the RTL with Verilator -Wall
+lint: $(SETUP_STAMP) ## lint the RTL (Verilator -Wall), synthesise it (Yosys), compile it (Icarus)
 	@scripts/lint_rtl.sh
+	@scripts/synth_check.sh
+	@scripts/icarus_check.sh
+
+.PHONY: synth-check
+synth-check: $(SETUP_STAMP) ## Yosys generic + iCE40 synthesis of every block, cell counts
+	@scripts/synth_check.sh
 
 .PHONY: test
 test: $(SETUP_STAMP) check-gen check-format build lint ## run every test (unit, model, compiler, tool)
@@ -71,6 +77,16 @@ FIRST_SEED ?= 1
 .PHONY: regress-model
 regress-model: $(SETUP_STAMP) build ## random collectives on the model: make regress-model SEEDS=N [FIRST_SEED=S]
 	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) $(FIRST_SEED)
+
+REGRESS_ALU_FILTER ?= RtlAluRegress.*
+
+.PHONY: regress-alu
+regress-alu: $(SETUP_STAMP) build ## RTL ALU: all 2^32 pairs per 16-bit op, 4096 sets, 10^7 fp32 per op (~4.6 h)
+	@echo "regress-alu: ~4.6 h on one core at ~0.47 Mflit/s (each test prints its own estimate);"
+	@echo "regress-alu: seed XF_SEED=$${XF_SEED:-161 (default)}; slices: XF_REGRESS_B=first:count,"
+	@echo "regress-alu: XF_REGRESS_OP='<config>', REGRESS_ALU_FILTER='RtlAluRegress.<test>'"
+	@$(CMAKE_DIR)/test_rtl_alu_regress --gtest_also_run_disabled_tests \
+	  --gtest_filter='$(REGRESS_ALU_FILTER)'
 
 .PHONY: bench-model
 bench-model: $(SETUP_STAMP) build ## ring vs biring vs ladder cycles on the model, and the 64-chip run

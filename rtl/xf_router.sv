@@ -16,14 +16,17 @@
 //   cfg_is_chip_i && dst_chip == cfg_chip_id_i  ->  output cfg_num_ports_i + dst_tile
 //                                                    (misroute if dst_tile >= cfg_num_tiles_i)
 //   otherwise                                    ->  output RouteTable[lane*4096 + dst_chip]
-//                                                    (misroute if 0xFF, >= cfg_num_ports_i or
-//                                                    lane >= TableLanes)
+//                                                    (misroute if 0xFF, >= cfg_num_ports_i,
+//                                                    lane >= TableLanes or
+//                                                    dst_chip >= TableChips)
 //   a routed output >= NumOut (a configuration error) is a misroute as well.
 // A misrouted packet is dropped whole, one flit per cycle from head to tail, and counted once
 // in stat_misroutes_o; it never blocks an output, so it can never hang the router. dst_chip is
 // 12 bits, so "dst_chip >= 4096" cannot occur. The model's "dst_chip >= num_chips" check has no
-// counterpart here: the host loads all TableLanes*4096 entries and writes 0xFF for chips that
-// do not exist (the compiler's image does; the model starts its table at 0xFF). The model's
+// counterpart here: the host loads all TableLanes*TableChips entries and writes 0xFF for chips
+// that do not exist (the compiler's image does; the model starts its table at 0xFF). A router
+// built with TableChips < 4096 (a smaller fabric, or the synthesis check of a reduced
+// configuration) treats every chip >= TableChips as having no entry, i.e. a misroute. The model's
 // "unconnected port" check is the caller's: cfg_num_ports_i counts the connected ports.
 // Every input decodes from its header. In the model only link inputs do: a tile's path into the
 // exchange carries a target decided by the sending tile (Flit::target/port) and an XB queue
@@ -82,15 +85,19 @@
 // within the 32 credits), or when the stage takes the flit (the stage is then one flit of
 // storage outside their count).
 //
-// Routing table: TableLanes*4096 bytes, one synchronous read port per input (enabled when the
-// input stage can load), a synchronous host read port (cfg_route_rdata_o one cycle after
-// cfg_route_raddr_i) and a host write port. No reset: the host writes every entry before
+// Routing table: TableLanes*TableChips bytes, one synchronous read port per input (enabled when
+// the input stage can load), a synchronous host read port (cfg_route_rdata_o one cycle after
+// cfg_route_raddr_i) and a host write port. Host addresses keep the register map's layout
+// lane*4096 + dst_chip whatever TableChips is: a write to an entry outside the table (lane >=
+// TableLanes or dst_chip >= TableChips) is ignored and a read of one returns 0xFF (no route),
+// which is what such a lookup does. No reset: the host writes every entry before
 // traffic flows. A lookup in the same cycle as a write to the same entry sees the old value;
 // the table must not change while packets flow. Synthesis maps the array to a memory; a
 // technology with one or two ports per RAM macro replicates it per read port (the usual
 // per-input copy of a forwarding table).
 //
-// Parameter constraints: 1 <= NumIn <= 32, 1 <= NumOut <= 32, 1 <= TableLanes <= NumLanes (4).
+// Parameter constraints: 1 <= NumIn <= 32, 1 <= NumOut <= 32, 1 <= TableLanes <= NumLanes (4),
+// TableChips a power of two, 1 <= TableChips <= MaxChips (4096).
 // Configuration (cfg_*) is static while packets flow; cfg_num_ports_i + cfg_num_tiles_i <=
 // NumOut and cfg_num_tiles_i <= MaxTiles for a chip.
 module xf_router #(
@@ -99,7 +106,10 @@ module xf_router #(
   // output streams (link transmitters, then tile inputs); 1..32
   parameter int NumOut = 8,
   // routing-table lanes held; a packet on lane >= TableLanes is a misroute; 1..NumLanes
-  parameter int TableLanes = xf_defs_pkg::NumLanes
+  parameter int TableLanes = xf_defs_pkg::NumLanes,
+  // routing-table chips held per lane; a packet to dst_chip >= TableChips is a misroute;
+  // a power of two, 1..MaxChips (4096)
+  parameter int TableChips = xf_defs_pkg::MaxChips
 ) (
   input  logic                  clk_i,              // clock
   input  logic                  rst_ni,             // asynchronous reset, active low
@@ -132,7 +142,8 @@ module xf_router #(
   localparam int HeadBit = 129;
   localparam int TailBit = 128;
   localparam int MaxChips = xf_defs_pkg::MaxChips;
-  localparam int TableEntries = TableLanes * MaxChips;
+  localparam int TableEntries = TableLanes * TableChips;
+  localparam int TblAddrBits = (TableEntries > 1) ? $clog2(TableEntries) : 1;  // table index
   localparam int InIdxBits = (NumIn > 1) ? $clog2(NumIn) : 1;
   localparam int ChipLsb = xf_defs_pkg::HEADER_DST_CHIP_LSB;
   localparam int TileLsb = xf_defs_pkg::HEADER_DST_TILE_LSB;
@@ -141,6 +152,8 @@ module xf_router #(
   `ASSERT_INIT(NumInLegal_A, NumIn >= 1 && NumIn <= 32)
   `ASSERT_INIT(NumOutLegal_A, NumOut >= 1 && NumOut <= 32)
   `ASSERT_INIT(TableLanesLegal_A, TableLanes >= 1 && TableLanes <= xf_defs_pkg::NumLanes)
+  `ASSERT_INIT(TableChipsLegal_A, TableChips >= 1 && TableChips <= MaxChips &&
+                                  (TableChips & (TableChips - 1)) == 0)
   `ASSERT_INIT(HeaderLegal_A, xf_defs_pkg::HEADER_DST_CHIP_BITS == 12 && MaxChips == 4096 &&
                               xf_defs_pkg::HEADER_DST_TILE_BITS == 4 &&
                               xf_defs_pkg::HEADER_LANE_BITS == 2)
@@ -152,19 +165,32 @@ module xf_router #(
   // accept packed arrays of vectors indexed by a variable.
   logic [7:0]         route_mem [TableEntries];
   logic [7:0]         route_rdata_q;
-  logic [NumIn*14-1:0] lookup_addr;  // {lane, dst_chip} of the arriving flit
+  logic [NumIn*TblAddrBits-1:0] lookup_addr;  // lane*TableChips + dst_chip of the arriving flit
   logic [NumIn-1:0]   lookup_en;
   logic [NumIn*8-1:0] lookup_q;      // entry read when the flit entered the stage
+  // Host addresses lane*4096 + dst_chip, mapped to the table's index and range-checked.
+  logic                   host_w_in, host_r_in;    // the entry exists in the table
+  logic [TblAddrBits-1:0] host_w_idx, host_r_idx;
 
+  assign host_w_in = (32'(cfg_route_addr_i[13:12]) < TableLanes) &&
+                     (32'(cfg_route_addr_i[11:0]) < TableChips);
+  assign host_r_in = (32'(cfg_route_raddr_i[13:12]) < TableLanes) &&
+                     (32'(cfg_route_raddr_i[11:0]) < TableChips);
+  assign host_w_idx = TblAddrBits'(32'(cfg_route_addr_i[13:12]) * TableChips +
+                                   32'(cfg_route_addr_i[11:0]));
+  assign host_r_idx = TblAddrBits'(32'(cfg_route_raddr_i[13:12]) * TableChips +
+                                   32'(cfg_route_raddr_i[11:0]));
+
+  // Writes outside the table are ignored.
   always_ff @(posedge clk_i) begin
-    if (cfg_route_we_i && (32'(cfg_route_addr_i) < TableEntries)) begin
-      route_mem[cfg_route_addr_i] <= cfg_route_wdata_i;
+    if (cfg_route_we_i && host_w_in) begin
+      route_mem[host_w_idx] <= cfg_route_wdata_i;
     end
   end
 
-  // Reads above the table (TableLanes < 4) return 0xFF.
+  // Reads outside the table (TableLanes < 4 or TableChips < 4096) return 0xFF.
   always_ff @(posedge clk_i) begin
-    if (32'(cfg_route_raddr_i) < TableEntries) route_rdata_q <= route_mem[cfg_route_raddr_i];
+    if (host_r_in) route_rdata_q <= route_mem[host_r_idx];
     else route_rdata_q <= 8'hFF;
   end
   assign cfg_route_rdata_o = route_rdata_q;
@@ -172,7 +198,7 @@ module xf_router #(
   for (genvar i = 0; i < NumIn; i++) begin : gen_lookup
     logic [7:0] rdata_q;
     always_ff @(posedge clk_i) begin
-      if (lookup_en[i]) rdata_q <= route_mem[lookup_addr[i*14 +: 14]];
+      if (lookup_en[i]) rdata_q <= route_mem[lookup_addr[i*TblAddrBits +: TblAddrBits]];
     end
     assign lookup_q[i*8 +: 8] = rdata_q;
   end
@@ -183,7 +209,8 @@ module xf_router #(
   logic [NumIn-1:0]       stg_local_d, stg_local_q;          // for a tile of this chip
   logic [NumIn*7-1:0]     stg_local_out_d, stg_local_out_q;  // cfg_num_ports_i + dst_tile
   logic [NumIn-1:0]       stg_local_bad_d, stg_local_bad_q;  // dst_tile >= cfg_num_tiles_i
-  logic [NumIn-1:0]       stg_lane_bad_d, stg_lane_bad_q;    // lane >= TableLanes
+  logic [NumIn-1:0]       stg_lane_bad_d, stg_lane_bad_q;    // no entry: lane >= TableLanes
+                                                             // or dst_chip >= TableChips
   logic [NumIn-1:0]       dropping_d, dropping_q;            // inside a dropped packet
 
   logic [NumIn-1:0]   stg_head, stg_tail;
@@ -249,10 +276,12 @@ module xf_router #(
         stg_local_d[i] = cfg_is_chip_i && (dst_chip == cfg_chip_id_i);
         stg_local_out_d[i*7 +: 7] = 7'(cfg_num_ports_i) + 7'(dst_tile);
         stg_local_bad_d[i] = {2'b00, dst_tile} >= cfg_num_tiles_i;
-        stg_lane_bad_d[i] = 32'(lane) >= TableLanes;
+        stg_lane_bad_d[i] = (32'(lane) >= TableLanes) || (32'(dst_chip) >= TableChips);
       end
       lookup_en[i] = in_ready_o[i];  // the stage loads or empties: its old entry is done
-      lookup_addr[i*14 +: 14] = (32'(lane) >= TableLanes) ? 14'd0 : {lane, dst_chip};
+      lookup_addr[i*TblAddrBits +: TblAddrBits] =
+          ((32'(lane) >= TableLanes) || (32'(dst_chip) >= TableChips)) ? '0 :
+          TblAddrBits'(32'(lane) * TableChips + 32'(dst_chip));
     end
   end
 

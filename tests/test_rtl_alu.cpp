@@ -25,6 +25,45 @@
 // The other tests check reset, latency and idle behaviour, the docs/alu.md examples, and every
 // (dtype, op) code for the error output.
 //
+// 16-bit sweeps (Fp16AllVsSubset, Bf16AllVsSubset, Int16AllVsSubset; one configuration per run,
+// one flit of 8 lanes per cycle, no idle cycles): every one of the 65536 values x against values
+// y of the type's documented 4096 set (set16), a = x and b = y, swapped for the odd positions of
+// y, so each position sees every value. The 4096 sets:
+//  - fp16, bf16: for each (sign, exponent) pair, all exponents 0 .. max of both signs (64 pairs
+//    for fp16, 512 for bf16), 64 (fp16) or 8 (bf16) fractions: first, in this order, 0, 1, all
+//    ones, the top bit, top bit - 1, top bit + 1, 2, all ones - 1, 3, 2^(mbits-2), 3 * 2^(mbits-2),
+//    m/3, 2m/3, m/4, 5, m - 2 (m = all ones), then (j * 40503) mod 2^mbits for j = g*F + 1, ... not
+//    yet taken (g = the pair's index, F its fraction count): so both zeros, subnormals (smallest,
+//    largest, others), every power of two (with every x, b = 2^(e_x - mbits - 1) is an exact tie,
+//    and x with an odd or even last bit gives both tie directions), infinities, quiet and
+//    signalling NaNs of both signs with several payloads;
+//  - int16: 0 .. 255, -256 .. -1, 0x7F00 .. 0x80FF (the range ends), +-2^k and +-2^k +- 1, then
+//    (k * 40503) mod 2^16 for k = 1, 2, ... not yet taken, up to 4096.
+// make test sweeps a subset of each set (subset16: the type's specials -- fp: +-0, smallest and
+// largest subnormal, smallest normal, largest normal, +-inf, quiet NaN, signalling NaN payload 1,
+// +-1, 1 + ulp, 2^-(mbits+1), the largest power of two; int16: 0, +-1, +-2, max, min, max-1, min+1,
+// +-2^14, 2^14-1, -2^14+1, 0x100, -0x100, 0xFF -- then set[(i * 2731) mod 4096] for i = 0, 1, ...):
+// 65536 x 512 for fp16/bf16 Sum, 65536 x 128 for fp16/bf16 Max and Min and int16 Sum wrap and
+// Sum sat, 65536 x 64 for int16 Max, Min and Avg (shift 0; shift 1 scale 4/3; shift 4 scale 0.5;
+// shift 15 scale 2 - 2^-31). The 4096 sets in full and all 2^32 pairs run in `make regress-alu`
+// (tests/test_rtl_alu_regress.cpp): at ~0.47 Mflit/s the full 4096 set takes ~70 s per
+// configuration, too slow for make test's budget.
+//
+// fp32 (Fp32RandomPerOp, Fp32EdgeCases): 2^18 flits = 1,048,576 random lane pairs for each of
+// Sum, Max, Min (10^7 per op in make regress-alu), and every ordered pair of this directed list
+// of IEEE edge cases (62 x 62 = 3844 pairs per op), the magnitudes with both signs: 0, smallest
+// subnormal 0x00000001, 0x00000002, 0x00400000, largest subnormal 0x007FFFFF, smallest normal
+// 0x00800000 and its successor, 0x00FFFFFF, 0x01000000, 2^-24 = half an ulp of 1.0 (0x33800000,
+// its neighbours 0x33800001, 0x337FFFFF, and 1.5 * 2^-24), 2^-23 (one ulp of 1.0), 1 - 2^-24
+// (0x3F7FFFFF), 1.0, 1 + 2^-23, 1.5, 2.0, 2^24 (0x4B800000), 2^103 = half an ulp of the largest
+// normal (0x73000000, 0x737FFFFF, 0x73400000: overflow ties), 2^127, the largest normal - ulp,
+// the largest normal, infinity; then the NaNs 0x7FC00000, 0xFFC00000, 0x7FC00001, 0x7FFFFFFF,
+// 0x7F800001, 0xFF800001, 0x7FBFFFFF, 0xFFFFFFFF (quiet and signalling, both signs, payloads).
+//
+// Throughput: 10^5 flits with random valid (dtype, op) and configuration in 10^5 consecutive
+// cycles; the test checks each result and that the 10^5 results leave in 10^5 consecutive
+// cycles (one result per cycle).
+//
 // Inputs change half a period away from the rising edge. Random data: std::mt19937_64 seeded
 // with a fixed default that XF_SEED (decimal or 0x-hex) overrides; each test prints its seed and
 // its vector count. On a mismatch the test prints the cycle, the configuration, the lane, the
@@ -34,6 +73,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
@@ -146,6 +186,11 @@ class AluBench {
     dut_->in_tag_i = v.tag;
     in_flight_.push_back(v);
     tick();
+    if (dut_->out_valid_o) {
+      if (results_ == 0) first_result_cycle_ = cycle_;
+      last_result_cycle_ = cycle_;
+      ++results_;
+    }
     if (static_cast<int>(in_flight_.size()) == kLatencyCycles) {
       check(in_flight_.front());
       in_flight_.pop_front();
@@ -165,6 +210,9 @@ class AluBench {
   uint64_t vectors() const { return vectors_; }
   uint64_t cycles() const { return cycle_; }
   int failures() const { return failures_; }
+  uint64_t results() const { return results_; }  // cycles with out_valid_o high
+  uint64_t first_result_cycle() const { return first_result_cycle_; }
+  uint64_t last_result_cycle() const { return last_result_cycle_; }
 
  private:
   void tick() {
@@ -232,6 +280,9 @@ class AluBench {
   std::deque<Vec> in_flight_;
   uint64_t cycle_ = 0;
   uint64_t vectors_ = 0;
+  uint64_t results_ = 0;
+  uint64_t first_result_cycle_ = 0;
+  uint64_t last_result_cycle_ = 0;
   int failures_ = 0;
 };
 
@@ -519,6 +570,7 @@ const Source kSources[] = {
     {"invalid pairs", 16, 20000, make_invalid},
 };
 
+#ifndef XF_ALU_REGRESS
 // Streams every vector of every source, in one random order across sources.
 TEST(RtlAlu, MixedStream) {
   ASSERT_EQ(kInt8Configs.size(), 32u);  // 4 + 4 shifts x (no scale + 6 scales)
@@ -682,6 +734,498 @@ TEST(RtlAlu, DocExamples) {
   std::printf("[  VECTORS ] %s: %" PRIu64 " flits\n", test_name().c_str(), bench.vectors());
   EXPECT_EQ(bench.failures(), 0);
 }
+
+#endif  // XF_ALU_REGRESS
+
+// ---- Fixed-configuration sweeps ------------------------------------------------------------
+
+// A lean bench for long sweeps: one configuration for the whole run, one flit per cycle with no
+// idle cycles, every output checked bit for bit (data, valid, err, tag) against alu_reduce
+// LatencyCycles after its input. The configuration fields the op does not use are random.
+class StreamBench {
+ public:
+  explicit StreamBench(const AluCfg& cfg) : cfg_(cfg), ctx_(std::make_unique<VerilatedContext>()) {
+    ctx_->fatalOnError(true);
+    dut_ = std::make_unique<Vxf_reduce_alu>(ctx_.get(), "dut");
+    dut_->clk_i = 0;
+    dut_->rst_ni = 0;
+    dut_->in_valid_i = 0;
+    dut_->eval();
+    for (int i = 0; i < 3; ++i) tick();
+    dut_->rst_ni = 1;
+    dut_->in_dtype_i = static_cast<uint8_t>(cfg.dtype);
+    dut_->in_op_i = static_cast<uint8_t>(cfg.op);
+    dut_->in_sat_i = cfg.sat;
+    dut_->in_avg_shift_i = cfg.avg_shift;
+    dut_->in_avg_final_i = cfg.avg_final;
+    dut_->in_avg_scale_i = cfg.avg_scale;
+    dut_->eval();
+  }
+  ~StreamBench() { dut_->final(); }
+
+  // Presents one flit (a, b as four little-endian 32-bit words each), clocks, checks.
+  void push(const uint32_t (&a)[4], const uint32_t (&b)[4]) {
+    Slot& s = ring_[pushed_ % kRing];
+    std::memcpy(s.a, a, sizeof a);
+    std::memcpy(s.b, b, sizeof b);
+    std::memcpy(s.want, a, sizeof a);
+    alu_reduce(cfg_, reinterpret_cast<uint8_t*>(s.want), reinterpret_cast<const uint8_t*>(b), 16);
+    for (int w = 0; w < 4; ++w) {
+      dut_->in_a_i[w] = a[w];
+      dut_->in_b_i[w] = b[w];
+    }
+    dut_->in_valid_i = 1;
+    dut_->in_tag_i = static_cast<uint32_t>(pushed_);
+    ++pushed_;
+    tick();
+    if (pushed_ >= static_cast<uint64_t>(kLatencyCycles)) check(pushed_ - kLatencyCycles);
+  }
+
+  // Idle cycles until every flit has been checked.
+  void drain() {
+    dut_->in_valid_i = 0;
+    for (int i = 0; i < kLatencyCycles; ++i) {
+      tick();
+      ++drained_;
+      const uint64_t n = pushed_ + drained_;
+      if (n >= static_cast<uint64_t>(kLatencyCycles) && n - kLatencyCycles < pushed_) {
+        check(n - kLatencyCycles);
+      }
+    }
+    if (dut_->out_valid_o) report(pushed_, "out_valid_o high after the last result");
+  }
+
+  uint64_t flits() const { return pushed_; }
+  uint64_t checked() const { return checked_; }
+  int failures() const { return failures_; }
+  std::string repro;  // command line that reproduces the run, printed with a mismatch
+
+ private:
+  static constexpr uint64_t kRing = 8;
+  struct Slot {
+    uint32_t a[4], b[4], want[4];
+  };
+
+  void tick() {
+    ctx_->timeInc(1);
+    dut_->clk_i = 1;
+    dut_->eval();
+    ctx_->timeInc(1);
+    dut_->clk_i = 0;
+    dut_->eval();
+  }
+
+  void report(uint64_t flit, const std::string& what) {
+    ++failures_;
+    if (failures_ <= kMaxReportedFailures) {
+      ADD_FAILURE() << "flit " << flit << ": " << what << "\n  configuration: " << describe_cfg()
+                    << "\n  reproduce: " << repro;
+    }
+  }
+
+  std::string describe_cfg() const {
+    Vec v;
+    v.cfg = cfg_;
+    return describe(v);
+  }
+
+  void check(uint64_t flit) {
+    const Slot& s = ring_[flit % kRing];
+    ++checked_;
+    if (!dut_->out_valid_o) return report(flit, "out_valid_o low, a result was due");
+    if (dut_->err_o) report(flit, "err_o high for a valid pair");
+    if (dut_->out_tag_o != static_cast<uint32_t>(flit)) report(flit, "wrong out_tag_o");
+    bool same = true;
+    for (int w = 0; w < 4; ++w) same = same && dut_->out_data_o[w] == s.want[w];
+    if (same) return;
+    const size_t bytes = dtype_size(cfg_.dtype);
+    std::array<uint8_t, 16> a{}, b{}, want{}, got{};
+    std::memcpy(a.data(), s.a, 16);
+    std::memcpy(b.data(), s.b, 16);
+    std::memcpy(want.data(), s.want, 16);
+    for (int w = 0; w < 4; ++w) {
+      const uint32_t word = dut_->out_data_o[w];
+      std::memcpy(got.data() + 4 * w, &word, 4);
+    }
+    for (size_t lane = 0; lane < 16 / bytes; ++lane) {
+      if (get_lane(got, lane, bytes) == get_lane(want, lane, bytes)) continue;
+      char buf[160];
+      const int d = static_cast<int>(2 * bytes);
+      std::snprintf(buf, sizeof buf,
+                    "lane %zu: a 0x%0*" PRIx64 " b 0x%0*" PRIx64 " expected 0x%0*" PRIx64
+                    " seen 0x%0*" PRIx64,
+                    lane, d, get_lane(a, lane, bytes), d, get_lane(b, lane, bytes), d,
+                    get_lane(want, lane, bytes), d, get_lane(got, lane, bytes));
+      report(flit, buf);
+    }
+  }
+
+  AluCfg cfg_;
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Vxf_reduce_alu> dut_;
+  Slot ring_[kRing];
+  uint64_t pushed_ = 0;
+  uint64_t drained_ = 0;
+  uint64_t checked_ = 0;
+  int failures_ = 0;
+};
+
+// The documented set of 4096 distinct 16-bit b values (see the header comment).
+std::vector<uint16_t> set16(DType t) {
+  std::vector<uint16_t> out;
+  std::vector<bool> taken(65536, false);
+  auto add = [&](uint64_t v) {
+    v &= 0xFFFF;
+    if (out.size() < 4096 && !taken[v]) {
+      taken[v] = true;
+      out.push_back(static_cast<uint16_t>(v));
+    }
+  };
+  if (t == DType::kInt16) {
+    for (uint64_t v = 0; v < 256; ++v) add(v);           // 0 .. 255
+    for (uint64_t v = 0xFF00; v < 0x10000; ++v) add(v);  // -256 .. -1
+    for (uint64_t v = 0x7F00; v < 0x8100; ++v) add(v);   // max - 255 .. min + 255
+    for (unsigned k = 0; k < 16; ++k) {                  // +-2^k, +-2^k +- 1
+      for (int64_t d = -1; d <= 1; ++d) {
+        add((1ull << k) + d);
+        add(0 - (1ull << k) + d);
+      }
+    }
+  } else {
+    const Fmt& f = t == DType::kFp16 ? kFp16 : kBf16;
+    const uint64_t groups = 2 * (f.emax() + 1);  // (sign, exponent) pairs: 64 or 512
+    const uint64_t per = 4096 / groups;          // fractions per pair: 64 or 8
+    const uint64_t m = f.mmask();
+    const uint64_t fixed[] = {0,
+                              1,
+                              m,
+                              1ull << (f.mbits - 1),
+                              (1ull << (f.mbits - 1)) - 1,
+                              (1ull << (f.mbits - 1)) + 1,
+                              2,
+                              m - 1,
+                              3,
+                              1ull << (f.mbits - 2),
+                              3ull << (f.mbits - 2),
+                              m / 3,
+                              2 * (m / 3),
+                              m >> 2,
+                              5,
+                              m - 2};
+    for (uint64_t g = 0; g < groups; ++g) {
+      const uint64_t s = g & 1, e = g >> 1;
+      std::vector<bool> used(m + 1, false);
+      uint64_t n = 0;
+      for (uint64_t fr : fixed) {
+        if (n < per && !used[fr]) {
+          used[fr] = true;
+          add(f.pack(s, e, fr));
+          ++n;
+        }
+      }
+      for (uint64_t j = g * per + 1; n < per; ++j) {  // then fractions j * 40503 mod 2^mbits
+        const uint64_t fr = (j * 40503u) & m;
+        if (!used[fr]) {
+          used[fr] = true;
+          add(f.pack(s, e, fr));
+          ++n;
+        }
+      }
+    }
+  }
+  for (uint64_t k = 1; out.size() < 4096; ++k) add(k * 40503u);  // top up: k * 40503 mod 2^16
+  return out;
+}
+
+// The first n values of the make-test subset of a 4096 set: the specials of the type (see the
+// header comment) followed by set[(i * 2731) mod 4096] for i = 0, 1, ..., skipping repeats.
+std::vector<uint16_t> subset16(DType t, const std::vector<uint16_t>& set, size_t n) {
+  std::vector<uint16_t> specials;
+  if (t == DType::kInt16) {
+    specials = {0,      1,      0xFFFF, 2,      0xFFFE, 0x7FFF, 0x8000, 0x7FFE,
+                0x8001, 0x4000, 0xC000, 0x3FFF, 0xC001, 0x0100, 0xFF00, 0x00FF};
+  } else {
+    const Fmt& f = t == DType::kFp16 ? kFp16 : kBf16;
+    const uint64_t one = f.emax() >> 1;
+    for (uint64_t s = 0; s < 2; ++s) {
+      for (uint64_t v :
+           {f.pack(s, 0, 0), f.pack(s, 0, 1), f.pack(s, 0, f.mmask()), f.pack(s, 1, 0),
+            f.pack(s, f.emax() - 1, f.mmask()), f.pack(s, f.emax(), 0),
+            f.pack(s, f.emax(), 1ull << (f.mbits - 1)), f.pack(s, f.emax(), 1), f.pack(s, one, 0),
+            f.pack(s, one, 1), f.pack(s, one - f.mbits - 1, 0), f.pack(s, f.emax() - 1, 0)}) {
+        specials.push_back(static_cast<uint16_t>(v));
+      }
+    }
+  }
+  std::vector<uint16_t> out;
+  std::vector<bool> taken(65536, false);
+  auto add = [&](uint16_t v) {
+    if (out.size() < n && !taken[v]) {
+      taken[v] = true;
+      out.push_back(v);
+    }
+  };
+  for (uint16_t v : specials) add(v);
+  for (uint64_t i = 0; out.size() < n && i < set.size(); ++i) add(set[(i * 2731) % set.size()]);
+  return out;
+}
+
+std::string gtest_repro() {
+  return "XF_SEED=" + std::to_string(base_seed()) +
+         " build/cmake/test_rtl_alu --gtest_filter=" + test_name();
+}
+
+// Every 16-bit value x against every value y of `set`, 8 lane pairs a flit: a = x, b = y, or with
+// `swap` a = y, b = x for the odd positions of y in the set. With `progress`, prints a progress
+// line every ~30 s. Returns the lane pairs checked.
+uint64_t sweep16(const AluCfg& cfg, const std::vector<uint16_t>& set, const std::string& what,
+                 bool swap, const std::string& repro, bool progress = false) {
+  StreamBench bench(cfg);
+  bench.repro = repro;
+  uint32_t a[4], b[4];
+  const auto t0 = std::chrono::steady_clock::now();
+  auto last = t0;
+  for (size_t j = 0; j < set.size() && bench.failures() <= kMaxReportedFailures; ++j) {
+    const uint32_t y = set[j];
+    const bool sw = swap && (j & 1);
+    for (uint32_t x = 0; x < 65536; x += 8) {
+      for (int w = 0; w < 4; ++w) {
+        const uint32_t xs = (x + 2 * w) | ((x + 2 * w + 1) << 16), ys = y | (y << 16);
+        a[w] = sw ? ys : xs;
+        b[w] = sw ? xs : ys;
+      }
+      bench.push(a, b);
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (progress && (now - last > std::chrono::seconds(30) || j + 1 == set.size())) {
+      last = now;
+      const double el = std::chrono::duration<double>(now - t0).count();
+      const double rate = static_cast<double>(bench.flits()) / el;
+      const double left = static_cast<double>((set.size() - j - 1) * 8192) / rate;
+      std::printf("[ PROGRESS ] %s: b %zu/%zu (%.1f%%), %" PRIu64
+                  " flits, %.2f Mflit/s, %.0f s elapsed, ETA %.0f s\n",
+                  what.c_str(), j + 1, set.size(), 100.0 * (j + 1) / set.size(), bench.flits(),
+                  rate / 1e6, el, left);
+      std::fflush(stdout);
+    }
+  }
+  bench.drain();
+  const uint64_t pairs = bench.checked() * 8;
+  std::printf("[  VECTORS ] %-38s %10" PRIu64 " flits %11" PRIu64
+              " lane pairs (65536 x %zu), %d mismatches\n",
+              what.c_str(), bench.checked(), pairs, set.size(), bench.failures());
+  std::fflush(stdout);
+  EXPECT_EQ(bench.failures(), 0) << what;
+  EXPECT_EQ(pairs, 65536ull * set.size()) << what;
+  return pairs;
+}
+
+AluCfg sweep_cfg(Rng& rng, DType t, RedOp op) {
+  AluCfg cfg;
+  random_cfg_fields(rng, cfg);  // fields the op does not use stay random
+  cfg.dtype = t;
+  cfg.op = op;
+  return cfg;
+}
+
+// One sweep configuration: op, its fields, and the size of the make-test subset.
+struct Sweep16 {
+  DType t;
+  RedOp op;
+  bool sat;
+  uint8_t shift;
+  bool fin;
+  uint32_t scale;
+  size_t quick_n;  // values of the set swept in make test (4096 in make regress-alu)
+  std::string name() const {
+    char buf[96];
+    if (op == RedOp::kAvg) {
+      std::snprintf(buf, sizeof buf, "%s avg shift %u%s", to_string(t), shift, fin ? " scale" : "");
+      if (fin) std::snprintf(buf + std::strlen(buf), 16, " 0x%08X", scale);
+    } else {
+      std::snprintf(buf, sizeof buf, "%s %s%s", to_string(t), to_string(op),
+                    op == RedOp::kSum && t == DType::kInt16 ? (sat ? " sat" : " wrap") : "");
+    }
+    return buf;
+  }
+  AluCfg cfg(Rng& rng) const {
+    AluCfg c = sweep_cfg(rng, t, op);
+    if (op == RedOp::kSum) c.sat = sat;
+    if (op == RedOp::kAvg) {
+      c.avg_shift = shift;
+      c.avg_final = fin;
+      if (fin) c.avg_scale = scale;
+    }
+    return c;
+  }
+};
+
+const Sweep16 kSweeps16[] = {
+    {DType::kFp16, RedOp::kSum, false, 0, false, 0, 512},
+    {DType::kFp16, RedOp::kMax, false, 0, false, 0, 128},
+    {DType::kFp16, RedOp::kMin, false, 0, false, 0, 128},
+    {DType::kBf16, RedOp::kSum, false, 0, false, 0, 512},
+    {DType::kBf16, RedOp::kMax, false, 0, false, 0, 128},
+    {DType::kBf16, RedOp::kMin, false, 0, false, 0, 128},
+    {DType::kInt16, RedOp::kSum, false, 0, false, 0, 128},
+    {DType::kInt16, RedOp::kSum, true, 0, false, 0, 128},
+    {DType::kInt16, RedOp::kMax, false, 0, false, 0, 64},
+    {DType::kInt16, RedOp::kMin, false, 0, false, 0, 64},
+    {DType::kInt16, RedOp::kAvg, false, 0, false, 0, 64},
+    {DType::kInt16, RedOp::kAvg, false, 1, true, 0xAAAAAAAAu, 64},   // 4/3
+    {DType::kInt16, RedOp::kAvg, false, 4, true, 0x40000000u, 64},   // 0.5
+    {DType::kInt16, RedOp::kAvg, false, 15, true, 0xFFFFFFFFu, 64},  // 2 - 2^-31
+};
+
+// The make-test sweeps of one type: every value against the subset of its 4096 set.
+void sweep_type_quick(DType t) {
+  Rng rng = make_rng();
+  const std::vector<uint16_t> set = set16(t);
+  ASSERT_EQ(set.size(), 4096u);
+  uint64_t total = 0;
+  for (const Sweep16& s : kSweeps16) {
+    if (s.t != t) continue;
+    total += sweep16(s.cfg(rng), subset16(t, set, s.quick_n), s.name() + " (subset)", true,
+                     gtest_repro());
+  }
+  std::printf("[  VECTORS ] %s: %" PRIu64 " lane pairs\n", test_name().c_str(), total);
+}
+
+#ifndef XF_ALU_REGRESS
+TEST(RtlAlu, Fp16AllVsSubset) { sweep_type_quick(DType::kFp16); }
+TEST(RtlAlu, Bf16AllVsSubset) { sweep_type_quick(DType::kBf16); }
+TEST(RtlAlu, Int16AllVsSubset) { sweep_type_quick(DType::kInt16); }
+#endif
+
+// ---- fp32: random vectors per op and the directed IEEE edge cases --------------------------
+
+// `flits` random fp32 flits (4 lane pairs each) of one op, drawn like the MixedStream fp32
+// vectors (float_any against float_partner, in random operand order). Returns the lane pairs.
+uint64_t fp32_random(Rng& rng, RedOp op, uint64_t flits, const std::string& repro,
+                     bool progress = false) {
+  StreamBench bench(sweep_cfg(rng, DType::kFp32, op));
+  bench.repro = repro;
+  uint32_t a[4], b[4];
+  const auto t0 = std::chrono::steady_clock::now();
+  auto last = t0;
+  for (uint64_t i = 0; i < flits && bench.failures() <= kMaxReportedFailures; ++i) {
+    for (int w = 0; w < 4; ++w) {
+      const uint64_t x = float_any(kFp32, rng);
+      const uint64_t y = float_partner(kFp32, rng, x);
+      const bool sw = rng() & 1;
+      a[w] = static_cast<uint32_t>(sw ? y : x);
+      b[w] = static_cast<uint32_t>(sw ? x : y);
+    }
+    bench.push(a, b);
+    if (progress && (i & 0xFFFF) == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last > std::chrono::seconds(30)) {
+        last = now;
+        const double el = std::chrono::duration<double>(now - t0).count();
+        std::printf("[ PROGRESS ] fp32 %s random: %" PRIu64 "/%" PRIu64
+                    " flits (%.1f%%), %.0f s elapsed, ETA %.0f s\n",
+                    to_string(op), i, flits, 100.0 * i / flits, el,
+                    el * static_cast<double>(flits - i) / static_cast<double>(i));
+        std::fflush(stdout);
+      }
+    }
+  }
+  bench.drain();
+  std::printf("[  VECTORS ] fp32 %-4s random %10" PRIu64 " flits %11" PRIu64
+              " lane pairs, %d mismatches\n",
+              to_string(op), bench.checked(), bench.checked() * 4, bench.failures());
+  std::fflush(stdout);
+  EXPECT_EQ(bench.failures(), 0);
+  EXPECT_EQ(bench.checked(), flits);
+  return bench.checked() * 4;
+}
+
+// The directed fp32 edge list of the header comment: these magnitudes with both signs, then
+// the NaNs as they are.
+std::vector<uint32_t> fp32_edges() {
+  const uint32_t mags[] = {0x00000000, 0x00000001, 0x00000002, 0x00400000, 0x007FFFFF, 0x00800000,
+                           0x00800001, 0x00FFFFFF, 0x01000000, 0x33800000, 0x33800001, 0x337FFFFF,
+                           0x33C00000, 0x34000000, 0x3F7FFFFF, 0x3F800000, 0x3F800001, 0x3FC00000,
+                           0x40000000, 0x4B800000, 0x73000000, 0x737FFFFF, 0x73400000, 0x7F000000,
+                           0x7F7FFFFE, 0x7F7FFFFF, 0x7F800000};
+  std::vector<uint32_t> v;
+  for (uint32_t m : mags) {
+    v.push_back(m);
+    v.push_back(m | 0x80000000u);
+  }
+  for (uint32_t n : {0x7FC00000u, 0xFFC00000u, 0x7FC00001u, 0x7FFFFFFFu, 0x7F800001u, 0xFF800001u,
+                     0x7FBFFFFFu, 0xFFFFFFFFu}) {
+    v.push_back(n);
+  }
+  return v;
+}
+
+#ifndef XF_ALU_REGRESS
+// 2^18 flits = 1,048,576 random lane pairs for each of Sum, Max, Min.
+TEST(RtlAlu, Fp32RandomPerOp) {
+  Rng rng = make_rng();
+  uint64_t total = 0;
+  for (RedOp op : {RedOp::kSum, RedOp::kMax, RedOp::kMin}) {
+    total += fp32_random(rng, op, 1u << 18, gtest_repro());
+  }
+  std::printf("[  VECTORS ] %s: %" PRIu64 " lane pairs\n", test_name().c_str(), total);
+}
+
+// Every ordered pair of the directed edge list, for Sum, Max and Min.
+TEST(RtlAlu, Fp32EdgeCases) {
+  Rng rng = make_rng();
+  const std::vector<uint32_t> e = fp32_edges();
+  ASSERT_EQ(e.size(), 62u);
+  for (RedOp op : {RedOp::kSum, RedOp::kMax, RedOp::kMin}) {
+    StreamBench bench(sweep_cfg(rng, DType::kFp32, op));
+    bench.repro = gtest_repro();
+    uint32_t a[4], b[4];
+    uint64_t p = 0;
+    const uint64_t pairs = e.size() * e.size();
+    while (p < pairs) {  // the last flit repeats pair 0 in its unused lanes
+      for (int w = 0; w < 4; ++w, ++p) {
+        const uint64_t q = p < pairs ? p : 0;
+        a[w] = e[q / e.size()];
+        b[w] = e[q % e.size()];
+      }
+      bench.push(a, b);
+    }
+    bench.drain();
+    std::printf("[  VECTORS ] fp32 %-4s edge cases: %" PRIu64 " ordered pairs (%zu x %zu), %" PRIu64
+                " flits, %d mismatches\n",
+                to_string(op), pairs, e.size(), e.size(), bench.checked(), bench.failures());
+    EXPECT_EQ(bench.failures(), 0);
+  }
+}
+
+// Throughput: 10^5 flits in 10^5 consecutive cycles, random valid dtype/op and configuration in
+// every cycle; the results must leave in 10^5 consecutive cycles, each checked.
+TEST(RtlAlu, Throughput) {
+  constexpr uint64_t kFlits = 100000;
+  Rng rng = make_rng();
+  AluBench bench;
+  for (uint64_t i = 0; i < kFlits; ++i) {
+    Vec v;
+    const uint32_t t = rnd(rng, 7);
+    if (t < 4) {
+      make_int_random(static_cast<DType>(t), rng, v);
+    } else {
+      make_float_random(t == 4 ? kFp16 : (t == 5 ? kBf16 : kFp32), rng, v);
+    }
+    v.tag = static_cast<uint32_t>(rng());
+    bench.step(v);
+  }
+  bench.drain();
+  std::printf("[  VECTORS ] %s: %" PRIu64 " flits in, %" PRIu64 " results in cycles %" PRIu64
+              "..%" PRIu64 ", %d mismatches\n",
+              test_name().c_str(), bench.vectors(), bench.results(), bench.first_result_cycle(),
+              bench.last_result_cycle(), bench.failures());
+  EXPECT_EQ(bench.vectors(), kFlits);
+  EXPECT_EQ(bench.results(), kFlits);
+  EXPECT_EQ(bench.last_result_cycle() - bench.first_result_cycle() + 1, kFlits);
+  EXPECT_EQ(bench.failures(), 0);
+}
+#endif
 
 }  // namespace
 }  // namespace xf

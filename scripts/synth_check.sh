@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Synthesis check of every RTL block top with Yosys (Debian's 0.23): a generic `synth` and an
+# iCE40 `synth_ice40` run per block, reading rtl/xf_defs_pkg.sv and the block's files with
+# `read_verilog -sv -DSYNTHESIS -I rtl`. Prints one table (generic cells; iCE40 LUT4, carries,
+# flip-flops, block RAMs; wall and Yosys CPU seconds per run) and fails on any Yosys error.
+# Runs SYNTH_JOBS (default: nproc) Yosys processes at once, longest first. Outputs (logs, stat
+# reports) go to build/synth/. The chip top does not exist yet: each block top is checked.
+#
+# Reduced configurations (set with chparam; the table's "config" column says which), chosen to
+# keep the whole check within about 3 minutes on 2 cores:
+#   xf_router  TableChips=64 for both runs: the full table (4 lanes x 4096 chips, one read port
+#              per input) does not finish (131k flip-flops plus large muxes). iCE40 also with
+#              NumIn=NumOut=4: the 8x8 crossbar takes over 2 minutes of CPU in synth_ice40.
+#   xf_reduce_alu  iCE40 with -noflatten: each distinct lane unit is mapped once and the
+#              counts are the hierarchy's totals (a flat synth_ice40 takes over 4 minutes);
+#              the figures are for the full ALU, without cross-boundary optimisation.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=build/synth
+rm -rf "$out" && mkdir -p "$out"
+jobs=${SYNTH_JOBS:-$(nproc)}
+
+# name | files (after the package) | chparam for generic | chparam for iCE40 | ice40 options
+blocks=(
+  "xf_router|rtl/xf_router.sv|-set TableChips 64|-set TableChips 64 -set NumIn 4 -set NumOut 4|"
+  "xf_reduce_alu|rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_maxmin.sv \
+rtl/xf_reduce_alu.sv|||-noflatten"
+  "xf_xb|rtl/xf_fifo.sv rtl/xf_xb.sv|||"
+  "xf_link|rtl/xf_crc32.sv rtl/xf_link.sv|||"
+  "xf_fifo|rtl/xf_fifo.sv|||"
+)
+
+# One Yosys run: <block> <target gen|ice40>; writes $out/<block>.<target>.{log,stat,wall,rc}.
+run_one() {
+  local top=$1 target=$2 entry files cp_gen cp_ice ice_opts cp cmd t0 t1 rc
+  for entry in "${blocks[@]}"; do
+    [[ ${entry%%|*} == "$top" ]] && break
+  done
+  IFS='|' read -r _ files cp_gen cp_ice ice_opts <<< "$entry"
+  if [[ $target == gen ]]; then
+    cp=$cp_gen; cmd="synth -top $top"
+  else
+    cp=$cp_ice; cmd="synth_ice40 $ice_opts -top $top"
+  fi
+  local script="read_verilog -sv -DSYNTHESIS -I rtl rtl/xf_defs_pkg.sv $files;"
+  [[ -n $cp ]] && script+=" chparam $cp $top;"
+  script+=" $cmd; tee -q -o $out/$top.$target.stat stat -top $top"
+  echo "$script" > "$out/$top.$target.ys"
+  t0=$(date +%s.%N)
+  rc=0
+  yosys -q -l "$out/$top.$target.log" -p "$script" > /dev/null 2>&1 || rc=$?
+  t1=$(date +%s.%N)
+  echo "$rc" > "$out/$top.$target.rc"
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' > "$out/$top.$target.wall"
+}
+export -f run_one
+export out
+export BLOCKS_SERIAL
+BLOCKS_SERIAL=$(printf '%s\n' "${blocks[@]}")
+
+echo "synth-check: Yosys $(yosys -V | awk '{print $2}'), ${#blocks[@]} blocks x (generic," \
+  "iCE40), $jobs at a time; logs in $out/"
+t_start=$(date +%s)
+# Longest runs first (measured), so that the parallel runs finish together.
+order="xf_router:ice40 xf_router:gen xf_reduce_alu:ice40 xf_xb:ice40 xf_link:ice40
+       xf_reduce_alu:gen xf_xb:gen xf_link:gen xf_fifo:ice40 xf_fifo:gen"
+tr -s ' \n' '\n' <<< "$order" | grep . | \
+  xargs -P "$jobs" -I{} bash -c 'mapfile -t blocks <<< "$BLOCKS_SERIAL"; run_one ${1%%:*} ${1##*:}' \
+    _ {}
+t_end=$(date +%s)
+
+# Count cells of the given types (a regex on the cell name) in the last module section of a stat
+# report (the top, or the hierarchy's totals for a hierarchical design).
+count() {
+  awk -v re="$2" '
+    /^=== / || /design hierarchy/ { n = 0; delete c }
+    $1 ~ ("^(" re ")$") && $2 ~ /^[0-9]+$/ { c[$1] = $2 }
+    END { s = 0; for (k in c) s += c[k]; print s }' "$1"
+}
+cells() { grep 'Number of cells:' "$1" | tail -1 | awk '{print $4}'; }
+cpu() { grep -o 'CPU: user [0-9.]*s' "$1" | tail -1 | awk '{sub("s", "", $3); print $3}'; }
+
+failed=0
+for entry in "${blocks[@]}"; do
+  top=${entry%%|*}
+  for target in gen ice40; do
+    if [[ $(cat "$out/$top.$target.rc") != 0 ]]; then
+      echo "synth-check: ERROR: Yosys failed on $top ($target); $out/$top.$target.log ends:" >&2
+      grep -E 'ERROR|Error' "$out/$top.$target.log" | tail -5 >&2 || true
+      tail -5 "$out/$top.$target.log" >&2
+      failed=1
+    fi
+  done
+done
+if [[ $failed != 0 ]]; then
+  echo "synth-check: FAILED" >&2
+  exit 1
+fi
+
+printf '%-14s %-58s %9s %7s %6s %6s %5s %13s %13s\n' block "config (chparam)" generic \
+  LUT4 carry FF BRAM "gen wall/cpu" "ice40 wall/cpu"
+for entry in "${blocks[@]}"; do
+  IFS='|' read -r top _ cp_gen cp_ice ice_opts <<< "$entry"
+  g=$out/$top.gen.stat
+  i=$out/$top.ice40.stat
+  conf="defaults"
+  if [[ -n $cp_gen || -n $cp_ice || -n $ice_opts ]]; then
+    conf=""
+    [[ -n $cp_gen ]] && conf+="gen:${cp_gen//-set /} "
+    [[ -n $cp_ice || -n $ice_opts ]] && conf+="ice40:${cp_ice//-set /}${ice_opts}"
+    conf=${conf//TableChips /TableChips=}
+    conf=${conf//NumIn /NumIn=}
+    conf=${conf//NumOut /NumOut=}
+  fi
+  printf '%-14s %-58s %9s %7s %6s %6s %5s %13s %13s\n' "$top" "$conf" "$(cells "$g")" \
+    "$(count "$i" SB_LUT4)" "$(count "$i" SB_CARRY)" "$(count "$i" 'SB_DFF[A-Z]*')" \
+    "$(count "$i" SB_RAM40_4K)" \
+    "$(cat "$out/$top.gen.wall")/$(cpu "$out/$top.gen.log")" \
+    "$(cat "$out/$top.ice40.wall")/$(cpu "$out/$top.ice40.log")"
+done
+echo "synth-check: all ${#blocks[@]} blocks synthesise (generic and iCE40) in" \
+  "$((t_end - t_start)) s wall; times in seconds"
