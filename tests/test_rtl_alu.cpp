@@ -86,6 +86,7 @@
 #include <vector>
 
 #include "Vxf_reduce_alu.h"
+#include "rtl_test_util.hpp"
 #include "xf/alu.hpp"
 
 namespace xf {
@@ -96,25 +97,9 @@ constexpr int kLatencyCycles = 4;
 constexpr uint64_t kDefaultSeed = 0xA1u;
 constexpr int kMaxReportedFailures = 10;
 
-uint64_t base_seed() {
-  const char* s = std::getenv("XF_SEED");
-  return (s != nullptr && *s != '\0') ? std::strtoull(s, nullptr, 0) : kDefaultSeed;
-}
-
-std::string test_name() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(info->test_suite_name()) + "." + info->name();
-}
-
-// Per-test generator: the base seed mixed with the test name. Prints the seed.
-std::mt19937_64 make_rng() {
-  const std::string name = test_name();
-  uint64_t h = 1469598103934665603ull;  // FNV-1a of the test name
-  for (char c : name) h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
-  std::printf("[   SEED   ] %s: XF_SEED=%" PRIu64 "%s\n", name.c_str(), base_seed(),
-              std::getenv("XF_SEED") != nullptr ? "" : " (default; set XF_SEED to override)");
-  return std::mt19937_64(base_seed() ^ h);
-}
+uint64_t base_seed() { return rtltest::base_seed(kDefaultSeed); }
+std::mt19937_64 make_rng() { return rtltest::make_rng(kDefaultSeed); }
+using rtltest::test_name;
 
 // One input flit with its configuration. dtype and op may hold undefined codes.
 struct Vec {

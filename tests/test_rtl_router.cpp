@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "Vxf_router.h"
+#include "rtl_test_util.hpp"
 
 namespace xf {
 namespace {
@@ -53,24 +54,9 @@ constexpr int kTableEntries = 4 * 4096;
 constexpr uint64_t kDefaultSeed = 0x70u;
 constexpr int kMaxReportedFailures = 10;
 
-uint64_t base_seed() {
-  const char* s = std::getenv("XF_SEED");
-  return (s != nullptr && *s != '\0') ? std::strtoull(s, nullptr, 0) : kDefaultSeed;
-}
-
-std::string test_name() {
-  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  return std::string(info->test_suite_name()) + "." + info->name();
-}
-
-std::mt19937_64 make_rng() {
-  const std::string name = test_name();
-  uint64_t h = 1469598103934665603ull;  // FNV-1a of the test name
-  for (char c : name) h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
-  std::printf("[   SEED   ] %s: XF_SEED=%" PRIu64 "%s\n", name.c_str(), base_seed(),
-              std::getenv("XF_SEED") != nullptr ? "" : " (default; set XF_SEED to override)");
-  return std::mt19937_64(base_seed() ^ h);
-}
+uint64_t base_seed() { return rtltest::base_seed(kDefaultSeed); }
+std::mt19937_64 make_rng() { return rtltest::make_rng(kDefaultSeed); }
+using rtltest::test_name;
 
 using Rng = std::mt19937_64;
 uint32_t rnd(Rng& rng, uint32_t n) { return static_cast<uint32_t>(rng() % n); }
