@@ -31,6 +31,7 @@ struct ChipCtx {
   int num_tiles = 0, num_ports = 0;
   const std::vector<uint8_t>* route = nullptr;  // lane * kMaxChips + dst -> port
   Barrier* barrier = nullptr;
+  uint64_t start_cycle = 0;  // cycle of the last Control start (Cycles, Geti 3)
   uint64_t now() const;
 };
 
@@ -66,7 +67,6 @@ class Node : public sc_core::sc_module {
   // Statistics and error counters (host visible through Status).
   uint64_t xb_overflows = 0, misroutes = 0, flits_moved = 0, last_move = 0;
   uint32_t xb_max_occupancy = 0;
-  uint64_t start_cycle = 0;  // cycle of the last Control start (the Cycles register)
   PacketObserver observer;   // called for every packet sent on a link, when set
 
  private:

@@ -56,7 +56,7 @@ void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
   if (addr == reg::kControl && n == 4) {
     uint32_t v;
     std::memcpy(&v, p, 4);
-    if (v & 1) nd.start_cycle = nd.ctx.now();
+    if (v & 1) nd.ctx.start_cycle = nd.ctx.now();
     for (int t = 0; t < nd.num_tiles(); ++t) {
       if (v & 2) nd.tile(t).reset_state();
       if (v & 1) {
@@ -111,7 +111,7 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
       }
       if (nd.xb_overflows || nd.misroutes) v |= 1u << 31;
     } else if (addr == reg::kCycles)
-      v = static_cast<uint32_t>(nd.ctx.now() - nd.start_cycle);
+      v = static_cast<uint32_t>(nd.ctx.now() - nd.ctx.start_cycle);
     else
       throw std::out_of_range("host port: no register at " + hex(addr));
     std::memcpy(p, &v, 4);

@@ -36,6 +36,7 @@ void Tile::reset_state() {
   job_off_ = pkt_left_ = 0;
   rx_active_ = rx_drop_ = false;
   at_barrier = false;
+  lw_issued_ = false;
   seq_ = 0;
   avg_scale = 1u << kAvgScaleFracBits;
 }
@@ -318,12 +319,20 @@ void Tile::sequencer() {
         fail(TileErr::kPmemRange, "Lw at word " + std::to_string(i) + " outside pmem");
         return;
       }
+      // Two cycles, as the RTL's synchronous PMEM read: the read is issued in the first cycle
+      // and the register written when the instruction retires in the second.
+      if (!lw_issued_) {
+        lw_issued_ = true;
+        return;
+      }
+      lw_issued_ = false;
       wr(pmem[i]);
       break;
     }
     case Isa::kGeti: {
       const uint32_t v[] = {chip_->index, static_cast<uint32_t>(id_),
-                            static_cast<uint32_t>(chip_->num_chips), static_cast<uint32_t>(now)};
+                            static_cast<uint32_t>(chip_->num_chips),
+                            static_cast<uint32_t>(now - chip_->start_cycle)};
       if (imm > 3) {
         fail(TileErr::kIllegalInstr, "Geti " + std::to_string(imm));
         return;

@@ -82,6 +82,7 @@ class Tile : public sc_core::sc_module {
   uint32_t rx_off_ = 0;
   std::string wait_what_;
   uint64_t bar_gen_ = 0;
+  bool lw_issued_ = false;  // Lw: PMEM read issued, retires next cycle
 };
 
 }  // namespace xf::model
