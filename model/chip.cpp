@@ -140,6 +140,7 @@ void Node::tick() {
       x.q.push_back(f);
       if (x.q.size() > kXbQueueFlits) {  // the XON/XOFF budget was violated
         ++xb_overflows;
+        xb_overflow_ports |= 1u << f.port;
       }
       xb_max_occupancy = std::max<uint32_t>(xb_max_occupancy, x.q.size());
     }

@@ -110,10 +110,18 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
         if (nd.tile(t).err != TileErr::kNone) v |= 1u << 31;
       }
       if (nd.xb_overflows || nd.misroutes) v |= 1u << 31;
-    } else if (addr == reg::kCycles)
+    } else if (addr == reg::kCycles) {
       v = static_cast<uint32_t>(nd.ctx.now() - nd.ctx.start_cycle);
-    else
+    } else if (addr == reg::kMisroutes) {
+      v = static_cast<uint32_t>(std::min<uint64_t>(nd.misroutes, 0xFFFFFFFFu));
+    } else if (addr == reg::kXbErrors) {
+      v = nd.xb_overflow_ports;  // the model's tiles never break the XB protocol
+    } else if (addr >= reg::kLinkCrcErrors && addr < reg::kLinkCrcErrors + reg::kLinkCrcErrorsSize &&
+               addr % 4 == 0) {
+      v = 0;  // the model's links do not corrupt data
+    } else {
       throw std::out_of_range("host port: no register at " + hex(addr));
+    }
     std::memcpy(p, &v, 4);
     return;
   }

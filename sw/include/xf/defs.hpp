@@ -296,8 +296,14 @@ inline constexpr uint32_t kStatus = 0x00000C;  // RO: bit i = tile i done; bit 3
 inline constexpr uint32_t kStatusSize = 4;
 inline constexpr uint32_t kCycles = 0x000010;  // RO: cycles since the last Control start
 inline constexpr uint32_t kCyclesSize = 4;
+inline constexpr uint32_t kMisroutes = 0x000014;  // RO: packets the exchange dropped for want of a route (no table entry, missing tile, unconnected port); saturating
+inline constexpr uint32_t kMisroutesSize = 4;
+inline constexpr uint32_t kXbErrors = 0x000018;  // RO: bit l = the XB of link l overflowed (XOFF budget violated); bit 16+l = a tile broke the XB protocol on link l; sticky until reset
+inline constexpr uint32_t kXbErrorsSize = 4;
+inline constexpr uint32_t kLinkCrcErrors = 0x000040;  // RO: link l at +4l: packets received with a CRC mismatch, saturating at 0xFFFF
+inline constexpr uint32_t kLinkCrcErrorsSize = 32;
 inline constexpr uint32_t kRouteTable = 0x001000;  // RW: byte lane*MaxChips+dst = output port for packets to chip dst on that lane (0xFF = unreachable; ports at or above the node's port count are errors)
-inline constexpr uint32_t kRouteTableSize = 65536;
+inline constexpr uint32_t kRouteTableSize = 16384;
 inline constexpr uint32_t kTileBase = 0x100000;  // tile t at TileBase + t*TileStride
 inline constexpr uint32_t kTileBaseSize = 1048576;
 inline constexpr uint32_t kTileStride = 0x100000;  // distance between tile windows
