@@ -37,7 +37,7 @@ check-gen: ## fail if the committed generated files are stale
 	done; echo "check-gen: generated files are up to date"
 
 CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
-              sw/tools/*.cpp model/*.cpp model/*.hpp tests/*.cpp tests/*.hpp))
+              sw/tools/*.cpp model/*.cpp model/*.hpp tests/*.cpp tests/*.hpp tb/*.hpp))
 
 .PHONY: format
 format: ## apply .clang-format to the C++ sources
@@ -61,6 +61,10 @@ lint: $(SETUP_STAMP) ## lint the RTL (Verilator -Wall), synthesise it (Yosys), c
 .PHONY: synth-check
 synth-check: $(SETUP_STAMP) ## Yosys generic + iCE40 synthesis of every block, cell counts
 	@scripts/synth_check.sh
+
+.PHONY: synth-chip
+synth-chip: $(SETUP_STAMP) ## Yosys synthesis of the 4-tile, 4-link chip (TILES=, LINKS=, ...), totals
+	@scripts/synth_chip.sh
 
 .PHONY: test
 test: $(SETUP_STAMP) check-gen check-format build lint ## run every test (unit, model, compiler, tool)

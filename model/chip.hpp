@@ -68,7 +68,7 @@ class Node : public sc_core::sc_module {
   uint64_t xb_overflows = 0, misroutes = 0, flits_moved = 0, last_move = 0;
   uint32_t xb_max_occupancy = 0;
   uint32_t xb_overflow_ports = 0;  // bit l: the XB of link l overflowed (XbErrors)
-  PacketObserver observer;  // called for every packet sent on a link, when set
+  PacketObserver observer;         // called for every packet sent on a link, when set
 
  private:
   struct In {

@@ -1,6 +1,7 @@
 // The modelled machine and its host port (see system.hpp).
 #include "system.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -114,10 +115,15 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
       v = static_cast<uint32_t>(nd.ctx.now() - nd.ctx.start_cycle);
     } else if (addr == reg::kMisroutes) {
       v = static_cast<uint32_t>(std::min<uint64_t>(nd.misroutes, 0xFFFFFFFFu));
+    } else if (addr == reg::kConfig) {
+      const uint32_t dmem_kib =
+          nd.num_tiles() ? static_cast<uint32_t>(nd.tile(0).dmem.size() / 1024) : 0;
+      v = static_cast<uint32_t>(nd.num_tiles()) | static_cast<uint32_t>(nd.ctx.num_ports) << 8 |
+          12u << 12 | std::min<uint32_t>(dmem_kib, 0xFFFF) << 16;  // the full 4096-chip table
     } else if (addr == reg::kXbErrors) {
       v = nd.xb_overflow_ports;  // the model's tiles never break the XB protocol
-    } else if (addr >= reg::kLinkCrcErrors && addr < reg::kLinkCrcErrors + reg::kLinkCrcErrorsSize &&
-               addr % 4 == 0) {
+    } else if (addr >= reg::kLinkCrcErrors &&
+               addr < reg::kLinkCrcErrors + reg::kLinkCrcErrorsSize && addr % 4 == 0) {
       v = 0;  // the model's links do not corrupt data
     } else {
       throw std::out_of_range("host port: no register at " + hex(addr));

@@ -190,6 +190,7 @@ package xf_defs_pkg;
   localparam logic [31:0] REG_CYCLES = 32'h00000010;  // RO: cycles since the last Control start
   localparam logic [31:0] REG_MISROUTES = 32'h00000014;  // RO: packets the exchange dropped for want of a route (no table entry, missing tile, unconnected port); saturating
   localparam logic [31:0] REG_XB_ERRORS = 32'h00000018;  // RO: bit l = the XB of link l overflowed (XOFF budget violated); bit 16+l = a tile broke the XB protocol on link l; sticky until reset
+  localparam logic [31:0] REG_CONFIG = 32'h0000001c;  // RO: what the node was built with: bits 4:0 tiles, bits 11:8 link ports, bits 15:12 log2 of the routing-table chips per lane (entries for chips at or above it do not exist), bits 31:16 data memory per tile in KiB
   localparam logic [31:0] REG_LINK_CRC_ERRORS = 32'h00000040;  // RO: link l at +4l: packets received with a CRC mismatch, saturating at 0xFFFF
   localparam logic [31:0] REG_ROUTE_TABLE = 32'h00001000;  // RW: byte lane*MaxChips+dst = output port for packets to chip dst on that lane (0xFF = unreachable; ports at or above the node's port count are errors)
   localparam logic [31:0] REG_TILE_BASE = 32'h00100000;  // tile t at TileBase + t*TileStride

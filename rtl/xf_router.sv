@@ -10,10 +10,12 @@
 // *_flit.
 //
 // Output numbering (as the model): outputs 0 .. cfg_num_ports_i-1 are link ports, outputs
-// cfg_num_ports_i .. cfg_num_ports_i+cfg_num_tiles_i-1 are the tile inputs.
+// cfg_num_ports_i .. cfg_num_ports_i+cfg_num_tiles_i-1 are the tile inputs (with TileOutBase >= 0,
+// below: tile t is output TileOutBase + t).
 //
 // Routing of a head flit (decoded when the flit enters the input stage):
 //   cfg_is_chip_i && dst_chip == cfg_chip_id_i  ->  output cfg_num_ports_i + dst_tile
+//                                                    (TileOutBase + dst_tile if >= 0)
 //                                                    (misroute if dst_tile >= cfg_num_tiles_i)
 //   otherwise                                    ->  output RouteTable[lane*4096 + dst_chip]
 //                                                    (misroute if 0xFF, >= cfg_num_ports_i,
@@ -96,10 +98,26 @@
 // technology with one or two ports per RAM macro replicates it per read port (the usual
 // per-input copy of a forwarding table).
 //
+// Lookup ports (NumLookups of them; xf_exchange gives one to each tile's send engine, which needs
+// RouteTable[lane][dst_chip] to pick the XB of an off-chip job): lookup_addr_i[k*14 +: 14] is an
+// entry index lane*4096 + dst_chip in the host's layout, lookup_data_o[k*8 +: 8] the entry one
+// cycle later (a synchronous read port with no enable, like the host read port: 0xFF for an
+// entry outside TableLanes/TableChips). They read the same array the routing uses, so a tile and
+// the router always agree while the table is unchanged. With NumLookups = 0 (the default) the
+// ports are one entry wide, unused, and lookup_data_o reads 0xFF.
+//
+// Tile output base: with TileOutBase = -1 (the default) the tile outputs follow the link ports,
+// tile t at output cfg_num_ports_i + t (the model's numbering). A chip built with NumLinks link
+// slots of which only cfg_num_ports_i are connected sets TileOutBase = NumLinks: tile t is then
+// output NumLinks + t whatever cfg_num_ports_i is, so the outputs are wired statically; routing
+// is otherwise unchanged (a table entry at or above cfg_num_ports_i is still a misroute).
+//
 // Parameter constraints: 1 <= NumIn <= 32, 1 <= NumOut <= 32, 1 <= TableLanes <= NumLanes (4),
-// TableChips a power of two, 1 <= TableChips <= MaxChips (4096).
+// TableChips a power of two, 1 <= TableChips <= MaxChips (4096), 0 <= NumLookups <= 32,
+// TileOutBase = -1 or 0 <= TileOutBase <= NumOut.
 // Configuration (cfg_*) is static while packets flow; cfg_num_ports_i + cfg_num_tiles_i <=
-// NumOut and cfg_num_tiles_i <= MaxTiles for a chip.
+// NumOut (with TileOutBase >= 0: cfg_num_ports_i <= TileOutBase and TileOutBase +
+// cfg_num_tiles_i <= NumOut) and cfg_num_tiles_i <= MaxTiles for a chip.
 module xf_router #(
   // input streams (link receive buffers, tile paths, XB queues); 1..32
   parameter int NumIn = 8,
@@ -109,7 +127,14 @@ module xf_router #(
   parameter int TableLanes = xf_defs_pkg::NumLanes,
   // routing-table chips held per lane; a packet to dst_chip >= TableChips is a misroute;
   // a power of two, 1..MaxChips (4096)
-  parameter int TableChips = xf_defs_pkg::MaxChips
+  parameter int TableChips = xf_defs_pkg::MaxChips,
+  // extra synchronous read ports into the table (tiles' route lookups); 0..32
+  parameter int NumLookups = 0,
+  // first tile output: -1 = cfg_num_ports_i (the model's numbering); >= 0 a fixed index
+  parameter int TileOutBase = -1,
+  // lookup ports actually built, at least 1 so that no port is zero wide (derived; do not
+  // override)
+  parameter int LookupPorts = (NumLookups > 0) ? NumLookups : 1
 ) (
   input  logic                  clk_i,              // clock
   input  logic                  rst_ni,             // asynchronous reset, active low
@@ -132,6 +157,9 @@ module xf_router #(
   output logic [NumOut-1:0]     out_valid_o,        // output k presents a flit
   input  logic [NumOut-1:0]     out_ready_i,        // output k's consumer takes it
   output logic [NumOut*130-1:0] out_flit_o,         // {head, tail, data} of output k
+  // table lookups (NumLookups ports; unused when NumLookups = 0)
+  input  logic [LookupPorts*14-1:0] lookup_addr_i,  // entry lane*4096 + dst_chip of port k
+  output logic [LookupPorts*8-1:0]  lookup_data_o,  // that entry, 1 cycle later (0xFF outside)
   // status
   output logic [31:0]           stat_misroutes_o    // misrouted packets dropped (saturates)
 );
@@ -158,6 +186,9 @@ module xf_router #(
                               xf_defs_pkg::HEADER_DST_TILE_BITS == 4 &&
                               xf_defs_pkg::HEADER_LANE_BITS == 2)
   `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits + 2 == FlitW)
+  `ASSERT_INIT(NumLookupsLegal_A, NumLookups >= 0 && NumLookups <= 32 &&
+                                  LookupPorts == ((NumLookups > 0) ? NumLookups : 1))
+  `ASSERT_INIT(TileOutBaseLegal_A, TileOutBase >= -1 && TileOutBase <= NumOut)
 
   // ---- Routing table --------------------------------------------------------------------------
   // A RAM: no reset, so its processes are the memory idiom rather than q <= d. Arrays of
@@ -194,6 +225,28 @@ module xf_router #(
     else route_rdata_q <= 8'hFF;
   end
   assign cfg_route_rdata_o = route_rdata_q;
+
+  // Lookup ports: the same synchronous read as the host port, one per tile.
+  if (NumLookups > 0) begin : gen_lookups
+    for (genvar k = 0; k < NumLookups; k++) begin : gen_port
+      logic [13:0]            addr;
+      logic                   in_table;
+      logic [TblAddrBits-1:0] idx;
+      logic [7:0]             data_q;
+      assign addr = lookup_addr_i[k*14 +: 14];
+      assign in_table = (32'(addr[13:12]) < TableLanes) && (32'(addr[11:0]) < TableChips);
+      assign idx = TblAddrBits'(32'(addr[13:12]) * TableChips + 32'(addr[11:0]));
+      always_ff @(posedge clk_i) begin
+        if (in_table) data_q <= route_mem[idx];
+        else data_q <= 8'hFF;
+      end
+      assign lookup_data_o[k*8 +: 8] = data_q;
+    end
+  end else begin : gen_no_lookups
+    logic unused_lookup_addr;
+    assign unused_lookup_addr = ^lookup_addr_i;
+    assign lookup_data_o = 8'hFF;
+  end
 
   for (genvar i = 0; i < NumIn; i++) begin : gen_lookup
     logic [7:0] rdata_q;
@@ -253,6 +306,10 @@ module xf_router #(
   assign in_done_o = pop;
   assign accept = in_valid_i & in_ready_o;
 
+  // First tile output (TileOutBase, or after the connected link ports).
+  logic [5:0] tile_base;
+  assign tile_base = (TileOutBase >= 0) ? 6'(TileOutBase) : cfg_num_ports_i;
+
   // Decode of the arriving flit and the table read, in the cycle it enters the stage.
   always_comb begin
     logic [FlitW-1:0] f;
@@ -274,7 +331,7 @@ module xf_router #(
         stg_valid_d[i] = 1'b1;
         stg_flit_d[i*FlitW +: FlitW] = f;
         stg_local_d[i] = cfg_is_chip_i && (dst_chip == cfg_chip_id_i);
-        stg_local_out_d[i*7 +: 7] = 7'(cfg_num_ports_i) + 7'(dst_tile);
+        stg_local_out_d[i*7 +: 7] = 7'(tile_base) + 7'(dst_tile);
         stg_local_bad_d[i] = {2'b00, dst_tile} >= cfg_num_tiles_i;
         stg_lane_bad_d[i] = (32'(lane) >= TableLanes) || (32'(dst_chip) >= TableChips);
       end
@@ -309,6 +366,11 @@ module xf_router #(
     end
   end
 
+  // Arbitration: out_valid_o and out_flit_o from registers only. A separate process from the
+  // next state below, which depends on out_ready_i: in one process Verilator sees a loop through
+  // a consumer whose ready depends on its valid (a tile's rx_ready_o), which the protocol allows.
+  logic [NumOut*InIdxBits-1:0] pick_idx;  // input output o presents (when out_valid_o)
+
   always_comb begin
     logic                 found;
     logic [InIdxBits-1:0] cand, pick, own;
@@ -321,11 +383,7 @@ module xf_router #(
     grant = '0;
     out_valid_o = '0;
     out_flit_o = '0;
-    xfer = '0;
-    own_valid_d = own_valid_q;
-    own_idx_d = own_idx_q;
-    rr_d = rr_q;
-    mid_d = mid_q;
+    pick_idx = '0;
     for (int o = 0; o < NumOut; o++) begin
       own = own_idx_q[o*InIdxBits +: InIdxBits];
       pick = own;
@@ -346,10 +404,25 @@ module xf_router #(
       end
       out_valid_o[o] = found;
       out_flit_o[o*FlitW +: FlitW] = stg_flit_q[pick*FlitW +: FlitW];
-      xfer[o] = found && out_ready_i[o];
+      pick_idx[o*InIdxBits +: InIdxBits] = pick;
       grant[pick*NumOut + o] = found;
-      // Next state: owned from the first presentation to the tail's move.
-      if (found) begin
+    end
+  end
+
+  // Next state of the outputs: owned from the first presentation to the tail's move.
+  always_comb begin
+    logic [InIdxBits-1:0] pick;
+    logic [31:0]          next;
+    pick = '0;
+    next = '0;
+    xfer = out_valid_o & out_ready_i;
+    own_valid_d = own_valid_q;
+    own_idx_d = own_idx_q;
+    rr_d = rr_q;
+    mid_d = mid_q;
+    for (int o = 0; o < NumOut; o++) begin
+      pick = pick_idx[o*InIdxBits +: InIdxBits];
+      if (out_valid_o[o]) begin
         own_valid_d[o] = !(xfer[o] && stg_tail[pick]);
         own_idx_d[o*InIdxBits +: InIdxBits] = pick;
       end
@@ -416,24 +489,30 @@ module xf_router #(
   `ASSERT_KNOWN(InValidKnown_A, in_valid_i)
   `ASSERT_KNOWN(OutReadyKnown_A, out_ready_i)
   `ASSERT_KNOWN(OutValidKnown_A, out_valid_o)
+  // The $stable checks sample one stream's flit each (not a slice of the flattened bus): for the
+  // sampled copy of a wide bus (49 words with 12 inputs) Verilator 5.006 emits C++ that does not
+  // compile (an undeclared loop variable).
   for (genvar i = 0; i < NumIn; i++) begin : gen_in_asserts
+    logic [FlitW-1:0] in_flit;
+    assign in_flit = in_flit_i[i*FlitW +: FlitW];
     // The one-flit stage never overflows: it loads only when empty or emptied in that cycle.
     `ASSERT(StageNoOverflow_A, !(accept[i] && stg_valid_q[i] && !pop[i]))
     // At most one output presents an input, so a flit leaves once.
     `ASSERT(OneGrantPerInput_A, $onehot0(grant[i*NumOut +: NumOut]))
     // Valid/ready on every input: valid and flit hold until ready.
     `ASSERT(InValidHeld_A, !$past(in_valid_i[i] && !in_ready_o[i]) || in_valid_i[i])
-    `ASSERT_STABLE(InFlitStable_A, in_flit_i[i*FlitW +: FlitW], in_valid_i[i] && !in_ready_o[i])
+    `ASSERT_STABLE(InFlitStable_A, in_flit, in_valid_i[i] && !in_ready_o[i])
     // Framing: a body flit arrives only inside a packet (it is dropped otherwise).
     `ASSERT(NoStrayBody_A, !(stg_valid_q[i] && !stg_head[i] && !locked[i] && !dropping_q[i]))
     // A head flit never follows a head before the previous tail.
     `ASSERT(NoHeadWhileDropping_A, !(stg_valid_q[i] && stg_head[i] && dropping_q[i]))
   end
   for (genvar o = 0; o < NumOut; o++) begin : gen_out_asserts
+    logic [FlitW-1:0] out_flit;
+    assign out_flit = out_flit_o[o*FlitW +: FlitW];
     // Valid/ready on every output.
     `ASSERT(OutValidHeld_A, !$past(out_valid_o[o] && !out_ready_i[o]) || out_valid_o[o])
-    `ASSERT_STABLE(OutFlitStable_A, out_flit_o[o*FlitW +: FlitW],
-                   out_valid_o[o] && !out_ready_i[o])
+    `ASSERT_STABLE(OutFlitStable_A, out_flit, out_valid_o[o] && !out_ready_i[o])
     // Wormhole: inside a packet only its own body flits; outside, only heads.
     `ASSERT(NoHeadInsidePacket_A, !(out_valid_o[o] && mid_q[o] && out_flit_o[o*FlitW+HeadBit]))
     `ASSERT(NoBodyOutsidePacket_A, !(out_valid_o[o] && !mid_q[o] &&

@@ -3,8 +3,9 @@
 # rtl/xf_defs_pkg.sv and the block's files, once with -DSYNTHESIS (assertions compiled out)
 # and once without (assertions in). Fails on a non-zero exit. Icarus prints a harmless
 # "sorry: constant selects in always_* processes are not currently supported (all bits will be
-# included)." note per constant select in an always_* block; exactly those lines are filtered
-# out, so any other message is still shown.
+# included)." note per constant select in an always_* block and a "Case unique/unique0 qualities
+# are ignored" note per `unique case`; exactly those lines are filtered out, so any other message
+# is still shown.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 blocks=(
@@ -13,9 +14,14 @@ blocks=(
   "xf_link|rtl/xf_crc32.sv rtl/xf_link.sv"
   "xf_router|rtl/xf_router.sv"
   "xf_fifo|rtl/xf_fifo.sv"
+  "xf_host_port|rtl/xf_host_port.sv"
+  "xf_switch|$(scripts/rtl_files.sh xf_switch)"
+  "xf_chip|$(scripts/rtl_files.sh xf_chip)"
 )
 harmless='^[^ ]+:[0-9]+: sorry: constant selects in always_\* processes are not currently '
 harmless+='supported \(all bits will be included\)\.$'
+# Icarus ignores the unique/unique0 qualifier of a case (a lint-level check Verilator makes).
+harmless+='|^[^ ]+:[0-9]+: vvp\.tgt sorry: Case unique/unique0 qualities are ignored\.$'
 failed=0
 for entry in "${blocks[@]}"; do
   top=${entry%%|*}

@@ -4,7 +4,7 @@
 # `read_verilog -sv -DSYNTHESIS -I rtl`. Prints one table (generic cells; iCE40 LUT4, carries,
 # flip-flops, block RAMs; wall and Yosys CPU seconds per run) and fails on any Yosys error.
 # Runs SYNTH_JOBS (default: nproc) Yosys processes at once, longest first. Outputs (logs, stat
-# reports) go to build/synth/. The chip top does not exist yet: each block top is checked.
+# reports) go to build/synth/.
 #
 # Reduced configurations (set with chparam; the table's "config" column says which), chosen to
 # keep the whole check within about 3 minutes on 2 cores:
@@ -20,6 +20,12 @@ out=build/synth
 rm -rf "$out" && mkdir -p "$out"
 jobs=${SYNTH_JOBS:-$(nproc)}
 
+# The chip top in its smallest configuration (1 tile, 1 link, small memories): the check that it
+# synthesises. The 4-tile, 4-link figures come from `make synth-chip` (scripts/synth_chip.sh),
+# which takes several minutes.
+CHIP_SMALL="-set NumTiles 1 -set NumLinks 1 -set ImemWords 64 -set PmemWords 64 \
+-set DmemBytes 1024 -set TableChips 16"
+
 # name | files (after the package) | chparam for generic | chparam for iCE40 | ice40 options
 blocks=(
   "xf_router|rtl/xf_router.sv|-set TableChips 64|-set TableChips 64 -set NumIn 4 -set NumOut 4|"
@@ -28,6 +34,10 @@ rtl/xf_reduce_alu.sv|||-noflatten"
   "xf_xb|rtl/xf_fifo.sv rtl/xf_xb.sv|||"
   "xf_link|rtl/xf_crc32.sv rtl/xf_link.sv|||"
   "xf_fifo|rtl/xf_fifo.sv|||"
+  "xf_host_port|rtl/xf_host_port.sv|||"
+  "xf_switch|rtl/xf_fifo.sv rtl/xf_router.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_host_port.sv \
+rtl/xf_switch.sv|-set NumLinks 2 -set TableChips 16|-set NumLinks 2 -set TableChips 16|"
+  "xf_chip|$(scripts/rtl_files.sh xf_chip)|$CHIP_SMALL|$CHIP_SMALL|-noflatten"
 )
 
 # One Yosys run: <block> <target gen|ice40>; writes $out/<block>.<target>.{log,stat,wall,rc}.
@@ -62,8 +72,9 @@ echo "synth-check: Yosys $(yosys -V | awk '{print $2}'), ${#blocks[@]} blocks x 
   "iCE40), $jobs at a time; logs in $out/"
 t_start=$(date +%s)
 # Longest runs first (measured), so that the parallel runs finish together.
-order="xf_router:ice40 xf_router:gen xf_reduce_alu:ice40 xf_xb:ice40 xf_link:ice40
-       xf_reduce_alu:gen xf_xb:gen xf_link:gen xf_fifo:ice40 xf_fifo:gen"
+order="xf_chip:gen xf_chip:ice40 xf_router:ice40 xf_router:gen xf_reduce_alu:ice40 xf_xb:ice40
+       xf_link:ice40 xf_switch:gen xf_switch:ice40 xf_reduce_alu:gen xf_xb:gen xf_link:gen
+       xf_host_port:gen xf_host_port:ice40 xf_fifo:ice40 xf_fifo:gen"
 tr -s ' \n' '\n' <<< "$order" | grep . | \
   xargs -P "$jobs" -I{} bash -c 'mapfile -t blocks <<< "$BLOCKS_SERIAL"; run_one ${1%%:*} ${1##*:}' \
     _ {}

@@ -300,6 +300,8 @@ inline constexpr uint32_t kMisroutes = 0x000014;  // RO: packets the exchange dr
 inline constexpr uint32_t kMisroutesSize = 4;
 inline constexpr uint32_t kXbErrors = 0x000018;  // RO: bit l = the XB of link l overflowed (XOFF budget violated); bit 16+l = a tile broke the XB protocol on link l; sticky until reset
 inline constexpr uint32_t kXbErrorsSize = 4;
+inline constexpr uint32_t kConfig = 0x00001C;  // RO: what the node was built with: bits 4:0 tiles, bits 11:8 link ports, bits 15:12 log2 of the routing-table chips per lane (entries for chips at or above it do not exist), bits 31:16 data memory per tile in KiB
+inline constexpr uint32_t kConfigSize = 4;
 inline constexpr uint32_t kLinkCrcErrors = 0x000040;  // RO: link l at +4l: packets received with a CRC mismatch, saturating at 0xFFFF
 inline constexpr uint32_t kLinkCrcErrorsSize = 32;
 inline constexpr uint32_t kRouteTable = 0x001000;  // RW: byte lane*MaxChips+dst = output port for packets to chip dst on that lane (0xFF = unreachable; ports at or above the node's port count are errors)

@@ -1,0 +1,420 @@
+// The exchange of a chip (docs/exchange.md sections 1-4; model/chip.cpp, Node::tick): the tiles'
+// paths into the exchange, one XB per link port (rtl/xf_xb.sv), the wormhole router
+// (rtl/xf_router.sv) that joins link receivers, tile paths and XB queues to link transmitters and
+// tile inputs, the XB -> tile message delay, and one route-lookup port per tile.
+//
+//   tile t tx_* --> [path FIFO, 3] --front--+-- link-bound data --> XB[port] queue --+
+//   (tile register)  (write = the 1 stage)  +-- XREQ / XDONE ----> XB[port] control |
+//                                           +-- tile-bound ------------+            |
+//                                                                      v            v
+//   link rx l  -------------------------------------------------> ROUTER inputs L+t, L+T+l, l
+//                                                                  outputs l -> link tx l
+//                                                                          L+t -> tile t rx
+//   XB[l] msg_* --> 2 register stages --> every tile's xb_msg_*[l]
+//   tile t route_raddr_i --> router lookup port t --> route_rdata_o (1 cycle)
+//
+// Router numbering (the model's arbitration order): inputs 0..L-1 link receivers, L..L+T-1 tile
+// paths, L+T..2L+T-1 XB queues; outputs 0..L-1 link transmitters, L..L+T-1 tile inputs (L =
+// NumLinks, T = NumTiles; the router is built with TileOutBase = NumLinks so that tile t is
+// always output L+t, also when only cfg_num_ports_i < NumLinks link ports are connected).
+// Unused inputs never request, so the round-robin picks are those of the model's Node, whose
+// inputs are numbered the same way with the connected ports only.
+//
+// Tile path t (docs/exchange.md section 1, chip_ifaces A): the tile emits a flit, XREQ or XDONE
+// on tx_* from its own register (decision in cycle t, tx_valid_i in t+1); the exchange writes it
+// into a 3-entry FIFO at the end of t+1 (the FIFO's write is the exchange's one register stage,
+// ExchangeLatencyCycles - 1), so it is at the front in t+2, the model's Tile::out Pipe latency.
+// The front is taken by kind:
+//   tx_link = 1, ctrl 0 (data)   -> XB[port] in_valid_i (never refused): taken at once
+//   tx_link = 1, ctrl 1 (XREQ)   -> XB[port] xreq_i[t]:                   taken at once
+//   tx_link = 1, ctrl 2 (XDONE)  -> XB[port] xdone_i[t]:                  taken at once
+//   tx_link = 0 (tile-bound)     -> router input L+t: taken when in_ready_o (the router's stage
+//                                   takes it; routed by its header: dst_chip == cfg_chip_id_i,
+//                                   output L + dst_tile, a missing tile is a misroute)
+// A link-bound front with a port >= NumLinks or ctrl 3 is taken and dropped (asserted).
+// tx_credit_o[t] pulses in t+1 for a front taken in t (a register), so with the tile's 3 credits
+// the credit loop is 3 cycles (decision t, front t+2, credit t+3 usable by the decision in t+3)
+// and a tile sustains one flit per cycle, local or off chip.
+//
+// Credit for a tile-bound flit: on the router's in_ready_o (the flit enters the router's input
+// stage), not on in_done_o (it leaves the stage). With in_done_o the loop would be 4 cycles and a
+// tile streaming to another tile would run at 3 flits in 4 cycles. Consequence: while a
+// tile-bound packet waits for a busy tile input, its head sits in the router stage and the path
+// behind it (at most 3 flits, each holding a credit) can fill: one flit more than the model
+// buffers (the model keeps the head at the path's front). The bound the XOFF budget needs still
+// holds, see below.
+//
+// XB messages: xf_xb's msg_valid_o/msg_kind_o of cycle t appear on xb_msg_valid_o/xb_msg_kind_o
+// in t + XbCtrlLatencyCycles (2 register stages), the model's Tile::xb_in Pipe latency; the tile
+// applies them in that cycle before its send decision.
+//
+// Timing (zero load, decision = the tile's send-engine decision, docs/exchange.md section 5):
+//   tile -> tile of this chip: decision t, tx_valid_i t+1, front t+2 (router stage takes it),
+//     rx_valid_o t+3: the receiving tile has it in t+3, as in the model (3). The router moves it
+//     one cycle after the model's arbiter, but the model's Tile::in Pipe adds that cycle back:
+//     the router's output register stands in for it.
+//   tile -> link: front t+2, XB t+2 (fall-through), router stage t+2, link_tx_valid_o t+3: one
+//     cycle after the model (which puts it on the link channel in t+2): the router's input stage
+//     (xf_router's documented +1 per traversal to a link output).
+//   link rx -> tile: taken from link_rx_* in c, rx_valid_o in c+1: as the model (1).
+//   link rx -> link tx: taken in c, link_tx_valid_o in c+1: one cycle after the model (0).
+//   XB message: sent in c, on xb_msg_*_o in c+2: as the model.
+//   XREQ decided in t: at the XB in t+2, GRANT (idle XB) on xb_msg_*_o in t+4, first flit
+//     decided in t+4, on the link in t+7 (model t+6).
+//
+// Budgets.
+//   Tile path: every flit in the tile's output register or the FIFO holds one of the tile's 3
+//   credits (ExchangeLatencyCycles + 1), and a credit is back only after the front is taken, so
+//   the path never holds more than 3 flits and the FIFO (3 entries) never overflows
+//   (PathAtMostThree_A; xf_fifo's Overflow_A). The router stage holds at most one more,
+//   tile-bound, flit, outside the credits: behind a tile-bound head waiting there the path can
+//   hold 3 flits, one more than the model's 2 (docs/exchange.md section 1); the XOFF bound below
+//   does not depend on where they wait.
+//   XOFF (docs/exchange.md section 4): flits that reach XB l after it decides XOFF in cycle c are
+//   link-bound flits of the granted tile emitted at the latest in c+1 (the tile sees XOFF in
+//   c+2 and applies it before deciding) and taken from its path after c. Each of them still
+//   holds its credit at the decision of c+1 (a credit returns the cycle after the take, and
+//   link-bound flits are taken at once), so there are at most 3 of them whatever held the path
+//   up (a tile-bound head in front of them only delays them). The XB queue peaks at
+//   XoffThresholdFlits + 3 = 27 (+1 = 28 for a tile that stops one cycle late), as in the model;
+//   the budget's 5 leaves a margin of 3 to QueueFlits = 32 (QueueNoOverflow_A in xf_xb).
+//   The router's XB input stage takes the queue's head as soon as the stage is free, so while
+//   the link output is busy XB l's queue holds one flit less than the model's (the stage holds
+//   it): its XOFF and XON can come one flit later than the model's, never with less room.
+//   XB -> router: the stage is outside the queue's count; the queue alone is bounded as above.
+//   Link receive buffers: link_rx_ready_o is the router's in_ready_o (the stage takes the flit);
+//   xf_link returns the credit on that take (docs/exchange.md section 8, 16-cycle loop).
+//
+// clear_i (the chip's start/clear pulse) is not used to reset anything: the host only starts or
+// clears a chip whose exchange is idle (no flit in a tile path, no credit on the way back; the
+// tiles reset their credits to 3 on that command, which is then exact), asserted by
+// ClearWhenIdle_A. XB sessions end with XDONE before a tile finishes, so the XBs are idle too.
+//
+// Combinational paths: tx_credit_o, xb_msg_*_o, route_rdata_o, cfg_route_rdata_o and the stat_*
+// outputs are registers. rx_valid_o/rx_flit_o and link_tx_valid_o/link_tx_flit_o come from the
+// router's registers (and the static cfg_num_ports_i). link_rx_ready_o is combinational from
+// link_tx_ready_i and rx_ready_i (the router stage refills in the cycle it empties). Nothing is
+// combinational from tx_*_i (they are written into the FIFO).
+//
+// Parameter constraints: 1 <= NumTiles <= 16, 1 <= NumLinks <= 8 (router inputs 2*NumLinks +
+// NumTiles <= 32), TableChips a power of two 1..4096 (the chip passes its own; the default 64
+// keeps the block test and the synthesis check small), the XB thresholds as xf_xb requires.
+// Configuration is static while packets flow: cfg_num_ports_i <= NumLinks, cfg_num_tiles_i <=
+// NumTiles.
+module xf_exchange #(
+  // tiles of the chip (tile ids 0..NumTiles-1); 1..16
+  parameter int NumTiles = 4,
+  // link ports of the chip (one XB each); 1..8
+  parameter int NumLinks = 4,
+  // routing-table chips held per lane (xf_router); a power of two, 1..4096
+  parameter int TableChips = 64,
+  // XB queue depth in flits (xf_xb); >= XoffThresholdFlits + 5
+  parameter int QueueFlits = xf_defs_pkg::XbQueueFlits,
+  // XB queue occupancy at which XOFF is sent (xf_xb); > XonThresholdFlits
+  parameter int XoffThresholdFlits = xf_defs_pkg::XbXoffThresholdFlits,
+  // XB queue occupancy at or below which XON is sent (xf_xb); >= 0
+  parameter int XonThresholdFlits = xf_defs_pkg::XbXonThresholdFlits,
+  // XB occupancy width, room for QueueFlits + 1 (derived; do not override)
+  parameter int XbOccBits = $clog2(QueueFlits + 2)
+) (
+  input  logic                         clk_i,                    // clock
+  input  logic                         rst_ni,                   // async reset, active low
+  // configuration (static while packets flow)
+  input  logic [11:0]                  cfg_chip_id_i,            // this chip's id
+  input  logic [4:0]                   cfg_num_tiles_i,          // tiles present (<= NumTiles)
+  input  logic [3:0]                   cfg_num_ports_i,          // connected links (<= NumLinks)
+  input  logic                         cfg_route_we_i,           // host writes one table entry
+  input  logic [13:0]                  cfg_route_addr_i,         // entry lane*4096 + dst_chip
+  input  logic [7:0]                   cfg_route_wdata_i,        // output port, 0xFF = none
+  input  logic [13:0]                  cfg_route_raddr_i,        // host read address
+  output logic [7:0]                   cfg_route_rdata_o,        // that entry, 1 cycle later
+  input  logic                         clear_i,                  // start/clear pulse (checked)
+  // tile paths into the exchange, tile t at bit t / [t*W +: W]
+  input  logic [NumTiles-1:0]          tx_valid_i,               // tile t emits into its path
+  input  logic [NumTiles*130-1:0]      tx_flit_i,                // {head, tail, data}
+  input  logic [NumTiles-1:0]          tx_link_i,                // 1 link-bound, 0 tile-bound
+  input  logic [NumTiles*4-1:0]        tx_port_i,                // link port (link-bound)
+  input  logic [NumTiles*2-1:0]        tx_ctrl_i,                // 0 data, 1 XREQ, 2 XDONE
+  output logic [NumTiles-1:0]          tx_credit_o,              // one credit back (t+1)
+  // exchange -> tile receive paths (router outputs NumLinks + t)
+  output logic [NumTiles-1:0]          rx_valid_o,               // a flit for tile t
+  input  logic [NumTiles-1:0]          rx_ready_i,               // tile t takes it
+  output logic [NumTiles*130-1:0]      rx_flit_o,                // {head, tail, data}
+  // XB messages, tile t link l at bit t*NumLinks + l / kind [(t*NumLinks + l)*2 +: 2]
+  output logic [NumTiles*NumLinks-1:0]   xb_msg_valid_o,         // message from XB l to tile t
+  output logic [NumTiles*NumLinks*2-1:0] xb_msg_kind_o,          // 0 GRANT, 1 XON, 2 XOFF
+  // route lookups of the tiles' send engines
+  input  logic [NumTiles*14-1:0]       route_raddr_i,            // entry lane*4096 + dst_chip
+  output logic [NumTiles*8-1:0]        route_rdata_o,            // that entry, 1 cycle later
+  // link ports (xf_link tx_* / rx_* streams), link l at bit l / [l*130 +: 130]
+  output logic [NumLinks-1:0]          link_tx_valid_o,          // router output l
+  input  logic [NumLinks-1:0]          link_tx_ready_i,          // link transmitter takes it
+  output logic [NumLinks*130-1:0]      link_tx_flit_o,           // {head, tail, data}
+  input  logic [NumLinks-1:0]          link_rx_valid_i,          // link receive buffer front
+  output logic [NumLinks-1:0]          link_rx_ready_o,          // router input l takes it
+  input  logic [NumLinks*130-1:0]      link_rx_flit_i,           // {head, tail, data}
+  // status (registers)
+  output logic [31:0]                  stat_misroutes_o,         // packets dropped (saturating)
+  output logic [NumLinks*XbOccBits-1:0] stat_xb_occupancy_o,     // XB l queue, start of cycle
+  output logic [NumLinks*XbOccBits-1:0] stat_xb_max_occupancy_o, // XB l largest queue
+  output logic [NumLinks-1:0]          stat_xb_xoff_o,           // XB l has its tile XOFFed
+  output logic [NumLinks-1:0]          stat_xb_overflow_o,       // sticky: XB l queue overflowed
+  output logic [NumLinks-1:0]          stat_xb_proto_err_o,      // sticky: XB l protocol error
+  output logic [NumTiles*2-1:0]        stat_path_level_o         // flits in tile t's path FIFO
+);
+
+  `include "xf_assert.svh"
+
+  localparam int FlitW = 130;
+  localparam int PathW = FlitW + 1 + 4 + 2;  // {ctrl, port, link, flit}
+  localparam int PathFlits = xf_defs_pkg::ExchangeLatencyCycles + 1;  // the tile's credits
+  localparam int MsgStages = xf_defs_pkg::XbCtrlLatencyCycles;
+  localparam int NumIn = 2 * NumLinks + NumTiles;
+  localparam int NumOut = NumLinks + NumTiles;
+  localparam int MsgW = NumTiles + 2;  // per link: {kind, valid per tile}
+  localparam logic [1:0] CtrlData = 2'd0;
+  localparam logic [1:0] CtrlXreq = 2'd1;
+  localparam logic [1:0] CtrlXdone = 2'd2;
+
+  `ASSERT_INIT(NumTilesLegal_A, NumTiles >= 1 && NumTiles <= xf_defs_pkg::MaxTiles)
+  `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 8 && NumIn <= 32)
+  `ASSERT_INIT(TableChipsLegal_A, TableChips >= 1 && TableChips <= xf_defs_pkg::MaxChips &&
+                                  (TableChips & (TableChips - 1)) == 0)
+  // One register stage (the FIFO write) after the tile's own register: ExchangeLatencyCycles.
+  `ASSERT_INIT(ExchangeLatencyLegal_A, xf_defs_pkg::ExchangeLatencyCycles == 2 && PathFlits == 3)
+  `ASSERT_INIT(MsgStagesLegal_A, MsgStages >= 1)
+  `ASSERT_INIT(XbOccBitsLegal_A, XbOccBits == $clog2(QueueFlits + 2))
+  `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits + 2 == FlitW)
+
+  // ---- Tile paths ---------------------------------------------------------------------------
+  logic [NumTiles-1:0]       path_empty;    // FIFO holds no flit
+  logic [NumTiles-1:0]       path_full;
+  logic [NumTiles*PathW-1:0] path_front;    // {ctrl, port, link, flit} of the front
+  logic [NumTiles*2-1:0]     path_count;
+  logic [NumTiles-1:0]       front_valid;
+  logic [NumTiles-1:0]       front_link;    // link-bound (taken at once)
+  logic [NumTiles*4-1:0]     front_port;
+  logic [NumTiles*2-1:0]     front_ctrl;
+  logic [NumTiles*FlitW-1:0] front_flit;
+  logic [NumTiles-1:0]       front_bad;     // link-bound with port >= NumLinks or ctrl 3
+  logic [NumTiles-1:0]       take;          // the front leaves the path this cycle
+  logic [NumTiles-1:0]       credit_d, credit_q;
+
+  // Router input streams (flattened, model order).
+  logic [NumIn-1:0]        r_in_valid, r_in_ready, r_in_done;
+  logic [NumIn*FlitW-1:0]  r_in_flit;
+  logic [NumOut-1:0]       r_out_valid, r_out_ready;
+  logic [NumOut*FlitW-1:0] r_out_flit;
+
+  for (genvar t = 0; t < NumTiles; t++) begin : gen_path
+    logic [PathW-1:0] push_data;
+    logic [1:0]       count;
+    assign push_data = {tx_ctrl_i[t*2 +: 2], tx_port_i[t*4 +: 4], tx_link_i[t],
+                        tx_flit_i[t*FlitW +: FlitW]};
+
+    // The FIFO's write is the exchange's register stage: written at the end of the cycle the
+    // tile presents the flit, at the front (pop_data_o) in the next.
+    xf_fifo #(
+      .DataBits    (PathW),
+      .DepthEntries(PathFlits),
+      .FallThrough (1'b0)
+    ) u_path (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .push_i     (tx_valid_i[t]),
+      .push_data_i(push_data),
+      .full_o     (path_full[t]),
+      .pop_i      (take[t]),
+      .pop_data_o (path_front[t*PathW +: PathW]),
+      .empty_o    (path_empty[t]),
+      .count_o    (count)
+    );
+    assign path_count[t*2 +: 2] = count;
+
+    assign front_valid[t] = !path_empty[t];
+    assign front_flit[t*FlitW +: FlitW] = path_front[t*PathW +: FlitW];
+    assign front_link[t] = path_front[t*PathW + FlitW];
+    assign front_port[t*4 +: 4] = path_front[t*PathW + FlitW + 1 +: 4];
+    assign front_ctrl[t*2 +: 2] = path_front[t*PathW + FlitW + 5 +: 2];
+    assign front_bad[t] = front_link[t] && ((32'(front_port[t*4 +: 4]) >= NumLinks) ||
+                                            (front_ctrl[t*2 +: 2] == 2'd3));
+
+    // Tile-bound fronts go to router input NumLinks + t.
+    assign r_in_valid[NumLinks + t] = front_valid[t] && !front_link[t];
+    assign r_in_flit[(NumLinks + t)*FlitW +: FlitW] = front_flit[t*FlitW +: FlitW];
+    assign take[t] = front_valid[t] && (front_link[t] || r_in_ready[NumLinks + t]);
+  end
+
+  assign credit_d = take;
+  assign tx_credit_o = credit_q;
+  assign stat_path_level_o = path_count;
+
+  // ---- XBs ----------------------------------------------------------------------------------
+  logic [NumLinks*NumTiles-1:0] xb_xreq, xb_xdone, xb_msg_valid;
+  logic [NumLinks-1:0]          xb_in_valid;
+  logic [NumLinks*FlitW-1:0]    xb_in_flit;
+  logic [NumLinks*2-1:0]        xb_msg_kind;
+  logic [NumLinks*NumTiles-1:0] xb_data_sel;  // tile t's front is data for XB l
+  logic [NumLinks-1:0]          unused_xb_granted_valid;
+  logic [NumLinks*4-1:0]        unused_xb_granted_tile;
+  logic [NumLinks*16-1:0]       unused_xb_overflow_count;
+
+  always_comb begin
+    xb_xreq = '0;
+    xb_xdone = '0;
+    xb_data_sel = '0;
+    xb_in_valid = '0;
+    xb_in_flit = '0;
+    for (int l = 0; l < NumLinks; l++) begin
+      for (int t = 0; t < NumTiles; t++) begin
+        if (front_valid[t] && front_link[t] && (32'(front_port[t*4 +: 4]) == l)) begin
+          xb_xreq[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlXreq;
+          xb_xdone[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlXdone;
+          xb_data_sel[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlData;
+        end
+        // AND-OR multiplexer: only the granted tile sends data (OneDataPerXb_A).
+        if (xb_data_sel[l*NumTiles + t]) begin
+          xb_in_valid[l] = 1'b1;
+          xb_in_flit[l*FlitW +: FlitW] = xb_in_flit[l*FlitW +: FlitW] |
+                                         front_flit[t*FlitW +: FlitW];
+        end
+      end
+    end
+  end
+
+  for (genvar l = 0; l < NumLinks; l++) begin : gen_xb
+    xf_xb #(
+      .NumTiles          (NumTiles),
+      .QueueFlits        (QueueFlits),
+      .XoffThresholdFlits(XoffThresholdFlits),
+      .XonThresholdFlits (XonThresholdFlits),
+      .OccBits           (XbOccBits)
+    ) u_xb (
+      .clk_i                (clk_i),
+      .rst_ni               (rst_ni),
+      .xreq_i               (xb_xreq[l*NumTiles +: NumTiles]),
+      .xdone_i              (xb_xdone[l*NumTiles +: NumTiles]),
+      .in_valid_i           (xb_in_valid[l]),
+      .in_flit_i            (xb_in_flit[l*FlitW +: FlitW]),
+      .msg_valid_o          (xb_msg_valid[l*NumTiles +: NumTiles]),
+      .msg_kind_o           (xb_msg_kind[l*2 +: 2]),
+      .out_valid_o          (r_in_valid[NumLinks + NumTiles + l]),
+      .out_ready_i          (r_in_ready[NumLinks + NumTiles + l]),
+      .out_flit_o           (r_in_flit[(NumLinks + NumTiles + l)*FlitW +: FlitW]),
+      .stat_occupancy_o     (stat_xb_occupancy_o[l*XbOccBits +: XbOccBits]),
+      .stat_max_occupancy_o (stat_xb_max_occupancy_o[l*XbOccBits +: XbOccBits]),
+      .stat_granted_valid_o (unused_xb_granted_valid[l]),
+      .stat_granted_tile_o  (unused_xb_granted_tile[l*4 +: 4]),
+      .stat_xoff_o          (stat_xb_xoff_o[l]),
+      .stat_overflow_o      (stat_xb_overflow_o[l]),
+      .stat_overflow_count_o(unused_xb_overflow_count[l*16 +: 16]),
+      .stat_proto_err_o     (stat_xb_proto_err_o[l])
+    );
+  end
+
+  // ---- XB -> tile messages: MsgStages register stages -----------------------------------------
+  // Stage s, link l: {kind, valid per tile} at [(s*NumLinks + l)*MsgW +: MsgW].
+  logic [MsgStages*NumLinks*MsgW-1:0] msg_d, msg_q;
+
+  always_comb begin
+    for (int l = 0; l < NumLinks; l++) begin
+      msg_d[l*MsgW +: MsgW] = {xb_msg_kind[l*2 +: 2], xb_msg_valid[l*NumTiles +: NumTiles]};
+    end
+    for (int s = 1; s < MsgStages; s++) begin
+      msg_d[s*NumLinks*MsgW +: NumLinks*MsgW] = msg_q[(s-1)*NumLinks*MsgW +: NumLinks*MsgW];
+    end
+  end
+
+  always_comb begin
+    logic [MsgW-1:0] m;
+    for (int t = 0; t < NumTiles; t++) begin
+      for (int l = 0; l < NumLinks; l++) begin
+        m = msg_q[((MsgStages - 1)*NumLinks + l)*MsgW +: MsgW];
+        xb_msg_valid_o[t*NumLinks + l] = m[t];
+        xb_msg_kind_o[(t*NumLinks + l)*2 +: 2] = m[NumTiles +: 2];
+      end
+    end
+  end
+
+  // ---- Router -------------------------------------------------------------------------------
+  assign r_in_valid[NumLinks-1:0] = link_rx_valid_i;
+  assign r_in_flit[NumLinks*FlitW-1:0] = link_rx_flit_i;
+  assign link_rx_ready_o = r_in_ready[NumLinks-1:0];
+  assign link_tx_valid_o = r_out_valid[NumLinks-1:0];
+  assign link_tx_flit_o = r_out_flit[NumLinks*FlitW-1:0];
+  assign rx_valid_o = r_out_valid[NumLinks +: NumTiles];
+  assign rx_flit_o = r_out_flit[NumLinks*FlitW +: NumTiles*FlitW];
+  assign r_out_ready = {rx_ready_i, link_tx_ready_i};
+
+  xf_router #(
+    .NumIn      (NumIn),
+    .NumOut     (NumOut),
+    .TableChips (TableChips),
+    .NumLookups (NumTiles),
+    .TileOutBase(NumLinks)
+  ) u_router (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .cfg_route_we_i   (cfg_route_we_i),
+    .cfg_route_addr_i (cfg_route_addr_i),
+    .cfg_route_wdata_i(cfg_route_wdata_i),
+    .cfg_route_raddr_i(cfg_route_raddr_i),
+    .cfg_route_rdata_o(cfg_route_rdata_o),
+    .cfg_chip_id_i    (cfg_chip_id_i),
+    .cfg_is_chip_i    (1'b1),
+    .cfg_num_tiles_i  ({1'b0, cfg_num_tiles_i}),
+    .cfg_num_ports_i  ({2'b00, cfg_num_ports_i}),
+    .in_valid_i       (r_in_valid),
+    .in_ready_o       (r_in_ready),
+    .in_done_o        (r_in_done),
+    .in_flit_i        (r_in_flit),
+    .out_valid_o      (r_out_valid),
+    .out_ready_i      (r_out_ready),
+    .out_flit_o       (r_out_flit),
+    .lookup_addr_i    (route_raddr_i),
+    .lookup_data_o    (route_rdata_o),
+    .stat_misroutes_o (stat_misroutes_o)
+  );
+
+  // ---- Registers ----------------------------------------------------------------------------
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      credit_q <= '0;
+      msg_q <= '0;
+    end else begin
+      credit_q <= credit_d;
+      msg_q <= msg_d;
+    end
+  end
+
+  // Not used: the router's in_done_o (credits are returned on the take, see the header), the
+  // XBs' grant and overflow-count status, clear_i (only checked).
+  logic unused_exchange;
+  assign unused_exchange = ^{r_in_done, unused_xb_granted_valid, unused_xb_granted_tile,
+                             unused_xb_overflow_count, clear_i};
+
+  // ---- Assertions ---------------------------------------------------------------------------
+  `ASSERT_KNOWN(TxValidKnown_A, tx_valid_i)
+  `ASSERT_KNOWN(RxReadyKnown_A, rx_ready_i)
+  `ASSERT_KNOWN(LinkTxReadyKnown_A, link_tx_ready_i)
+  `ASSERT_KNOWN(LinkRxValidKnown_A, link_rx_valid_i)
+  `ASSERT_KNOWN(ClearKnown_A, clear_i)
+  for (genvar t = 0; t < NumTiles; t++) begin : gen_path_asserts
+    // The tile's 3 credits: its output register and the FIFO never hold more than 3 flits
+    // (docs/exchange.md section 9), so the FIFO never overflows.
+    `ASSERT(PathAtMostThree_A, !(tx_valid_i[t] && path_full[t]))
+    // A link-bound flit names an existing, connected port and a legal kind.
+    `ASSERT(TxLinkLegal_A, !(front_valid[t] && front_link[t]) ||
+                           (!front_bad[t] && front_port[t*4 +: 4] < cfg_num_ports_i))
+    `ASSERT(TxCtrlKnown_A, !tx_valid_i[t] ||
+                           !$isunknown({tx_link_i[t], tx_port_i[t*4 +: 4], tx_ctrl_i[t*2 +: 2]}))
+  end
+  for (genvar l = 0; l < NumLinks; l++) begin : gen_xb_asserts
+    // Only the granted tile sends data, so at most one tile's front is data for an XB.
+    `ASSERT(OneDataPerXb_A, $onehot0(xb_data_sel[l*NumTiles +: NumTiles]))
+  end
+  // The host starts or clears the chip only while the tile paths are empty and no credit is on
+  // the way back (the tiles reset their credits to 3 on that command).
+  `ASSERT(ClearWhenIdle_A, !clear_i || (&path_empty && tx_valid_i == '0 && credit_q == '0))
+
+endmodule

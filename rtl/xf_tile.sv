@@ -1,0 +1,457 @@
+// A tile (docs/tile.md, model/tile.cpp class Tile): IMEM, PMEM and DMEM, the sequencer
+// (xf_tile_seq), the send engine (xf_tile_send), the receive engine with the reduction ALU and
+// the arrival counters (xf_tile_recv), the status (running, done, first error) and the host
+// port. Interfaces: /tmp/chip_ifaces.md sections A (exchange) and B (chip); the section
+// "RTL: xf_tile" of docs/tile.md has the timing diagrams and the latencies against the model.
+//
+// Cycle order (the model's Tile::tick): in a cycle t the receive engine takes at most one flit
+// (its errors in t stop the sequencer in t), the XB messages of t are applied, the send engine
+// decides at most one emission (its "no route" error in t stops the sequencer in t), and the
+// sequencer executes at most one instruction, seeing the send queue after the send engine's
+// step. First error kept (receive engine, then send engine, then sequencer); any error clears
+// running; the engines keep working.
+//
+// Memories (xf_tile_ram, synchronous read, one write port):
+//   IMEM  ImemWords x 64, 2 write lanes of 32 (host), 1 read port: sequencer fetch (next pc),
+//         or the host for one cycle (the sequencer then refetches: one cycle lost).
+//   PMEM  PmemWords x 32, write: host; 1 read port: Lw (first cycle), or the host, which has
+//         priority (a Lw issue waits one cycle).
+//   DMEM  DmemBytes/16 x 128, 4 write lanes of 32; read port A: send engine payload reads, or
+//         the host, which has priority (a payload flit waits one cycle); read port B: receive
+//         engine (Reduce); write port: receive engine (all lanes); a host write waits for a
+//         cycle in which the receive engine does not write (at most 129 cycles: a packet is
+//         at most 128 payload flits and its header writes nothing).
+//
+// Host port: one 32-bit access per cycle, response (host_rsp_valid_o) in the cycle after
+// acceptance, in order. host_req_ready_o is low only for a DMEM write while the receive engine
+// writes DMEM (combinational from host_req_write_i and host_req_addr_i). Regions: TileStatus
+// +0x0 (RO), TileCounters +0x100..+0x17F (RO, registered counters), IMEM +0x10000 (RW, two
+// halves per word, +0 = bits 31:0), PMEM +0x20000 (RW), DMEM +0x40000 (RW, byte a = byte a%16
+// of word a/16). Unaligned, out-of-range or read-only-written addresses: host_rsp_err_o with
+// rdata 0 and no effect.
+//
+// Combinational paths (all allowed by /tmp/chip_ifaces.md): rx_ready_o from rx_valid_i and
+// rx_flit_i; route_raddr_o from registers only; host_req_ready_o from host_req_*; bar_wait_o,
+// tx_*, stat_* and host_rsp_* from registers only.
+//
+// Parameter constraints: NumLinks 1..8; ImemWords 2..4096 and PmemWords 2..16384, powers of two;
+// DmemBytes a multiple of 16, 32..786432 (the host window).
+module xf_tile #(
+  // links (width of xb_msg_*)
+  parameter int NumLinks = 4,
+  // instruction memory, 64-bit words
+  parameter int ImemWords = 4096,
+  // parameter memory, 32-bit words
+  parameter int PmemWords = 16384,
+  // data memory bytes
+  parameter int DmemBytes = 786432
+) (
+  input  logic                  clk_i,             // clock
+  input  logic                  rst_ni,            // asynchronous reset, active low
+  // tile -> exchange path
+  output logic                  tx_valid_o,        // a flit/control enters the path
+  output logic [129:0]          tx_flit_o,         // {head, tail, data}; XREQ/XDONE: data 0
+  output logic                  tx_link_o,         // link-bound
+  output logic [3:0]            tx_port_o,         // link port (tile-bound: the dst tile)
+  output logic [1:0]            tx_ctrl_o,         // 0 data, 1 XREQ, 2 XDONE
+  input  logic                  tx_credit_i,       // one credit back
+  // exchange -> tile receive path
+  input  logic                  rx_valid_i,        // a flit is offered
+  output logic                  rx_ready_o,        // taken (low only for read after write)
+  input  logic [129:0]          rx_flit_i,         // {head, tail, data}
+  // XB messages
+  input  logic [NumLinks-1:0]   xb_msg_valid_i,    // message from link l
+  input  logic [2*NumLinks-1:0] xb_msg_kind_i,     // per link: 0 GRANT, 1 XON, 2 XOFF
+  // route lookup
+  output logic [13:0]           route_raddr_o,     // lane * 4096 + dst_chip
+  input  logic [7:0]            route_rdata_i,     // entry, one cycle after the address
+  // chip
+  input  logic [11:0]           cfg_chip_id_i,     // this chip
+  input  logic [3:0]            cfg_tile_id_i,     // this tile
+  input  logic [31:0]           cfg_index_i,       // CSR 0
+  input  logic [12:0]           cfg_num_chips_i,   // chips in the machine
+  input  logic [4:0]            cfg_num_tiles_i,   // tiles on this chip
+  input  logic [3:0]            cfg_num_ports_i,   // connected link ports
+  input  logic [31:0]           cycles_i,          // cycles since the last start (Geti 3)
+  input  logic                  ctl_clear_i,       // pulse: clear
+  input  logic                  ctl_start_i,       // pulse: clear, then run
+  output logic                  bar_wait_o,        // waiting at Bar
+  input  logic                  bar_release_i,     // pulse: retire Bar
+  output logic [3:0]            stat_err_o,        // first error (TileErr)
+  output logic                  stat_done_o,       // End retired
+  output logic                  stat_running_o,    // running
+  output logic [15:0]           stat_pc_o,         // pc
+  // host port
+  input  logic                  host_req_valid_i,  // a request
+  output logic                  host_req_ready_o,  // accepted
+  input  logic                  host_req_write_i,  // 1 write, 0 read
+  input  logic [19:0]           host_req_addr_i,   // byte offset in the tile window
+  input  logic [31:0]           host_req_wdata_i,  // write data
+  output logic                  host_rsp_valid_o,  // one pulse per accepted request
+  output logic [31:0]           host_rsp_rdata_o,  // read data (0 for writes and errors)
+  output logic                  host_rsp_err_o     // no such address, or read-only
+);
+
+  `include "xf_assert.svh"
+
+  localparam int DmemWords = DmemBytes / 16;
+  localparam int WordBits = $clog2(DmemWords + 1);
+  localparam int ImemAddrBits = $clog2(ImemWords);
+  localparam int PmemAddrBits = $clog2(PmemWords);
+  localparam int DmemAddrBits = $clog2(DmemWords);
+
+  `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 8)
+  `ASSERT_INIT(DmemBytesLegal_A, DmemBytes % 16 == 0 && DmemBytes >= 32 && DmemBytes <= 786432)
+  `ASSERT_INIT(WordBitsLegal_A, WordBits >= DmemAddrBits)
+
+  // ---- Status ---------------------------------------------------------------------------------
+  logic       clear;
+  logic       running_d, running_q, done_d, done_q;
+  logic [3:0] err_d, err_q;
+  logic       run;
+
+  // ---- Block interconnect ------------------------------------------------------------------
+  logic                    rx_fail, send_fail, seq_fail, seq_halt;
+  logic [3:0]              rx_fail_code, seq_fail_code;
+  logic [31:0]             avg_scale, pc;
+  logic [ImemAddrBits-1:0] seq_imem_raddr;
+  logic [63:0]             imem_rdata;
+  logic                    seq_pmem_re;
+  logic [PmemAddrBits-1:0] seq_pmem_raddr;
+  logic [31:0]             pmem_rdata;
+  logic [2:0]              jobs_after;
+  logic                    session_after;
+  logic                    push;
+  logic [WordBits-1:0]     push_addr, push_words;
+  logic [11:0]             push_dst_chip;
+  logic [23:0]             push_dst_addr;
+  logic                    push_local;
+  logic [26:0]             push_desc;
+  logic [4:0]              wait_ctr;
+  logic [31:0]             wait_count, host_ctr_rdata;
+  logic                    send_re;
+  logic [WordBits-1:0]     send_raddr;
+  logic                    recv_re, recv_we;
+  logic [WordBits-1:0]     recv_raddr, recv_waddr;
+  logic [127:0]            recv_wdata;
+  logic [255:0]            dmem_rdata;
+  logic [3:0]              hz_valid;
+  logic [4*WordBits-1:0]   hz_lo, hz_hi;
+
+  // ---- Host port decode -------------------------------------------------------------------
+  logic        h_status, h_ctr, h_imem, h_pmem, h_dmem, h_hit, h_err, h_accept;
+  logic [19:0] h_dmem_off;
+  logic        h_imem_rd, h_imem_wr, h_pmem_rd, h_pmem_wr, h_dmem_rd, h_dmem_wr;
+  logic        fetch_bad_d, fetch_bad_q;  // the host had the IMEM port last cycle
+  logic        rsp_valid_d, rsp_valid_q, rsp_err_d, rsp_err_q;
+  logic [1:0]  rsp_src_d, rsp_src_q;      // 0 register value, 1 IMEM, 2 PMEM, 3 DMEM
+  logic [1:0]  rsp_sel_d, rsp_sel_q;      // IMEM half (bit 0) or DMEM lane
+  logic [31:0] rsp_reg_d, rsp_reg_q;
+
+  // RAM ports
+  logic                           imem_re;
+  logic [ImemAddrBits-1:0]        imem_raddr, imem_waddr;
+  logic [1:0]                     imem_we;
+  logic                           pmem_re;
+  logic [PmemAddrBits-1:0]        pmem_raddr, pmem_waddr;
+  logic [0:0]                     pmem_we;
+  logic [1:0]                     dmem_re;
+  logic [2*DmemAddrBits-1:0]      dmem_raddr;
+  logic [DmemAddrBits-1:0]        dmem_waddr;
+  logic [3:0]                     dmem_we;
+  logic [127:0]                   dmem_wdata;
+
+  always_comb begin
+    h_status = host_req_addr_i[19:2] == '0;
+    h_ctr = host_req_addr_i[19:7] == 13'h2;  // 0x100 .. 0x17F
+    h_imem = host_req_addr_i[19:16] == 4'h1 && 32'(host_req_addr_i[15:3]) < ImemWords;
+    h_pmem = host_req_addr_i[19:16] == 4'h2 && 32'(host_req_addr_i[15:2]) < PmemWords;
+    h_dmem_off = host_req_addr_i - 20'h40000;
+    h_dmem = host_req_addr_i >= 20'h40000 && 32'(h_dmem_off) < DmemBytes;
+    h_hit = host_req_addr_i[1:0] == 2'b00 && (h_status || h_ctr || h_imem || h_pmem || h_dmem);
+    h_err = !h_hit || (host_req_write_i && (h_status || h_ctr));
+    // A DMEM write waits for a cycle in which the receive engine does not write.
+    host_req_ready_o = !(host_req_write_i && h_dmem && recv_we);
+    h_accept = host_req_valid_i && host_req_ready_o;
+    h_imem_rd = h_accept && !h_err && h_imem && !host_req_write_i;
+    h_imem_wr = h_accept && !h_err && h_imem && host_req_write_i;
+    h_pmem_rd = h_accept && !h_err && h_pmem && !host_req_write_i;
+    h_pmem_wr = h_accept && !h_err && h_pmem && host_req_write_i;
+    h_dmem_rd = h_accept && !h_err && h_dmem && !host_req_write_i;
+    h_dmem_wr = h_accept && !h_err && h_dmem && host_req_write_i;
+
+    rsp_valid_d = h_accept;
+    rsp_err_d = h_accept && h_err;
+    rsp_src_d = 2'd0;
+    rsp_sel_d = host_req_addr_i[3:2];
+    rsp_reg_d = '0;
+    if (h_accept && !h_err && !host_req_write_i) begin
+      if (h_status) rsp_reg_d = {stat_pc_o, 11'b0, done_q, err_q};
+      if (h_ctr) rsp_reg_d = host_ctr_rdata;
+      if (h_imem) rsp_src_d = 2'd1;
+      if (h_pmem) rsp_src_d = 2'd2;
+      if (h_dmem) rsp_src_d = 2'd3;
+    end
+    fetch_bad_d = h_imem_rd;
+  end
+
+  // Memory ports.
+  always_comb begin
+    // IMEM: the sequencer's fetch unless the host reads.
+    imem_re = 1'b1;
+    imem_raddr = h_imem_rd ? host_req_addr_i[3 +: ImemAddrBits] : seq_imem_raddr;
+    imem_waddr = host_req_addr_i[3 +: ImemAddrBits];
+    imem_we = h_imem_wr ? (host_req_addr_i[2] ? 2'b10 : 2'b01) : 2'b00;
+    // PMEM: the host has priority over a Lw issue.
+    pmem_re = h_pmem_rd || seq_pmem_re;
+    pmem_raddr = h_pmem_rd ? host_req_addr_i[2 +: PmemAddrBits] : seq_pmem_raddr;
+    pmem_waddr = host_req_addr_i[2 +: PmemAddrBits];
+    pmem_we = h_pmem_wr;
+    // DMEM port A: the host has priority over a payload read (the send engine waits).
+    dmem_re[0] = h_dmem_rd || send_re;
+    dmem_raddr[0 +: DmemAddrBits] = h_dmem_rd ? h_dmem_off[4 +: DmemAddrBits] :
+                                                send_raddr[DmemAddrBits-1:0];
+    dmem_re[1] = recv_re;
+    dmem_raddr[DmemAddrBits +: DmemAddrBits] = recv_raddr[DmemAddrBits-1:0];
+    // DMEM write: the receive engine, else the host (one lane).
+    if (recv_we) begin
+      dmem_we = 4'hF;
+      dmem_waddr = recv_waddr[DmemAddrBits-1:0];
+      dmem_wdata = recv_wdata;
+    end else begin
+      dmem_we = h_dmem_wr ? 4'b0001 << host_req_addr_i[3:2] : 4'b0000;
+      dmem_waddr = h_dmem_off[4 +: DmemAddrBits];
+      dmem_wdata = {4{host_req_wdata_i}};
+    end
+  end
+
+  // ---- Status: running, done, first error -------------------------------------------------
+  assign clear = ctl_clear_i || ctl_start_i;
+  assign run = running_q && !rx_fail && !send_fail;
+
+  always_comb begin
+    running_d = running_q;
+    done_d = done_q;
+    err_d = err_q;
+    if (err_q == xf_defs_pkg::TILE_ERR_NONE) begin
+      if (rx_fail) err_d = rx_fail_code;
+      else if (send_fail) err_d = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+      else if (seq_fail) err_d = seq_fail_code;
+    end
+    if (rx_fail || send_fail || seq_fail || seq_halt) running_d = 1'b0;
+    if (seq_halt) done_d = 1'b1;
+    if (clear) begin
+      running_d = ctl_start_i;
+      done_d = 1'b0;
+      err_d = xf_defs_pkg::TILE_ERR_NONE;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      running_q <= 1'b0;
+      done_q <= 1'b0;
+      err_q <= '0;
+      fetch_bad_q <= 1'b0;
+      rsp_valid_q <= 1'b0;
+      rsp_err_q <= 1'b0;
+      rsp_src_q <= '0;
+      rsp_sel_q <= '0;
+      rsp_reg_q <= '0;
+    end else begin
+      running_q <= running_d;
+      done_q <= done_d;
+      err_q <= err_d;
+      fetch_bad_q <= fetch_bad_d;
+      rsp_valid_q <= rsp_valid_d;
+      rsp_err_q <= rsp_err_d;
+      rsp_src_q <= rsp_src_d;
+      rsp_sel_q <= rsp_sel_d;
+      rsp_reg_q <= rsp_reg_d;
+    end
+  end
+
+  always_comb begin
+    case (rsp_src_q)
+      2'd1: host_rsp_rdata_o = rsp_sel_q[0] ? imem_rdata[63:32] : imem_rdata[31:0];
+      2'd2: host_rsp_rdata_o = pmem_rdata;
+      2'd3: host_rsp_rdata_o = dmem_rdata[32*rsp_sel_q +: 32];
+      default: host_rsp_rdata_o = rsp_reg_q;
+    endcase
+  end
+  assign host_rsp_valid_o = rsp_valid_q;
+  assign host_rsp_err_o = rsp_err_q;
+
+  assign stat_err_o = err_q;
+  assign stat_done_o = done_q;
+  assign stat_running_o = running_q;
+  assign stat_pc_o = pc[15:0];
+  logic [15:0] unused_pc;
+  assign unused_pc = pc[31:16];  // PcRange stops the tile long before pc reaches 2^16
+
+  // ---- Memories -----------------------------------------------------------------------------
+  xf_tile_ram #(
+    .Words       (ImemWords),
+    .DataBits    (64),
+    .LaneBits    (32),
+    .NumReadPorts(1)
+  ) u_imem (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .re_i   (imem_re),
+    .raddr_i(imem_raddr),
+    .rdata_o(imem_rdata),
+    .we_i   (imem_we),
+    .waddr_i(imem_waddr),
+    .wdata_i({2{host_req_wdata_i}})
+  );
+
+  xf_tile_ram #(
+    .Words       (PmemWords),
+    .DataBits    (32),
+    .LaneBits    (32),
+    .NumReadPorts(1)
+  ) u_pmem (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .re_i   (pmem_re),
+    .raddr_i(pmem_raddr),
+    .rdata_o(pmem_rdata),
+    .we_i   (pmem_we),
+    .waddr_i(pmem_waddr),
+    .wdata_i(host_req_wdata_i)
+  );
+
+  xf_tile_ram #(
+    .Words       (DmemWords),
+    .DataBits    (128),
+    .LaneBits    (32),
+    .NumReadPorts(2)
+  ) u_dmem (
+    .clk_i  (clk_i),
+    .rst_ni (rst_ni),
+    .re_i   (dmem_re),
+    .raddr_i(dmem_raddr),
+    .rdata_o(dmem_rdata),
+    .we_i   (dmem_we),
+    .waddr_i(dmem_waddr),
+    .wdata_i(dmem_wdata)
+  );
+
+  // ---- Engines ------------------------------------------------------------------------------
+  xf_tile_seq #(
+    .ImemWords(ImemWords),
+    .PmemWords(PmemWords),
+    .DmemBytes(DmemBytes)
+  ) u_seq (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .clear_i        (clear),
+    .running_i      (running_q),
+    .run_i          (run),
+    .cfg_index_i    (cfg_index_i),
+    .cfg_tile_id_i  (cfg_tile_id_i),
+    .cfg_num_chips_i(cfg_num_chips_i),
+    .cfg_chip_id_i  (cfg_chip_id_i),
+    .cycles_i       (cycles_i),
+    .avg_scale_o    (avg_scale),
+    .imem_raddr_o   (seq_imem_raddr),
+    .imem_valid_i   (!fetch_bad_q),
+    .instr_i        (imem_rdata),
+    .pmem_re_o      (seq_pmem_re),
+    .pmem_raddr_o   (seq_pmem_raddr),
+    .pmem_rdata_i   (pmem_rdata),
+    .pmem_busy_i    (h_pmem_rd),
+    .jobs_after_i   (jobs_after),
+    .session_after_i(session_after),
+    .push_o         (push),
+    .push_addr_o    (push_addr),
+    .push_words_o   (push_words),
+    .push_dst_chip_o(push_dst_chip),
+    .push_dst_addr_o(push_dst_addr),
+    .push_local_o   (push_local),
+    .push_desc_o    (push_desc),
+    .route_raddr_o  (route_raddr_o),
+    .wait_ctr_o     (wait_ctr),
+    .wait_count_i   (wait_count),
+    .bar_wait_o     (bar_wait_o),
+    .bar_release_i  (bar_release_i),
+    .halt_o         (seq_halt),
+    .fail_o         (seq_fail),
+    .fail_code_o    (seq_fail_code),
+    .pc_o           (pc)
+  );
+
+  xf_tile_send #(
+    .NumLinks(NumLinks),
+    .WordBits(WordBits)
+  ) u_send (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .clear_i        (clear),
+    .cfg_chip_id_i  (cfg_chip_id_i),
+    .cfg_tile_id_i  (cfg_tile_id_i),
+    .cfg_num_tiles_i(cfg_num_tiles_i),
+    .cfg_num_ports_i(cfg_num_ports_i),
+    .push_i         (push),
+    .push_addr_i    (push_addr),
+    .push_words_i   (push_words),
+    .push_dst_chip_i(push_dst_chip),
+    .push_dst_addr_i(push_dst_addr),
+    .push_local_i   (push_local),
+    .push_desc_i    (push_desc),
+    .jobs_after_o   (jobs_after),
+    .session_after_o(session_after),
+    .route_rdata_i  (route_rdata_i),
+    .xb_msg_valid_i (xb_msg_valid_i),
+    .xb_msg_kind_i  (xb_msg_kind_i),
+    .tx_valid_o     (tx_valid_o),
+    .tx_flit_o      (tx_flit_o),
+    .tx_link_o      (tx_link_o),
+    .tx_port_o      (tx_port_o),
+    .tx_ctrl_o      (tx_ctrl_o),
+    .tx_credit_i    (tx_credit_i),
+    .dmem_re_o      (send_re),
+    .dmem_raddr_o   (send_raddr),
+    .dmem_rdata_i   (dmem_rdata[127:0]),
+    .stall_i        (h_dmem_rd),
+    .hz_valid_o     (hz_valid),
+    .hz_lo_o        (hz_lo),
+    .hz_hi_o        (hz_hi),
+    .fail_o         (send_fail)
+  );
+
+  xf_tile_recv #(
+    .DmemBytes(DmemBytes)
+  ) u_recv (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .clear_i         (clear),
+    .rx_valid_i      (rx_valid_i),
+    .rx_ready_o      (rx_ready_o),
+    .rx_flit_i       (rx_flit_i),
+    .hz_valid_i      (hz_valid),
+    .hz_lo_i         (hz_lo),
+    .hz_hi_i         (hz_hi),
+    .avg_scale_i     (avg_scale),
+    .dmem_re_o       (recv_re),
+    .dmem_raddr_o    (recv_raddr),
+    .dmem_rdata_i    (dmem_rdata[255:128]),
+    .dmem_we_o       (recv_we),
+    .dmem_waddr_o    (recv_waddr),
+    .dmem_wdata_o    (recv_wdata),
+    .fail_o          (rx_fail),
+    .fail_code_o     (rx_fail_code),
+    .wait_ctr_i      (wait_ctr),
+    .wait_count_o    (wait_count),
+    .host_ctr_i      (host_req_addr_i[6:2]),
+    .host_ctr_rdata_o(host_ctr_rdata)
+  );
+
+  // The payload read issued by the send engine while the host has port A cannot happen.
+  `ASSERT(DmemPortANoConflict_A, !(h_dmem_rd && send_re))
+  `ASSERT(DmemWriteNoConflict_A, !(h_dmem_wr && recv_we))
+  `ASSERT_KNOWN(TxValidKnown_A, tx_valid_o)
+  `ASSERT_KNOWN(RxReadyKnown_A, rx_ready_o)
+
+endmodule

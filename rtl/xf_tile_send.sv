@@ -1,0 +1,418 @@
+// Send engine of a tile (docs/tile.md section 4, model/tile.cpp Tile::send_engine and
+// Tile::close_session): the job queue (4 entries), packetisation, the XB session protocol
+// (XREQ, GRANT, XOFF/XON, XDONE), the credits of the tile's path into the exchange and the
+// "no route" check. Cycle-exact with the model: in a cycle t the engine
+//   1. applies the XB messages presented in t, link 0 first (model: Tile::tick before
+//      send_engine), to the session state,
+//   2. adds tx_credit_i to its credits, and, with at least one credit, decides at most one
+//      emission exactly as Tile::send_engine: XDONE when the queue is empty and a session is
+//      open; BadPacket and drop the job on no route; XDONE when the front job leaves elsewhere
+//      (pkt_left == 0 && job_off == 0); XREQ for a link-bound job without a session; nothing
+//      while waiting for the grant or stopped by XOFF; otherwise the next flit of the front job
+//      (a header, or a payload flit whose DMEM read dmem_re_o/dmem_raddr_o is issued in t),
+//   3. pops the front job after its last flit (or a token's header, or on no route) and
+//      appends the job the sequencer pushes in t (push_i): a job pushed in t is first
+//      decided on in t+1 (model: a job queued by Send in t is started in t+1).
+// The decision of cycle t is on tx_valid_o .. tx_ctrl_o in t+1 from registers; a payload
+// flit's data is the DMEM read register (dmem_rdata_i, loaded at the end of t), selected by a
+// registered mux. So the flit is the first stage of the path into the exchange (the exchange
+// adds ExchangeLatencyCycles - 1 = 1 more stage, /tmp/chip_ifaces.md section A).
+//
+//   cycle          t-1    t      t+1    t+2    t+3
+//   Send retires   <S>                              (sequencer, push_i)
+//   route lookup   <addr> <data>                    (route_raddr_o by the sequencer in t-1)
+//   decision              <H>    <D0>   <D1>        header, then payload flits
+//   dmem_re_o                    <D0>   <D1>
+//   tx_valid_o                   <H>    <D0>   <D1>
+//
+// Route: the sequencer presents route_raddr_o while it executes Send (cycle t-1 above); the
+// entry arrives on route_rdata_i in t and is used directly when the job is at the front in t,
+// and stored in the job otherwise (fill_*).
+//
+// Host port: stall_i (the host reads DMEM through this engine's read port in this cycle)
+// withholds a payload flit for that cycle (any other decision goes ahead).
+//
+// Combinational paths: fail_o, dmem_re_o, dmem_raddr_o, jobs_after_o and session_after_o from
+// xb_msg_*, tx_credit_i, route_rdata_i, stall_i, cfg_*; the hazard ranges from registers only.
+// tx_* are registers (plus the DMEM read register) and never depend on an exchange input in
+// the same cycle.
+//
+// Credits: ExchangeLatencyCycles + 1 = 3 at reset and clear (one flit decided in t is taken
+// at the exchange's front in t+2 at the earliest, the credit pulse arrives in t+3 and is
+// usable in t+3: 3 credits sustain one flit per cycle). At most 3 are ever held (asserted).
+//
+// Parameter constraints: NumLinks 1..8, WordBits >= 1 (source addresses and lengths are DMEM
+// word indices, at most DmemWords, which WordBits must hold).
+module xf_tile_send #(
+  // links (width of xb_msg_*)
+  parameter int NumLinks = 4,
+  // bits of a DMEM word index or word count (holds DmemBytes / 16)
+  parameter int WordBits = 16
+) (
+  input  logic                  clk_i,            // clock
+  input  logic                  rst_ni,           // asynchronous reset, active low
+  input  logic                  clear_i,          // start/clear: empty the queue, reset state
+  // configuration
+  input  logic [11:0]           cfg_chip_id_i,    // header src_chip
+  input  logic [3:0]            cfg_tile_id_i,    // header src_tile
+  input  logic [4:0]            cfg_num_tiles_i,  // local job to a tile >= this: no route
+  input  logic [3:0]            cfg_num_ports_i,  // route entry >= this: no route
+  // job push from the sequencer (Send retiring)
+  input  logic                  push_i,           // append a job
+  input  logic [WordBits-1:0]   push_addr_i,      // source DMEM word index
+  input  logic [WordBits-1:0]   push_words_i,     // payload length in 16-byte words
+  input  logic [11:0]           push_dst_chip_i,  // destination chip
+  input  logic [23:0]           push_dst_addr_i,  // destination byte address (24 bits)
+  input  logic                  push_local_i,     // destination chip == this chip
+  input  logic [26:0]           push_desc_i,      // SendImm bits 26:0 (popc checked: 0 or 1)
+  output logic [2:0]            jobs_after_o,     // jobs queued after this cycle's pop
+  output logic                  session_after_o,  // a session is open after this cycle
+  // route lookup result (the address is driven by the sequencer)
+  input  logic [7:0]            route_rdata_i,    // RouteTable entry of the job pushed last cycle
+  // XB messages
+  input  logic [NumLinks-1:0]   xb_msg_valid_i,   // message from link l
+  input  logic [2*NumLinks-1:0] xb_msg_kind_i,    // per link: 0 GRANT, 1 XON, 2 XOFF
+  // path into the exchange
+  output logic                  tx_valid_o,       // a flit/control enters the path
+  output logic [129:0]          tx_flit_o,        // {head, tail, data}
+  output logic                  tx_link_o,        // link-bound (data, XREQ, XDONE)
+  output logic [3:0]            tx_port_o,        // link port (tile-bound: the dst tile)
+  output logic [1:0]            tx_ctrl_o,        // 0 data, 1 XREQ, 2 XDONE
+  input  logic                  tx_credit_i,      // one credit back
+  // DMEM read port (payload)
+  output logic                  dmem_re_o,        // read a payload word in this cycle
+  output logic [WordBits-1:0]   dmem_raddr_o,     // word index
+  input  logic [127:0]          dmem_rdata_i,     // read register (word read last cycle)
+  input  logic                  stall_i,          // the host has the read port this cycle
+  // hazard ranges (unread words of each queued job), entry i at [i*WordBits +: WordBits]
+  output logic [3:0]            hz_valid_o,       // entry i holds a job
+  output logic [4*WordBits-1:0] hz_lo_o,          // first unread word
+  output logic [4*WordBits-1:0] hz_hi_o,          // one past the last word
+  // errors
+  output logic                  fail_o            // BadPacket: no route, job dropped
+);
+
+  `include "xf_assert.svh"
+
+  localparam int QueueJobs = 4;
+  localparam logic [2:0] InitCredits = 3'(xf_defs_pkg::ExchangeLatencyCycles + 1);
+  localparam logic [7:0] MaxPacketWords = 8'(xf_defs_pkg::MaxPacketPayloadBytes / 16);
+
+  `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 8)
+  `ASSERT_INIT(WordBitsLegal_A, WordBits >= 1 && WordBits <= 20)
+
+  // ---- Job queue (entry 0 is the front) ------------------------------------------------------
+  logic [WordBits-1:0] j_addr_q [QueueJobs], j_addr_d [QueueJobs];
+  logic [WordBits-1:0] j_words_q [QueueJobs], j_words_d [QueueJobs];
+  logic [11:0]         j_chip_q [QueueJobs], j_chip_d [QueueJobs];
+  logic [23:0]         j_daddr_q [QueueJobs], j_daddr_d [QueueJobs];
+  logic                j_local_q [QueueJobs], j_local_d [QueueJobs];
+  logic [26:0]         j_desc_q [QueueJobs], j_desc_d [QueueJobs];
+  logic [7:0]          j_route_q [QueueJobs], j_route_d [QueueJobs];
+  logic [2:0]          cnt_d, cnt_q;
+  logic                fill_d, fill_q;          // the job pushed last cycle awaits its route
+  logic [1:0]          fill_idx_d, fill_idx_q;  // its index now
+
+  // ---- Engine state -----------------------------------------------------------------------------
+  logic                in_session_d, in_session_q;
+  logic                requested_d, requested_q;
+  logic                xon_d, xon_q;
+  logic [3:0]          link_d, link_q;
+  logic [WordBits-1:0] off_d, off_q;            // words of the front job already emitted
+  logic [7:0]          pkt_left_d, pkt_left_q;  // payload flits left in the current packet
+  logic [15:0]         seq_d, seq_q;
+  logic [2:0]          credits_d, credits_q;
+
+  // ---- Output registers -------------------------------------------------------------------------
+  logic         tx_valid_d, tx_valid_q;
+  logic         tx_head_d, tx_head_q, tx_tail_d, tx_tail_q;
+  logic         tx_hdr_sel_d, tx_hdr_sel_q;  // 1: data from tx_hdr_q; 0: the DMEM read register
+  logic [127:0] tx_hdr_d, tx_hdr_q;
+  logic         tx_link_d, tx_link_q;
+  logic [3:0]   tx_port_d, tx_port_q;
+  logic [1:0]   tx_ctrl_d, tx_ctrl_q;
+
+  // Front job's descriptor fields.
+  logic [3:0]  f_tile;
+  logic [1:0]  f_lane;
+  logic        f_reduce;
+  logic [2:0]  f_dtype, f_op;
+  logic        f_sat, f_avg_final;
+  logic [4:0]  f_ctr;
+  logic [3:0]  f_avg_shift;
+  logic [7:0]  f_route;
+  logic        f_link, f_noroute;
+  logic [3:0]  f_port;
+  logic [2:0]  credits_avail;
+  logic        pop;
+  logic [WordBits-1:0] rem_words;
+  logic [7:0]  len_words;
+  logic [23:0] hdr_dst_addr;
+  logic [2:0]  cnt_after_pop;
+  logic [2:0]  unused_popc;
+
+  always_comb begin
+    f_tile = j_desc_q[0][3:0];
+    f_lane = j_desc_q[0][5:4];
+    f_reduce = j_desc_q[0][6];
+    unused_popc = j_desc_q[0][9:7];  // popc bits 9:7 are 0 (Send accepts Write and Reduce only)
+    f_dtype = j_desc_q[0][12:10];
+    f_op = j_desc_q[0][15:13];
+    f_sat = j_desc_q[0][16];
+    f_ctr = j_desc_q[0][21:17];
+    f_avg_shift = j_desc_q[0][25:22];
+    f_avg_final = j_desc_q[0][26];
+    f_route = (fill_q && fill_idx_q == 2'd0) ? route_rdata_i : j_route_q[0];
+    f_link = !j_local_q[0];
+    if (j_local_q[0]) begin
+      f_port = f_tile;
+      f_noroute = {1'b0, f_tile} >= cfg_num_tiles_i;
+    end else begin
+      f_port = f_route[3:0];
+      f_noroute = f_route >= {4'b0, cfg_num_ports_i};
+    end
+    rem_words = j_words_q[0] - off_q;
+    len_words = (32'(rem_words) >= 32'(MaxPacketWords)) ? MaxPacketWords : 8'(rem_words);
+    hdr_dst_addr = j_daddr_q[0] + 24'({off_q, 4'b0});
+
+    // 1. XB messages, link order (model: Tile::tick).
+    requested_d = requested_q;
+    xon_d = xon_q;
+    for (int l = 0; l < NumLinks; l++) begin
+      if (xb_msg_valid_i[l] && in_session_q && link_q == 4'(l)) begin
+        if (requested_d) begin
+          if (xb_msg_kind_i[2*l +: 2] == xf_defs_pkg::XB_MSG_GRANT) begin
+            requested_d = 1'b0;
+            xon_d = 1'b1;
+          end
+        end else if (xb_msg_kind_i[2*l +: 2] != xf_defs_pkg::XB_MSG_GRANT) begin
+          xon_d = xb_msg_kind_i[2*l +: 2] == xf_defs_pkg::XB_MSG_XON;
+        end
+      end
+    end
+
+    // 2. Decision (model: Tile::send_engine).
+    in_session_d = in_session_q;
+    link_d = link_q;
+    off_d = off_q;
+    pkt_left_d = pkt_left_q;
+    seq_d = seq_q;
+    credits_avail = credits_q + {2'b0, tx_credit_i};
+    pop = 1'b0;
+    fail_o = 1'b0;
+    dmem_re_o = 1'b0;
+    dmem_raddr_o = j_addr_q[0] + off_q;
+    tx_valid_d = 1'b0;
+    tx_head_d = 1'b1;
+    tx_tail_d = 1'b1;
+    tx_hdr_sel_d = 1'b1;
+    tx_hdr_d = '0;
+    tx_link_d = 1'b1;
+    tx_port_d = link_q;
+    tx_ctrl_d = 2'd0;
+    if (credits_avail != 3'd0) begin
+      if (cnt_q == 3'd0) begin
+        if (in_session_q) begin  // queue empty: XDONE
+          tx_valid_d = 1'b1;
+          tx_ctrl_d = 2'd2;
+          in_session_d = 1'b0;
+          xon_d = 1'b0;
+        end
+      end else if (f_noroute) begin
+        fail_o = 1'b1;
+        pop = 1'b1;
+      end else if (in_session_q && (!f_link || link_q != f_port) && pkt_left_q == 8'd0 &&
+                   off_q == '0) begin  // the next job leaves elsewhere: XDONE
+        tx_valid_d = 1'b1;
+        tx_ctrl_d = 2'd2;
+        in_session_d = 1'b0;
+        xon_d = 1'b0;
+      end else if (f_link && !in_session_q) begin  // XREQ
+        tx_valid_d = 1'b1;
+        tx_ctrl_d = 2'd1;
+        tx_port_d = f_port;
+        in_session_d = 1'b1;
+        requested_d = 1'b1;
+        xon_d = 1'b0;
+        link_d = f_port;
+      end else if (!f_link || xon_d) begin
+        tx_link_d = f_link;
+        tx_port_d = f_port;
+        if (pkt_left_q == 8'd0) begin  // header
+          tx_valid_d = 1'b1;
+          tx_hdr_d[xf_defs_pkg::HEADER_OPCODE_LSB +: 4] = {3'b0, f_reduce};
+          tx_hdr_d[xf_defs_pkg::HEADER_DST_CHIP_LSB +: 12] = j_chip_q[0];
+          tx_hdr_d[xf_defs_pkg::HEADER_DST_TILE_LSB +: 4] = f_tile;
+          tx_hdr_d[xf_defs_pkg::HEADER_DST_ADDR_LSB +: 24] = hdr_dst_addr;
+          tx_hdr_d[xf_defs_pkg::HEADER_LEN_LSB +: 12] = {len_words, 4'b0};
+          tx_hdr_d[xf_defs_pkg::HEADER_DTYPE_LSB +: 3] = f_dtype;
+          tx_hdr_d[xf_defs_pkg::HEADER_OP_LSB +: 3] = f_op;
+          tx_hdr_d[xf_defs_pkg::HEADER_SAT_LSB] = f_sat;
+          tx_hdr_d[xf_defs_pkg::HEADER_AVG_FINAL_LSB] = f_avg_final;
+          tx_hdr_d[xf_defs_pkg::HEADER_AVG_SHIFT_LSB +: 4] = f_avg_shift;
+          tx_hdr_d[xf_defs_pkg::HEADER_CTR_LSB +: 5] = f_ctr;
+          tx_hdr_d[xf_defs_pkg::HEADER_LANE_LSB +: 2] = f_lane;
+          tx_hdr_d[xf_defs_pkg::HEADER_SRC_CHIP_LSB +: 12] = cfg_chip_id_i;
+          tx_hdr_d[xf_defs_pkg::HEADER_SRC_TILE_LSB +: 4] = cfg_tile_id_i;
+          tx_hdr_d[xf_defs_pkg::HEADER_SEQ_LSB +: 16] = seq_q;
+          seq_d = seq_q + 16'd1;
+          pkt_left_d = len_words;
+          tx_tail_d = len_words == 8'd0;
+          if (len_words == 8'd0 && j_words_q[0] == '0) pop = 1'b1;  // token: header only
+        end else if (!stall_i) begin  // payload flit: DMEM read now, data in the next cycle
+          tx_valid_d = 1'b1;
+          tx_head_d = 1'b0;
+          tx_hdr_sel_d = 1'b0;
+          dmem_re_o = 1'b1;
+          off_d = off_q + 1'b1;
+          pkt_left_d = pkt_left_q - 8'd1;
+          tx_tail_d = pkt_left_d == 8'd0;
+          if (pkt_left_d == 8'd0 && off_d == j_words_q[0]) begin
+            pop = 1'b1;
+            off_d = '0;
+          end
+        end
+      end
+    end
+    credits_d = credits_avail - {2'b0, tx_valid_d};
+    if (credits_d > InitCredits) credits_d = InitCredits;  // only after a clear with flits out
+
+    if (clear_i) begin
+      in_session_d = 1'b0;
+      requested_d = 1'b0;
+      xon_d = 1'b0;
+      link_d = '0;
+      off_d = '0;
+      pkt_left_d = '0;
+      seq_d = '0;
+      credits_d = InitCredits;
+      tx_valid_d = 1'b0;
+    end
+  end
+
+  assign cnt_after_pop = cnt_q - {2'b0, pop};
+  assign jobs_after_o = cnt_after_pop;
+  assign session_after_o = in_session_d;
+
+  // 3. Queue: pop, route fill, push.
+  always_comb begin
+    for (int i = 0; i < QueueJobs; i++) begin
+      j_addr_d[i] = j_addr_q[i];
+      j_words_d[i] = j_words_q[i];
+      j_chip_d[i] = j_chip_q[i];
+      j_daddr_d[i] = j_daddr_q[i];
+      j_local_d[i] = j_local_q[i];
+      j_desc_d[i] = j_desc_q[i];
+      j_route_d[i] = j_route_q[i];
+    end
+    if (fill_q) j_route_d[fill_idx_q] = route_rdata_i;
+    if (pop) begin
+      for (int i = 0; i < QueueJobs - 1; i++) begin
+        j_addr_d[i] = j_addr_d[i+1];
+        j_words_d[i] = j_words_d[i+1];
+        j_chip_d[i] = j_chip_d[i+1];
+        j_daddr_d[i] = j_daddr_d[i+1];
+        j_local_d[i] = j_local_d[i+1];
+        j_desc_d[i] = j_desc_d[i+1];
+        j_route_d[i] = j_route_d[i+1];
+      end
+    end
+    fill_d = 1'b0;
+    fill_idx_d = cnt_after_pop[1:0];
+    cnt_d = cnt_after_pop;
+    if (push_i) begin
+      j_addr_d[cnt_after_pop[1:0]] = push_addr_i;
+      j_words_d[cnt_after_pop[1:0]] = push_words_i;
+      j_chip_d[cnt_after_pop[1:0]] = push_dst_chip_i;
+      j_daddr_d[cnt_after_pop[1:0]] = push_dst_addr_i;
+      j_local_d[cnt_after_pop[1:0]] = push_local_i;
+      j_desc_d[cnt_after_pop[1:0]] = push_desc_i;
+      fill_d = 1'b1;
+      cnt_d = cnt_after_pop + 3'd1;
+    end
+
+    if (clear_i) begin
+      cnt_d = '0;
+      fill_d = 1'b0;
+    end
+  end
+
+  // Hazard ranges: [addr + off, addr + words) for the front job, [addr, addr + words) else.
+  always_comb begin
+    for (int i = 0; i < QueueJobs; i++) begin
+      hz_valid_o[i] = 3'(i) < cnt_q;
+      hz_lo_o[i*WordBits +: WordBits] = j_addr_q[i] + (i == 0 ? off_q : '0);
+      hz_hi_o[i*WordBits +: WordBits] = j_addr_q[i] + j_words_q[i];
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cnt_q <= '0;
+      fill_q <= 1'b0;
+      fill_idx_q <= '0;
+      in_session_q <= 1'b0;
+      requested_q <= 1'b0;
+      xon_q <= 1'b0;
+      link_q <= '0;
+      off_q <= '0;
+      pkt_left_q <= '0;
+      seq_q <= '0;
+      credits_q <= InitCredits;
+      tx_valid_q <= 1'b0;
+      tx_head_q <= 1'b0;
+      tx_tail_q <= 1'b0;
+      tx_hdr_sel_q <= 1'b1;
+      tx_hdr_q <= '0;
+      tx_link_q <= 1'b0;
+      tx_port_q <= '0;
+      tx_ctrl_q <= '0;
+    end else begin
+      cnt_q <= cnt_d;
+      fill_q <= fill_d;
+      fill_idx_q <= fill_idx_d;
+      in_session_q <= in_session_d;
+      requested_q <= requested_d;
+      xon_q <= xon_d;
+      link_q <= link_d;
+      off_q <= off_d;
+      pkt_left_q <= pkt_left_d;
+      seq_q <= seq_d;
+      credits_q <= credits_d;
+      tx_valid_q <= tx_valid_d;
+      tx_head_q <= tx_head_d;
+      tx_tail_q <= tx_tail_d;
+      tx_hdr_sel_q <= tx_hdr_sel_d;
+      tx_hdr_q <= tx_hdr_d;
+      tx_link_q <= tx_link_d;
+      tx_port_q <= tx_port_d;
+      tx_ctrl_q <= tx_ctrl_d;
+    end
+  end
+
+  // Job entries: no reset needed (meaningful only below cnt_q), registers all the same.
+  always_ff @(posedge clk_i) begin
+    for (int i = 0; i < QueueJobs; i++) begin
+      j_addr_q[i] <= j_addr_d[i];
+      j_words_q[i] <= j_words_d[i];
+      j_chip_q[i] <= j_chip_d[i];
+      j_daddr_q[i] <= j_daddr_d[i];
+      j_local_q[i] <= j_local_d[i];
+      j_desc_q[i] <= j_desc_d[i];
+      j_route_q[i] <= j_route_d[i];
+    end
+  end
+
+  assign tx_valid_o = tx_valid_q;
+  assign tx_flit_o = {tx_head_q, tx_tail_q, tx_hdr_sel_q ? tx_hdr_q : dmem_rdata_i};
+  assign tx_link_o = tx_link_q;
+  assign tx_port_o = tx_port_q;
+  assign tx_ctrl_o = tx_ctrl_q;
+
+  `ASSERT(CreditsInRange_A, credits_q <= InitCredits)
+  `ASSERT(QueueInRange_A, int'(cnt_q) <= QueueJobs)
+  `ASSERT(NoPushWhenFull_A, !(push_i && cnt_after_pop == 3'(QueueJobs)))
+  `ASSERT(PktLeftInRange_A, pkt_left_q <= MaxPacketWords)
+  `ASSERT(NoEmitWithoutCredit_A, !(tx_valid_d && credits_avail == 3'd0))
+
+endmodule

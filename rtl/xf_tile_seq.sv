@@ -1,0 +1,350 @@
+// Sequencer of a tile (docs/isa.md, model/tile.cpp Tile::sequencer): 32 registers (r0 = 0),
+// pc, the avg scale CSR, one instruction per cycle from the synchronous IMEM without bubbles.
+//
+// Fetch: imem_raddr_o is the next pc (pc_d, combinational from this cycle's execution), so the
+// IMEM read register holds the next instruction in the next cycle; a stall keeps pc_d = pc_q.
+// After a start/clear pc_d = 0, so word 0 is ready in the first running cycle. If the host
+// took the IMEM port in the previous cycle (imem_valid_i = 0) the sequencer waits one cycle
+// (imem_raddr_o = pc_q re-reads the instruction).
+//
+// Execution in a cycle with run_i (running and no receive/send-engine error in this cycle, the
+// model's order): pc >= ImemWords -> PcRange; otherwise the instruction in instr_i, exactly as
+// the model, except Lw, which takes 2 cycles (agreed deviation): in its first cycle it checks
+// PmemRange and issues the PMEM read (pmem_re_o; if the host has the PMEM port, pmem_busy_i,
+// it waits), in its second it writes rd and retires. Every other instruction retires in the
+// cycle it executes unless it stalls: End (jobs_after_i != 0 or session_after_i), Send
+// (jobs_after_i == 4), Wait (wait_count_i < r[rs1]), Waits (jobs_after_i != 0), Bar (until
+// bar_release_i). jobs_after_i / session_after_i are the send engine's state after its step of
+// this cycle (model: send_engine runs before the sequencer).
+//
+// Bar: bar_wait_o is high from the first cycle the tile executes Bar (from registers: the
+// instruction register, running_i and at_bar_q) until it retires; bar_release_i retires it in
+// a cycle in which the tile had already been waiting (at_bar_q). Last arrival in t -> chip
+// releases in t+1 (model).
+//
+// Combinational paths: imem_raddr_o, pmem_*, push_*, fail_o, halt_o from run_i, imem_valid_i,
+// instr_i, jobs_after_i, session_after_i, wait_count_i, bar_release_i, pmem_busy_i;
+// route_raddr_o and wait_ctr_o from instr_i and the registers only; bar_wait_o from
+// running_i, imem_valid_i, instr_i and registers.
+//
+// Parameter constraints: ImemWords 2..4096, PmemWords 2..16384, both powers of two, DmemBytes a
+// multiple of 16; WordBits holds DmemBytes / 16.
+module xf_tile_seq #(
+  // instruction memory words
+  parameter int ImemWords = 4096,
+  // parameter memory words
+  parameter int PmemWords = 16384,
+  // data memory bytes
+  parameter int DmemBytes = 786432,
+  // bits of a DMEM word index (derived; do not override)
+  parameter int WordBits = $clog2(DmemBytes / 16 + 1),
+  // IMEM / PMEM address widths (derived; do not override)
+  parameter int ImemAddrBits = $clog2(ImemWords),
+  parameter int PmemAddrBits = $clog2(PmemWords)
+) (
+  input  logic                    clk_i,            // clock
+  input  logic                    rst_ni,           // asynchronous reset, active low
+  input  logic                    clear_i,          // start/clear: regs, pc, CSR, Bar, Lw
+  input  logic                    running_i,        // the tile is running (register)
+  input  logic                    run_i,            // execute this cycle (running, no error)
+  // configuration and CSRs
+  input  logic [31:0]             cfg_index_i,      // Geti 0
+  input  logic [3:0]              cfg_tile_id_i,    // Geti 1
+  input  logic [12:0]             cfg_num_chips_i,  // Geti 2; Send dst_chip check
+  input  logic [11:0]             cfg_chip_id_i,    // local job: dst_chip == this chip
+  input  logic [31:0]             cycles_i,         // Geti 3
+  output logic [31:0]             avg_scale_o,      // CSR 16
+  // IMEM
+  output logic [ImemAddrBits-1:0] imem_raddr_o,     // next pc
+  input  logic                    imem_valid_i,     // instr_i holds IMEM[pc_q]
+  input  logic [63:0]             instr_i,          // IMEM read register
+  // PMEM
+  output logic                    pmem_re_o,        // Lw first cycle: read
+  output logic [PmemAddrBits-1:0] pmem_raddr_o,     // r[rs1] + imm
+  input  logic [31:0]             pmem_rdata_i,     // read register
+  input  logic                    pmem_busy_i,      // the host has the PMEM port this cycle
+  // send queue
+  input  logic [2:0]              jobs_after_i,     // jobs queued after the send engine's step
+  input  logic                    session_after_i,  // XB session open after that step
+  output logic                    push_o,           // Send retires: queue the job
+  output logic [WordBits-1:0]     push_addr_o,      // source word index
+  output logic [WordBits-1:0]     push_words_o,     // length in words
+  output logic [11:0]             push_dst_chip_o,  // destination chip
+  output logic [23:0]             push_dst_addr_o,  // destination address (24 bits)
+  output logic                    push_local_o,     // destination chip == this chip
+  output logic [26:0]             push_desc_o,      // imm | r[rd], bits 26:0
+  output logic [13:0]             route_raddr_o,    // lane * 4096 + dst_chip of this Send
+  // counters
+  output logic [4:0]              wait_ctr_o,       // (imm + r[rs2]) % 32
+  input  logic [31:0]             wait_count_i,     // that counter now
+  // barrier
+  output logic                    bar_wait_o,       // executing Bar, waiting
+  input  logic                    bar_release_i,    // release pulse
+  // results
+  output logic                    halt_o,           // End retires: done, not running
+  output logic                    fail_o,           // an error in this cycle
+  output logic [3:0]              fail_code_o,      // its TileErr code
+  output logic [31:0]             pc_o              // pc
+);
+
+  `include "xf_assert.svh"
+
+  `ASSERT_INIT(ImemWordsLegal_A, ImemWords >= 2 && ImemWords <= 4096 &&
+                                 (ImemWords & (ImemWords - 1)) == 0)
+  `ASSERT_INIT(PmemWordsLegal_A, PmemWords >= 2 && PmemWords <= 16384 &&
+                                 (PmemWords & (PmemWords - 1)) == 0)
+  `ASSERT_INIT(DmemBytesLegal_A, DmemBytes % 16 == 0 && DmemBytes >= 32)
+
+  logic [31:0] regs_q [32], regs_d [32];
+  logic [31:0] pc_d, pc_q;
+  logic        lw_phase_d, lw_phase_q;  // Lw: the PMEM read was issued last cycle
+  logic        at_bar_d, at_bar_q;      // waiting at Bar since an earlier cycle
+  logic [31:0] avg_d, avg_q;
+
+  logic [7:0]  opc;
+  logic [4:0]  rd, rs1, rs2, rs3;
+  logic [3:0]  rs4;
+  logic [31:0] imm, a, b, c3, c4, desc;
+  logic        pc_oob, is_bar;
+  logic        wr_en;
+  logic [31:0] wr_val;
+  logic        retire;
+  logic [31:0] next_pc;
+  logic [32:0] lw_idx, src_end, dst_end;
+  logic        cmp_lt;
+
+  always_comb begin
+    opc = instr_i[xf_defs_pkg::INSTR_OPC_LSB +: 8];
+    rd = instr_i[xf_defs_pkg::INSTR_RD_LSB +: 5];
+    rs1 = instr_i[xf_defs_pkg::INSTR_RS1_LSB +: 5];
+    rs2 = instr_i[xf_defs_pkg::INSTR_RS2_LSB +: 5];
+    rs3 = instr_i[xf_defs_pkg::INSTR_RS3_LSB +: 5];
+    rs4 = instr_i[xf_defs_pkg::INSTR_RS4_LSB +: 4];
+    imm = instr_i[xf_defs_pkg::INSTR_IMM_LSB +: 32];
+    a = regs_q[rs1];
+    b = regs_q[rs2];
+    c3 = regs_q[rs3];
+    c4 = regs_q[{1'b0, rs4}];
+    desc = imm | regs_q[rd];
+    pc_oob = pc_q >= 32'(ImemWords);
+    is_bar = imem_valid_i && !pc_oob && opc == xf_defs_pkg::ISA_BAR;
+    lw_idx = {1'b0, a} + {1'b0, imm};
+    src_end = {1'b0, a} + {1'b0, b};
+    dst_end = {1'b0, c4} + {1'b0, b};
+    cmp_lt = $signed(a) < $signed(b);
+  end
+
+  // Outputs from the instruction and the registers only.
+  assign wait_ctr_o = imm[4:0] + b[4:0];
+  assign route_raddr_o = {desc[5:4], c3[11:0]};
+  assign bar_wait_o = running_i && (is_bar || at_bar_q);
+  assign push_addr_o = a[4 +: WordBits];
+  assign push_words_o = b[4 +: WordBits];
+  assign push_dst_chip_o = c3[11:0];
+  assign push_dst_addr_o = c4[23:0];
+  assign push_local_o = c3 == {20'b0, cfg_chip_id_i};
+  assign push_desc_o = desc[26:0];
+  logic [4:0] unused_desc;
+  assign unused_desc = desc[31:27];  // SendImm bits 31:27 are ignored
+
+  always_comb begin
+
+    pmem_re_o = 1'b0;
+    pmem_raddr_o = lw_idx[PmemAddrBits-1:0];
+    push_o = 1'b0;
+    halt_o = 1'b0;
+    fail_o = 1'b0;
+    fail_code_o = xf_defs_pkg::TILE_ERR_NONE;
+    wr_en = 1'b0;
+    wr_val = '0;
+    retire = 1'b0;
+    next_pc = pc_q + 32'd1;
+    lw_phase_d = 1'b0;
+    at_bar_d = 1'b0;
+    avg_d = avg_q;
+
+    if (run_i) begin
+      if (pc_oob) begin
+        fail_o = 1'b1;
+        fail_code_o = xf_defs_pkg::TILE_ERR_PC_RANGE;
+      end else if (!imem_valid_i) begin  // the host read IMEM last cycle: refetch
+        at_bar_d = at_bar_q;
+        if (at_bar_q && bar_release_i) begin
+          retire = 1'b1;
+          at_bar_d = 1'b0;
+        end
+      end else begin
+        case (opc)
+          xf_defs_pkg::ISA_NOP: retire = 1'b1;
+          xf_defs_pkg::ISA_END: begin
+            if (jobs_after_i == 3'd0 && !session_after_i) begin
+              halt_o = 1'b1;
+              retire = 1'b1;
+            end
+          end
+          xf_defs_pkg::ISA_LI: begin
+            wr_en = 1'b1;
+            wr_val = imm;
+            retire = 1'b1;
+          end
+          xf_defs_pkg::ISA_ADD: begin
+            wr_en = 1'b1;
+            wr_val = a + b;
+            retire = 1'b1;
+          end
+          xf_defs_pkg::ISA_SUB: begin
+            wr_en = 1'b1;
+            wr_val = a - b;
+            retire = 1'b1;
+          end
+          xf_defs_pkg::ISA_MUL: begin
+            wr_en = 1'b1;
+            wr_val = a * b;
+            retire = 1'b1;
+          end
+          xf_defs_pkg::ISA_ADDI: begin
+            wr_en = 1'b1;
+            wr_val = a + imm;
+            retire = 1'b1;
+          end
+          xf_defs_pkg::ISA_LW: begin
+            if (lw_idx >= 33'(PmemWords)) begin
+              fail_o = 1'b1;
+              fail_code_o = xf_defs_pkg::TILE_ERR_PMEM_RANGE;
+            end else if (!lw_phase_q) begin
+              if (!pmem_busy_i) begin
+                pmem_re_o = 1'b1;
+                lw_phase_d = 1'b1;
+              end
+            end else begin
+              wr_en = 1'b1;
+              wr_val = pmem_rdata_i;
+              retire = 1'b1;
+            end
+          end
+          xf_defs_pkg::ISA_GETI: begin
+            if (imm > 32'd3) begin
+              fail_o = 1'b1;
+              fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
+            end else begin
+              wr_en = 1'b1;
+              case (imm[1:0])
+                2'd0: wr_val = cfg_index_i;
+                2'd1: wr_val = {28'b0, cfg_tile_id_i};
+                2'd2: wr_val = {19'b0, cfg_num_chips_i};
+                default: wr_val = cycles_i;
+              endcase
+              retire = 1'b1;
+            end
+          end
+          xf_defs_pkg::ISA_BEQ: begin
+            retire = 1'b1;
+            if (a == b) next_pc = imm;
+          end
+          xf_defs_pkg::ISA_BNE: begin
+            retire = 1'b1;
+            if (a != b) next_pc = imm;
+          end
+          xf_defs_pkg::ISA_BLT: begin
+            retire = 1'b1;
+            if (cmp_lt) next_pc = imm;
+          end
+          xf_defs_pkg::ISA_BGE: begin
+            retire = 1'b1;
+            if (!cmp_lt) next_pc = imm;
+          end
+          xf_defs_pkg::ISA_JMP: begin
+            retire = 1'b1;
+            next_pc = imm;
+          end
+          xf_defs_pkg::ISA_SEND: begin
+            if (jobs_after_i < 3'd4) begin
+              // Checks in the model's order.
+              if (a[3:0] != 4'd0 || b[3:0] != 4'd0 || c4[3:0] != 4'd0 ||
+                  src_end > 33'(DmemBytes) || dst_end > 33'h1000000) begin
+                fail_o = 1'b1;
+                fail_code_o = xf_defs_pkg::TILE_ERR_DMEM_RANGE;
+              end else if (desc[9:6] > 4'd1 ||
+                           (desc[9:6] == 4'd1 &&
+                            !(desc[12:10] <= 3'd6 &&
+                              (desc[15:13] <= 3'd2 ||
+                               (desc[15:13] == 3'd3 && desc[12:10] <= 3'd3))))) begin
+                fail_o = 1'b1;
+                fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
+              end else if (c3 >= {19'b0, cfg_num_chips_i}) begin
+                fail_o = 1'b1;
+                fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+              end else begin
+                push_o = 1'b1;
+                retire = 1'b1;
+              end
+            end
+          end
+          xf_defs_pkg::ISA_WAIT: begin
+            if (wait_count_i >= a) retire = 1'b1;
+          end
+          xf_defs_pkg::ISA_WAITS: begin
+            if (jobs_after_i == 3'd0) retire = 1'b1;
+          end
+          xf_defs_pkg::ISA_BAR: begin
+            if (at_bar_q && bar_release_i) begin
+              retire = 1'b1;
+            end else begin
+              at_bar_d = 1'b1;
+            end
+          end
+          xf_defs_pkg::ISA_CSRW: begin
+            if (imm == 32'd16) begin
+              avg_d = a;
+              retire = 1'b1;
+            end else begin
+              fail_o = 1'b1;
+              fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
+            end
+          end
+          default: begin
+            fail_o = 1'b1;
+            fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
+          end
+        endcase
+      end
+    end
+
+    pc_d = retire ? next_pc : pc_q;
+    for (int r = 0; r < 32; r++) regs_d[r] = regs_q[r];
+    if (wr_en && retire && rd != 5'd0) regs_d[rd] = wr_val;
+    if (clear_i) begin
+      pc_d = '0;
+      for (int r = 0; r < 32; r++) regs_d[r] = '0;
+      lw_phase_d = 1'b0;
+      at_bar_d = 1'b0;
+      avg_d = 32'h1 << xf_defs_pkg::AvgScaleFracBits;
+      push_o = 1'b0;
+    end
+    // Fetch the next instruction; after a host IMEM read re-read the current one.
+    imem_raddr_o = pc_d[ImemAddrBits-1:0];
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int r = 0; r < 32; r++) regs_q[r] <= '0;
+      pc_q <= '0;
+      lw_phase_q <= 1'b0;
+      at_bar_q <= 1'b0;
+      avg_q <= 32'h1 << xf_defs_pkg::AvgScaleFracBits;
+    end else begin
+      for (int r = 0; r < 32; r++) regs_q[r] <= regs_d[r];
+      pc_q <= pc_d;
+      lw_phase_q <= lw_phase_d;
+      at_bar_q <= at_bar_d;
+      avg_q <= avg_d;
+    end
+  end
+
+  assign avg_scale_o = avg_q;
+  assign pc_o = pc_q;
+
+  `ASSERT(RegZeroIsZero_A, regs_q[0] == '0)
+  `ASSERT(PushOnlyWithRoom_A, !push_o || jobs_after_i < 3'd4)
+
+endmodule

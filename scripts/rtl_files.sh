@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Prints the RTL files a top needs, in compile order, without the package (which every tool reads
+# first as rtl/xf_defs_pkg.sv): the one list the synthesis, Icarus and FPGA scripts share.
+# Usage: scripts/rtl_files.sh TOP
+set -euo pipefail
+alu="rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv"
+tile="$alu rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv"
+tile+=" rtl/xf_tile.sv"
+exchange="rtl/xf_fifo.sv rtl/xf_xb.sv rtl/xf_router.sv rtl/xf_exchange.sv"
+link="rtl/xf_crc32.sv rtl/xf_link.sv"
+case "${1:-}" in
+  xf_chip) echo "$tile $exchange $link rtl/xf_host_port.sv rtl/xf_chip.sv" ;;
+  xf_switch) echo "rtl/xf_fifo.sv rtl/xf_router.sv $link rtl/xf_host_port.sv rtl/xf_switch.sv" ;;
+  xf_tile) echo "$tile" ;;
+  xf_exchange) echo "$exchange" ;;
+  *) echo "usage: $0 xf_chip|xf_switch|xf_tile|xf_exchange" >&2; exit 2 ;;
+esac

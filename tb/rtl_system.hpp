@@ -1,0 +1,390 @@
+// A machine of Verilated chips wired by a Topology (docs/chip.md section 6): one Verilated
+// xf_chip object per chip of the topology, their link PHYs joined in C++ by wires of
+// PhyWireDelayCycles cycles each way (the model's 8-cycle `Channel` with xf_link's 3 register
+// stages), the barrier's AND over all chips, and host ports driven through the chips' real
+// host-port pins. The topology is data: one Verilated chip serves every topology whose nodes
+// have at most the chip's NumLinks ports (switch nodes are not supported yet).
+//
+// Host accesses are queued per chip and run concurrently on all chips (flush()), one 32-bit
+// access at a time per chip, through host_req/host_rsp exactly as a host bridge would; a
+// response with host_rsp_err_o throws std::runtime_error naming the chip and address.
+//
+// Cycle loop (step()): the inputs of every chip for cycle n are driven from what was sampled
+// in earlier cycles (wires: the far chip's phy_tx of cycle n - PhyWireDelayCycles; barrier: the
+// AND of bar_arrived_o in cycle n; host request state), the outputs of cycle n are sampled, then
+// every chip gets its rising edge.
+#pragma once
+
+#include <verilated.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "xf/compiler.hpp"
+#include "xf/defs.hpp"
+#include "xf/reference.hpp"
+#include "xf/topology.hpp"
+
+namespace xf::rtl {
+
+// Bit-field access to Verilated ports: scalars (CData..QData) and wide ports (VlWide).
+template <class T>
+uint64_t get_bits(const T& sig, int lsb, int width) {
+  return (static_cast<uint64_t>(sig) >> lsb) & (width >= 64 ? ~0ull : ((1ull << width) - 1));
+}
+template <std::size_t N>
+uint64_t get_bits(const VlWide<N>& sig, int lsb, int width) {
+  uint64_t v = 0;
+  for (int i = 0; i < width; ++i) {
+    const int b = lsb + i;
+    v |= static_cast<uint64_t>((sig[b / 32] >> (b % 32)) & 1u) << i;
+  }
+  return v;
+}
+template <class T>
+void set_bits(T& sig, int lsb, int width, uint64_t v) {
+  const uint64_t mask = (width >= 64 ? ~0ull : ((1ull << width) - 1)) << lsb;
+  sig = static_cast<T>((static_cast<uint64_t>(sig) & ~mask) | ((v << lsb) & mask));
+}
+template <std::size_t N>
+void set_bits(VlWide<N>& sig, int lsb, int width, uint64_t v) {
+  for (int i = 0; i < width; ++i) {
+    const int b = lsb + i;
+    const uint32_t bit = 1u << (b % 32);
+    sig[b / 32] = ((v >> i) & 1u) ? (sig[b / 32] | bit) : (sig[b / 32] & ~bit);
+  }
+}
+// Copies `width` bits from one port to another (any widths).
+template <class A, class B>
+void copy_bits(const A& from, int from_lsb, B& to, int to_lsb, int width) {
+  for (int done = 0; done < width; done += 64) {
+    const int w = width - done < 64 ? width - done : 64;
+    set_bits(to, to_lsb + done, w, get_bits(from, from_lsb + done, w));
+  }
+}
+
+struct RtlRunStats {
+  bool ok = false;
+  uint64_t cycles = 0;  // from the start command to the cycle every tile was done
+  std::string error;
+};
+
+// Chip: the Verilated xf_chip class; Links and PhyWire: its NumLinks and the wire delay.
+template <class Chip, int Links, int PhyWire = static_cast<int>(kLinkLatencyCycles) - 3>
+class RtlSystem {
+ public:
+  static constexpr int kFlitBits = 130;
+  // One PHY word of a link direction, as sampled from phy_tx_* (flit 130 bits as 5 words).
+  struct PhyWord {
+    bool valid = false, credit = false;
+    uint32_t flit[5] = {};
+    uint32_t crc = 0;
+  };
+
+  RtlSystem(const Topology& topo, int tiles_in_use, VerilatedContext* ctx) : topo_(topo) {
+    if (topo.num_nodes != topo.num_chips)
+      throw std::runtime_error("RtlSystem: switch nodes are not supported yet");
+    for (int n = 0; n < topo.num_chips; ++n) {
+      if (topo.num_ports[n] > Links)
+        throw std::runtime_error("RtlSystem: node " + std::to_string(n) + " has " +
+                                 std::to_string(topo.num_ports[n]) + " ports, the chip " +
+                                 std::to_string(Links));
+      chips_.emplace_back(new Chip{ctx, ("chip" + std::to_string(n)).c_str()});
+      Chip& c = *chips_.back();
+      c.cfg_chip_id_i = n;
+      c.cfg_num_chips_i = topo.num_chips;
+      c.cfg_num_tiles_i = tiles_in_use;
+      c.cfg_num_ports_i = topo.num_ports[n];
+    }
+    // wires_[node][port]: the words arriving at that port, oldest first (PhyWire of them).
+    peer_.assign(topo.num_chips, std::vector<std::pair<int, int>>(Links, {-1, -1}));
+    for (const auto& l : topo.links) {
+      peer_[l.a][l.pa] = {l.b, l.pb};
+      peer_[l.b][l.pb] = {l.a, l.pa};
+    }
+    wires_.assign(topo.num_chips, std::vector<std::deque<PhyWord>>(Links));
+    for (auto& node : wires_)
+      for (auto& w : node) w.assign(PhyWire, PhyWord{});
+    host_.resize(topo.num_chips);
+    for (auto& c : chips_) {
+      c->rst_ni = 0;
+      c->clk_i = 0;
+      c->eval();
+    }
+    for (int i = 0; i < 2; ++i) step();
+    for (auto& c : chips_) c->rst_ni = 1;
+    step();
+  }
+
+  int num_chips() const { return static_cast<int>(chips_.size()); }
+  Chip& chip(int n) { return *chips_[n]; }
+  uint64_t cycle() const { return cycle_; }
+
+  // Queues host accesses; flush() runs them on all chips concurrently.
+  void queue_write32(int node, uint32_t addr, uint32_t v) {
+    host_[node].q.push_back({true, addr, v, nullptr});
+  }
+  void queue_read32(int node, uint32_t addr, void* dst) {
+    host_[node].q.push_back({false, addr, 0, dst});
+  }
+  void queue_write(int node, uint32_t addr, const void* data, size_t n) {
+    check_words(node, addr, n);
+    const uint8_t* p = static_cast<const uint8_t*>(data);
+    for (size_t i = 0; i < n; i += 4) {
+      uint32_t v;
+      std::memcpy(&v, p + i, 4);
+      queue_write32(node, addr + static_cast<uint32_t>(i), v);
+    }
+  }
+  void queue_read(int node, uint32_t addr, void* data, size_t n) {
+    check_words(node, addr, n);
+    uint8_t* p = static_cast<uint8_t*>(data);
+    for (size_t i = 0; i < n; i += 4) queue_read32(node, addr + static_cast<uint32_t>(i), p + i);
+  }
+  void flush(uint64_t max_cycles = 100000000) {
+    const uint64_t end = cycle_ + max_cycles;
+    while (busy()) {
+      if (cycle_ >= end) throw std::runtime_error("RtlSystem: host accesses did not complete");
+      step();
+    }
+  }
+  void host_write32(int node, uint32_t addr, uint32_t v) {
+    queue_write32(node, addr, v);
+    flush();
+  }
+  uint32_t host_read32(int node, uint32_t addr) {
+    uint32_t v = 0;
+    queue_read32(node, addr, &v);
+    flush();
+    return v;
+  }
+
+  // Starts every chip in the same cycle and runs until every chip reports done or an error,
+  // `max_cycles` pass, or no PHY word and no tile progress for `watchdog_cycles`.
+  RtlRunStats run(uint64_t max_cycles, uint64_t watchdog_cycles = 20000) {
+    flush();  // every host port idle: the start below is taken by every chip at the same edge
+    for (int n = 0; n < num_chips(); ++n) queue_write32(n, reg::kControl, 1);
+    step();
+    for (const auto& h : host_)
+      if (!h.q.empty()) throw std::runtime_error("RtlSystem: a chip did not take the start");
+    const uint64_t start = cycle_;
+    uint64_t last_activity = start;
+    RtlRunStats st;
+    for (;;) {
+      bool all_done = true, err = false;
+      for (auto& c : chips_) {
+        all_done = all_done && c->stat_done_o;
+        err = err || c->stat_err_o;
+      }
+      if (activity_) last_activity = cycle_;
+      if (all_done || err) {
+        st.ok = all_done && !err;
+        st.cycles = cycle_ - start;
+        if (err) st.error = "a chip reports an error (Status bit 31)";
+        return st;
+      }
+      if (cycle_ - start >= max_cycles || cycle_ - last_activity > watchdog_cycles) {
+        st.cycles = cycle_ - start;
+        st.error = cycle_ - start >= max_cycles ? "cycle limit reached"
+                                                : "watchdog: nothing moved on any link";
+        return st;
+      }
+      step();
+    }
+  }
+
+  // One clock cycle of the whole machine.
+  void step() { step_impl(); }
+
+ private:
+  struct Access {
+    bool write;
+    uint32_t addr, wdata;
+    void* dst;  // 4 bytes for a read's data
+  };
+  struct HostQ {
+    std::deque<Access> q;         // not yet taken by the chip
+    std::deque<Access> inflight;  // taken, response outstanding (in order)
+    bool presented = false;
+  };
+
+  void check_words(int node, uint32_t addr, size_t n) const {
+    if (addr % 4 || n % 4)
+      throw std::runtime_error("RtlSystem: host access to chip " + std::to_string(node) + " at " +
+                               std::to_string(addr) + " of " + std::to_string(n) +
+                               " bytes: the host port moves aligned 32-bit words");
+  }
+  bool busy() const {
+    for (const auto& h : host_)
+      if (!h.q.empty() || !h.inflight.empty()) return true;
+    return false;
+  }
+
+  void step_impl() {
+    const int P = num_chips();
+    bool bar_all = true;
+    for (auto& c : chips_) bar_all = bar_all && c->bar_arrived_o;
+    activity_ = false;
+    for (int n = 0; n < P; ++n) {
+      Chip& c = *chips_[n];
+      // Wires: the word that left the far end PhyWire cycles ago.
+      for (int p = 0; p < Links; ++p) {
+        const PhyWord& w = wires_[n][p].front();
+        set_bits(c.phy_rx_valid_i, p, 1, w.valid);
+        set_bits(c.phy_rx_credit_i, p, 1, w.credit);
+        set_bits(c.phy_rx_crc_i, p * 32, 32, w.crc);
+        for (int k = 0; k < 5; ++k) {
+          const int width = k < 4 ? 32 : kFlitBits - 128;
+          set_bits(c.phy_rx_flit_i, p * kFlitBits + 32 * k, width, w.flit[k]);
+        }
+      }
+      c.bar_all_i = bar_all;
+      // Host port: present the front access until it is taken.
+      HostQ& h = host_[n];
+      if (!h.q.empty()) {
+        const Access& a = h.q.front();
+        c.host_req_valid_i = 1;
+        c.host_req_write_i = a.write;
+        c.host_req_addr_i = a.addr;
+        c.host_req_wdata_i = a.wdata;
+        h.presented = true;
+      } else {
+        c.host_req_valid_i = 0;
+        h.presented = false;
+      }
+      c.eval();
+    }
+    // Sample the outputs of this cycle.
+    std::string error;
+    for (int n = 0; n < P; ++n) {
+      Chip& c = *chips_[n];
+      HostQ& h = host_[n];
+      if (c.host_rsp_valid_o && h.inflight.empty()) {
+        error =
+            "RtlSystem: chip " + std::to_string(n) + " answered a host access that was never made";
+      } else if (c.host_rsp_valid_o) {
+        const Access a = h.inflight.front();
+        h.inflight.pop_front();
+        if (c.host_rsp_err_o && error.empty())  // reported after this cycle's edge
+          error = "RtlSystem: chip " + std::to_string(n) + " refused the host " +
+                  (a.write ? "write" : "read") + " at 0x" + hex(a.addr);
+        if (!a.write && a.dst) {
+          const uint32_t v = c.host_rsp_rdata_o;
+          std::memcpy(a.dst, &v, 4);
+        }
+      }
+      if (h.presented && c.host_req_ready_o) {  // taken at this edge
+        h.inflight.push_back(h.q.front());
+        h.q.pop_front();
+      }
+      for (int p = 0; p < Links; ++p) {
+        wires_[n][p].pop_front();  // its word was driven this cycle
+        PhyWord w;
+        w.valid = get_bits(c.phy_tx_valid_o, p, 1);
+        w.credit = get_bits(c.phy_tx_credit_o, p, 1);
+        w.crc = static_cast<uint32_t>(get_bits(c.phy_tx_crc_o, p * 32, 32));
+        for (int k = 0; k < 5; ++k) {
+          const int width = k < 4 ? 32 : kFlitBits - 128;
+          w.flit[k] =
+              static_cast<uint32_t>(get_bits(c.phy_tx_flit_o, p * kFlitBits + 32 * k, width));
+        }
+        activity_ = activity_ || w.valid;
+        const auto [far, fp] = peer_[n][p];
+        if (far >= 0) pending_.push_back({far, fp, w});
+      }
+    }
+    for (const auto& pw : pending_) wires_[pw.node][pw.port].push_back(pw.word);
+    pending_.clear();
+    // Unconnected ports get an idle word so that every wire keeps PhyWire entries.
+    for (int n = 0; n < P; ++n)
+      for (int p = 0; p < Links; ++p)
+        if (static_cast<int>(wires_[n][p].size()) < PhyWire) wires_[n][p].push_back(PhyWord{});
+    for (auto& c : chips_) {
+      c->clk_i = 1;
+      c->eval();
+    }
+    for (auto& c : chips_) {
+      c->clk_i = 0;
+      c->eval();
+    }
+    ++cycle_;
+    if (!error.empty()) throw std::runtime_error(error);
+  }
+
+  static std::string hex(uint32_t v) {
+    char b[16];
+    std::snprintf(b, sizeof b, "%08x", v);
+    return b;
+  }
+
+  struct Pending {
+    int node, port;
+    PhyWord word;
+  };
+  Topology topo_;
+  std::vector<std::unique_ptr<Chip>> chips_;
+  std::vector<std::vector<std::pair<int, int>>> peer_;
+  std::vector<std::vector<std::deque<PhyWord>>> wires_;
+  std::vector<Pending> pending_;
+  std::vector<HostQ> host_;
+  uint64_t cycle_ = 0;
+  bool activity_ = false;
+};
+
+struct RtlCollectiveRun {
+  RtlRunStats stats;
+  std::vector<Bytes> outputs;  // per chip, as io_out_bytes says
+};
+
+// The model driver's sequence (model/driver.cpp) on the RTL: routing tables, index values,
+// IMEM, PMEM and DMEM of every tile through the host ports, start, run, DMEM read back.
+template <class Sys>
+RtlCollectiveRun run_on_rtl(Sys& sys, const Plan& plan, const Image& img,
+                            const std::vector<Bytes>& inputs, uint64_t max_cycles = 50'000'000) {
+  const int P = sys.num_chips();
+  for (int c = 0; c < P; ++c) {
+    // The chip holds 2^k entries per lane (Config bits 15:12): write exactly those.
+    const uint32_t table_chips = 1u << ((sys.host_read32(c, reg::kConfig) >> 12) & 0xFu);
+    if (static_cast<uint32_t>(P) > table_chips)
+      throw std::runtime_error("run_on_rtl: " + std::to_string(P) +
+                               " chips, but the chip's "
+                               "routing table holds " +
+                               std::to_string(table_chips) +
+                               " per lane (rebuild it with a larger TableChips)");
+    for (uint32_t lane = 0; lane < kNumLanes; ++lane)
+      sys.queue_write(c, reg::kRouteTable + lane * kMaxChips, &img.route[c][lane * kMaxChips],
+                      std::max<uint32_t>(table_chips, 4));
+    sys.queue_write32(c, reg::kIndexWr, img.index[c]);
+    const std::vector<Bytes> tiles = load_tiles(plan, c, inputs[c]);
+    for (int t = 0; t < plan.tiles; ++t) {
+      const uint32_t base = reg::kTileBase + t * reg::kTileStride;
+      sys.queue_write(c, base + reg::kTileImem, img.imem[t].data(), img.imem[t].size() * 8);
+      sys.queue_write(c, base + reg::kTilePmem, img.pmem[t].data(), img.pmem[t].size() * 4);
+      sys.queue_write(c, base + reg::kTileDmem, tiles[t].data(), tiles[t].size() & ~size_t{3});
+    }
+  }
+  sys.flush();
+  RtlCollectiveRun r;
+  r.stats = sys.run(max_cycles);
+  r.outputs.resize(P);
+  for (int c = 0; c < P; ++c) {
+    std::vector<Bytes> tiles(plan.tiles);
+    for (int t = 0; t < plan.tiles; ++t) {
+      tiles[t].resize(tile_footprint(plan, t));
+      sys.queue_read(c, reg::kTileBase + t * reg::kTileStride + reg::kTileDmem, tiles[t].data(),
+                     tiles[t].size() & ~size_t{3});
+    }
+    sys.flush();
+    r.outputs[c] = unload_tiles(plan, c, tiles);
+  }
+  return r;
+}
+
+}  // namespace xf::rtl

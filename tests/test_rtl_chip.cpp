@@ -1,0 +1,276 @@
+// RTL_TOP: xf_chip
+// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
+// RTL_SRCS: rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_fifo.sv rtl/xf_xb.sv
+// RTL_SRCS: rtl/xf_router.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_exchange.sv
+// RTL_SRCS: rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv
+// RTL_SRCS: rtl/xf_tile.sv rtl/xf_host_port.sv rtl/xf_chip.sv
+// Chip-level test of the RTL (rtl/xf_chip.sv with its defaults: 4 tiles, 4 links, the
+// host-window memory sizes) on machines of Verilated chips wired by a topology
+// (tb/rtl_system.hpp, docs/chip.md section 6).
+//
+// Space covered:
+//  - the host port (HostPort.*): every chip register (read, write, read-only and write-only
+//    errors), unaligned and unmapped addresses, tile windows of tiles that do not exist, the
+//    routing table (write, read back, the end of the table), every tile region (IMEM, PMEM, DMEM
+//    written and read back, TileStatus, TileCounters, refused writes, DMEM end);
+//  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop; every tile
+//    checks after `Bar` that the cycle count has passed the late tile's loop (an early release
+//    jumps to an illegal instruction, which the run reports), then a second barrier right after
+//    the first;
+//  - compiled collectives (Collectives.*) run end to end through the host ports: every
+//    collective (allreduce, reduce_scatter, all_gather, broadcast, reduce), the ring, biring,
+//    ladder and line algorithms and seed 000's averaging, int8, uint8, int32, fp16, bf16, fp32,
+//    sum/max/min/avg, 1, 2 and 4 tiles per chip, 2 to 6 chips; the outputs of every chip are
+//    compared bit for bit with the C++ reference (run_reference) and the order-independent
+//    exact result (check_outputs); the cycle count is printed beside the bound.
+// Inputs: make_inputs with a fixed seed per case that XF_SEED overrides; each case prints it.
+#include <gtest/gtest.h>
+#include <verilated.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "Vxf_chip.h"
+#include "rtl_system.hpp"
+#include "rtl_test_util.hpp"
+#include "xf/compiler.hpp"
+#include "xf/reference.hpp"
+#include "xf/topology.hpp"
+
+namespace xf {
+namespace {
+
+constexpr int kLinks = 4;  // the Verilated chip's NumLinks
+constexpr int kTiles = 4;  // its NumTiles
+constexpr uint32_t kDmemBytes = 786432;
+using Sys = rtl::RtlSystem<Vxf_chip, kLinks>;
+
+uint32_t tile_base(int t) { return reg::kTileBase + t * reg::kTileStride; }
+
+Topology single_chip() {
+  Topology t;
+  t.spec = "single chip";
+  t.num_chips = t.num_nodes = 1;
+  t.num_ports = {0};
+  return t;
+}
+
+std::unique_ptr<VerilatedContext> make_ctx() {
+  auto ctx = std::make_unique<VerilatedContext>();
+  ctx->debug(0);
+  ctx->randReset(0);
+  ctx->commandArgs(0, static_cast<const char**>(nullptr));
+  return ctx;
+}
+
+// Expects the host access to be refused with an error naming the address.
+template <class F>
+void expect_refused(F&& f, const char* what) {
+  bool thrown = false;
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    thrown = true;
+    EXPECT_NE(std::string(e.what()).find("refused"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(thrown) << what << " was accepted";
+}
+
+TEST(HostPort, ChipRegisters) {
+  auto ctx = make_ctx();
+  Sys sys(single_chip(), kTiles, ctx.get());
+  sys.host_write32(0, reg::kIndexWr, 0x12345678u);
+  EXPECT_EQ(sys.host_read32(0, reg::kChipId), 0x12345678u);
+  EXPECT_EQ(sys.host_read32(0, reg::kIndexWr), 0x12345678u);
+  EXPECT_EQ(sys.host_read32(0, reg::kStatus), 0u);
+  EXPECT_EQ(sys.host_read32(0, reg::kMisroutes), 0u);
+  EXPECT_EQ(sys.host_read32(0, reg::kXbErrors), 0u);
+  // Config: 4 tiles, 4 links, 2^6 = 64 table chips, 768 KiB of DMEM per tile.
+  EXPECT_EQ(sys.host_read32(0, reg::kConfig), 4u | 4u << 8 | 6u << 12 | 768u << 16);
+  for (uint32_t l = 0; l < 8; ++l) EXPECT_EQ(sys.host_read32(0, reg::kLinkCrcErrors + 4 * l), 0u);
+  const uint32_t c0 = sys.host_read32(0, reg::kCycles);
+  const uint32_t c1 = sys.host_read32(0, reg::kCycles);
+  EXPECT_GT(c1, c0);
+  expect_refused([&] { sys.host_write32(0, reg::kChipId, 1); }, "write to ChipId");
+  expect_refused([&] { sys.host_write32(0, reg::kStatus, 1); }, "write to Status");
+  expect_refused([&] { sys.host_write32(0, reg::kCycles, 1); }, "write to Cycles");
+  expect_refused([&] { sys.host_write32(0, reg::kConfig, 1); }, "write to Config");
+  expect_refused([&] { sys.host_read32(0, reg::kControl); }, "read of Control");
+  expect_refused([&] { sys.host_read32(0, 0x2u); }, "unaligned read");
+  expect_refused([&] { sys.host_read32(0, 0x800u); }, "read of an unmapped register");
+  expect_refused([&] { sys.host_read32(0, 0x80000u); }, "read between the table and the tiles");
+  expect_refused([&] { sys.host_read32(0, tile_base(kTiles)); }, "tile that does not exist");
+  expect_refused([&] { sys.host_read32(0, 0x80000000u); }, "read far beyond the map");
+}
+
+TEST(HostPort, RouteTable) {
+  auto ctx = make_ctx();
+  Sys sys(single_chip(), kTiles, ctx.get());
+  const uint32_t words[] = {0x03020100u, 0xFFFF0201u, 0x01234567u, 0x89ABCDEFu};
+  // Lanes 0, 2 and 3 within the chip's 64 entries per lane.
+  const uint32_t at[] = {0, 4, 4096 * 2 + 8, 4096 * 3 + 60};
+  for (int i = 0; i < 4; ++i) sys.host_write32(0, reg::kRouteTable + at[i], words[i]);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(sys.host_read32(0, reg::kRouteTable + at[i]), words[i]);
+  // Entries beyond the chip's 64 per lane do not exist: writes are ignored, reads give 0xFF.
+  sys.host_write32(0, reg::kRouteTable + 64, 0x01010101u);
+  EXPECT_EQ(sys.host_read32(0, reg::kRouteTable + 64), 0xFFFFFFFFu);
+  EXPECT_EQ(sys.host_read32(0, reg::kRouteTable + 16384 - 4), 0xFFFFFFFFu);
+  expect_refused([&] { sys.host_read32(0, reg::kRouteTable + 16384); }, "read past the table");
+  expect_refused([&] { sys.host_write32(0, reg::kRouteTable + 16384, 0); }, "write past it");
+}
+
+TEST(HostPort, TileRegions) {
+  auto ctx = make_ctx();
+  Sys sys(single_chip(), kTiles, ctx.get());
+  for (int t = 0; t < kTiles; ++t) {
+    const uint32_t b = tile_base(t);
+    const uint32_t v = 0xA5000000u + static_cast<uint32_t>(t);
+    sys.host_write32(0, b + reg::kTileImem, v);
+    sys.host_write32(0, b + reg::kTileImem + 4, ~v);
+    sys.host_write32(0, b + reg::kTileImem + 4095 * 8 + 4, v + 1);
+    sys.host_write32(0, b + reg::kTilePmem + 4 * 16383, v + 2);
+    sys.host_write32(0, b + reg::kTileDmem, v + 3);
+    sys.host_write32(0, b + reg::kTileDmem + kDmemBytes - 4, v + 4);
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTileImem), v);
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTileImem + 4), ~v);
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTileImem + 4095 * 8 + 4), v + 1);
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTilePmem + 4 * 16383), v + 2);
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTileDmem), v + 3);
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTileDmem + kDmemBytes - 4), v + 4);
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTileStatus), 0u);
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTileCounters + 4 * 31), 0u);
+    expect_refused([&] { sys.host_write32(0, b + reg::kTileStatus, 1); }, "TileStatus write");
+    expect_refused([&] { sys.host_write32(0, b + reg::kTileCounters, 1); }, "counter write");
+    // DMEM fills its window to the end of the tile's 1 MiB; the gaps and ends elsewhere:
+    expect_refused([&] { sys.host_read32(0, b + reg::kTilePmem + 16384 * 4); }, "PMEM end");
+    expect_refused([&] { sys.host_read32(0, b + reg::kTileCounters + 128); }, "counter end");
+    expect_refused([&] { sys.host_read32(0, b + 0x4); }, "gap after TileStatus");
+    expect_refused([&] { sys.host_read32(0, b + reg::kTileImem + 4096 * 8); }, "IMEM end");
+  }
+}
+
+// Every tile of two chips meets at a barrier; chip 0's tile 0 arrives late after a loop of
+// `kLoop` iterations (2 instructions each). After the barrier each tile reads the cycle count
+// (Geti 3) and jumps to an illegal instruction if it is below 2 * kLoop: a tile released early
+// fails the run. Then all meet at a second barrier at once and end.
+TEST(Barrier, AllTilesOfAllChips) {
+  auto ctx = make_ctx();
+  const Topology topo = parse_topology("ring:2");
+  Sys sys(topo, 2, ctx.get());
+  constexpr uint32_t kLoop = 300;
+  using isa::enc;
+  const std::vector<uint64_t> prog = {
+      enc(Isa::kGeti, 1, 0, 0, 0, 0, 0),            // 0: r1 = index
+      enc(Isa::kGeti, 2, 0, 0, 0, 0, 1),            // 1: r2 = tile id
+      enc(Isa::kAdd, 3, 1, 2, 0, 0, 0),             // 2: r3 = index + tile (0 only for 0/0)
+      enc(Isa::kBne, 0, 3, 0, 0, 0, 7),             // 3: others go straight to the barrier
+      enc(Isa::kLi, 4, 0, 0, 0, 0, kLoop),          // 4: r4 = kLoop
+      enc(Isa::kAddi, 4, 4, 0, 0, 0, 0xFFFFFFFFu),  // 5: loop: r4 -= 1
+      enc(Isa::kBne, 0, 4, 0, 0, 0, 5),             // 6: while r4 != 0
+      enc(Isa::kBar, 0, 0, 0, 0, 0, 0),             // 7: barrier
+      enc(Isa::kGeti, 5, 0, 0, 0, 0, 3),            // 8: r5 = cycles since start
+      enc(Isa::kLi, 6, 0, 0, 0, 0, 2 * kLoop),      // 9: r6 = the late tile's loop
+      enc(Isa::kBlt, 0, 5, 6, 0, 0, 13),            // 10: released too early -> illegal
+      enc(Isa::kBar, 0, 0, 0, 0, 0, 0),             // 11: everyone at once
+      enc(Isa::kEnd, 0, 0, 0, 0, 0, 0),             // 12
+      0xFF00000000000000ull,                        // 13: illegal instruction
+  };
+  for (int c = 0; c < 2; ++c) {
+    sys.queue_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
+    for (int t = 0; t < 2; ++t)
+      sys.queue_write(c, tile_base(t) + reg::kTileImem, prog.data(), prog.size() * 8);
+  }
+  sys.flush();
+  const rtl::RtlRunStats st = sys.run(100000);
+  EXPECT_TRUE(st.ok) << st.error;
+  EXPECT_GE(st.cycles, 2 * kLoop);
+  for (int c = 0; c < 2; ++c)
+    for (int t = 0; t < 2; ++t)
+      EXPECT_EQ(sys.host_read32(c, tile_base(t) + reg::kTileStatus) & 0x1Fu, 0x10u)
+          << "chip " << c << " tile " << t << " is not done without error";
+  std::printf("barrier run: %llu cycles (late tile's loop %u cycles)\n",
+              static_cast<unsigned long long>(st.cycles), 2 * kLoop);
+}
+
+struct Case {
+  const char* topo;
+  Collective coll;
+  DType dtype;
+  RedOp op;
+  uint64_t bytes;
+  int tiles;
+  Algo algo;
+  int root;
+  const char* name;
+};
+
+class Collectives : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Collectives, MatchReference) {
+  const Case& k = GetParam();
+  const uint64_t seed = rtltest::base_seed(0xC41Bu);
+  std::printf("case %s, seed 0x%llx (XF_SEED overrides)\n", k.name,
+              static_cast<unsigned long long>(seed));
+  const Topology topo = parse_topology(k.topo);
+  CollectiveSpec spec;
+  spec.coll = k.coll;
+  spec.dtype = k.dtype;
+  spec.op = k.op;
+  spec.bytes = k.bytes;
+  spec.tiles = k.tiles;
+  spec.algo = k.algo;
+  spec.root = k.root;
+  const Plan plan = plan_collective(topo, spec);
+  const Image img = build_image(topo, plan);
+  const std::vector<Bytes> inputs = make_inputs(plan, seed, 0);
+  auto ctx = make_ctx();
+  Sys sys(topo, k.tiles, ctx.get());
+  const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
+  ASSERT_TRUE(run.stats.ok) << run.stats.error;
+  const std::vector<Bytes> ref = run_reference(plan, inputs);
+  for (int c = 0; c < topo.num_chips; ++c)
+    EXPECT_TRUE(run.outputs[c] == ref[c]) << "chip " << c << " differs from the reference";
+  const Check chk = check_outputs(plan, inputs, run.outputs);
+  EXPECT_EQ(chk.wrong, 0u);
+  EXPECT_EQ(chk.inexact, 0u);
+  std::printf("%s: %llu cycles on the RTL, bound %.0f; %llu cycles simulated in all\n", k.name,
+              static_cast<unsigned long long>(run.stats.cycles), bound_cycles(plan),
+              static_cast<unsigned long long>(sys.cycle()));
+}
+
+const Case kCases[] = {
+    {"ring:2", Collective::kAllReduce, DType::kFp32, RedOp::kSum, 4096, 2, Algo::kAuto, 0,
+     "ring2_allreduce_fp32_sum"},
+    {"ring:4", Collective::kAllReduce, DType::kBf16, RedOp::kSum, 8192, 4, Algo::kAuto, 0,
+     "ring4_allreduce_bf16_sum"},
+    {"biring:4", Collective::kAllReduce, DType::kInt8, RedOp::kMax, 4096, 2, Algo::kAuto, 0,
+     "biring4_allreduce_int8_max"},
+    {"ladder:4", Collective::kAllReduce, DType::kFp16, RedOp::kSum, 8192, 4, Algo::kAuto, 0,
+     "ladder4_allreduce_fp16_sum"},
+    {"line:3", Collective::kAllReduce, DType::kInt32, RedOp::kMin, 4096, 2, Algo::kAuto, 0,
+     "line3_allreduce_int32_min"},
+    {"ring:3", Collective::kReduceScatter, DType::kFp32, RedOp::kMax, 6144, 1, Algo::kAuto, 0,
+     "ring3_reduce_scatter_fp32_max"},
+    {"ring:4", Collective::kAllGather, DType::kFp16, RedOp::kSum, 4096, 2, Algo::kAuto, 0,
+     "ring4_all_gather_fp16"},
+    {"ring:4", Collective::kBroadcast, DType::kInt32, RedOp::kSum, 4096, 2, Algo::kAuto, 1,
+     "ring4_broadcast_root1"},
+    {"ring:4", Collective::kReduce, DType::kBf16, RedOp::kMin, 4096, 2, Algo::kAuto, 2,
+     "ring4_reduce_bf16_min_root2"},
+    {"ring:4", Collective::kAllReduce, DType::kUint8, RedOp::kAvg, 4096, 2, Algo::kAvg, 0,
+     "ring4_allreduce_uint8_avg"},
+    {"ring:6", Collective::kAllReduce, DType::kInt8, RedOp::kAvg, 2048, 1, Algo::kAvg, 0,
+     "ring6_allreduce_int8_avg"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Rtl, Collectives, ::testing::ValuesIn(kCases),
+                         [](const ::testing::TestParamInfo<Case>& i) {
+                           return std::string(i.param.name);
+                         });
+
+}  // namespace
+}  // namespace xf
