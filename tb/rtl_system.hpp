@@ -1,9 +1,10 @@
-// A machine of Verilated chips wired by a Topology (docs/chip.md section 6): one Verilated
-// xf_chip object per chip of the topology, their link PHYs joined in C++ by wires of
-// PhyWireDelayCycles cycles each way (the model's 8-cycle `Channel` with xf_link's 3 register
-// stages), the barrier's AND over all chips, and host ports driven through the chips' real
-// host-port pins. The topology is data: one Verilated chip serves every topology whose nodes
-// have at most the chip's NumLinks ports (switch nodes are not supported yet).
+// A machine of Verilated chips and switch nodes wired by a Topology (docs/chip.md section 6): one
+// Verilated xf_chip object per chip and one xf_switch object per switch node of the topology,
+// their link PHYs joined in C++ by wires of PhyWireDelayCycles cycles each way (the model's
+// 8-cycle `Channel` with xf_link's 3 register stages), the barrier's AND over all chips, and
+// host ports driven through the nodes' real host-port pins. The topology is data: one Verilated
+// chip and one Verilated switch serve every topology whose nodes have at most their NumLinks
+// ports.
 //
 // Host accesses are queued per chip and run concurrently on all chips (flush()), one 32-bit
 // access at a time per chip, through host_req/host_rsp exactly as a host bridge would; a
@@ -76,8 +77,10 @@ struct RtlRunStats {
   std::string error;
 };
 
-// Chip: the Verilated xf_chip class; Links and PhyWire: its NumLinks and the wire delay.
-template <class Chip, int Links, int PhyWire = static_cast<int>(kLinkLatencyCycles) - 3>
+// Chip, Switch: the Verilated xf_chip and xf_switch classes; Links: their NumLinks; PhyWire: the
+// wire delay.
+template <class Chip, class Switch, int Links,
+          int PhyWire = static_cast<int>(kLinkLatencyCycles) - 3>
 class RtlSystem {
  public:
   static constexpr int kFlitBits = 130;
@@ -89,41 +92,48 @@ class RtlSystem {
   };
 
   RtlSystem(const Topology& topo, int tiles_in_use, VerilatedContext* ctx) : topo_(topo) {
-    if (topo.num_nodes != topo.num_chips)
-      throw std::runtime_error("RtlSystem: switch nodes are not supported yet");
-    for (int n = 0; n < topo.num_chips; ++n) {
+    const int N = topo.num_nodes;
+    for (int n = 0; n < N; ++n) {
       if (topo.num_ports[n] > Links)
         throw std::runtime_error("RtlSystem: node " + std::to_string(n) + " has " +
-                                 std::to_string(topo.num_ports[n]) + " ports, the chip " +
-                                 std::to_string(Links));
-      chips_.emplace_back(new Chip{ctx, ("chip" + std::to_string(n)).c_str()});
-      Chip& c = *chips_.back();
-      c.cfg_chip_id_i = n;
-      c.cfg_num_chips_i = topo.num_chips;
-      c.cfg_num_tiles_i = tiles_in_use;
-      c.cfg_num_ports_i = topo.num_ports[n];
+                                 std::to_string(topo.num_ports[n]) + " ports, the Verilated " +
+                                 "nodes " + std::to_string(Links));
+      if (n < topo.num_chips) {
+        chips_.emplace_back(new Chip{ctx, ("chip" + std::to_string(n)).c_str()});
+        Chip& c = *chips_.back();
+        c.cfg_chip_id_i = n;
+        c.cfg_num_chips_i = topo.num_chips;
+        c.cfg_num_tiles_i = tiles_in_use;
+        c.cfg_num_ports_i = topo.num_ports[n];
+      } else {
+        switches_.emplace_back(new Switch{ctx, ("switch" + std::to_string(n)).c_str()});
+        Switch& w = *switches_.back();
+        w.cfg_node_id_i = n;
+        w.cfg_num_ports_i = topo.num_ports[n];
+      }
     }
     // wires_[node][port]: the words arriving at that port, oldest first (PhyWire of them).
-    peer_.assign(topo.num_chips, std::vector<std::pair<int, int>>(Links, {-1, -1}));
+    peer_.assign(N, std::vector<std::pair<int, int>>(Links, {-1, -1}));
     for (const auto& l : topo.links) {
       peer_[l.a][l.pa] = {l.b, l.pb};
       peer_[l.b][l.pb] = {l.a, l.pa};
     }
-    wires_.assign(topo.num_chips, std::vector<std::deque<PhyWord>>(Links));
+    wires_.assign(N, std::vector<std::deque<PhyWord>>(Links));
     for (auto& node : wires_)
       for (auto& w : node) w.assign(PhyWire, PhyWord{});
-    host_.resize(topo.num_chips);
-    for (auto& c : chips_) {
-      c->rst_ni = 0;
-      c->clk_i = 0;
-      c->eval();
-    }
+    host_.resize(N);
+    for_all([](auto& m) {
+      m.rst_ni = 0;
+      m.clk_i = 0;
+      m.eval();
+    });
     for (int i = 0; i < 2; ++i) step();
-    for (auto& c : chips_) c->rst_ni = 1;
+    for_all([](auto& m) { m.rst_ni = 1; });
     step();
   }
 
   int num_chips() const { return static_cast<int>(chips_.size()); }
+  int num_nodes() const { return static_cast<int>(chips_.size() + switches_.size()); }
   Chip& chip(int n) { return *chips_[n]; }
   uint64_t cycle() const { return cycle_; }
 
@@ -170,7 +180,7 @@ class RtlSystem {
   // `max_cycles` pass, or no PHY word and no tile progress for `watchdog_cycles`.
   RtlRunStats run(uint64_t max_cycles, uint64_t watchdog_cycles = 20000) {
     flush();  // every host port idle: the start below is taken by every chip at the same edge
-    for (int n = 0; n < num_chips(); ++n) queue_write32(n, reg::kControl, 1);
+    for (int n = 0; n < num_chips(); ++n) queue_write32(n, reg::kControl, 1);  // chips only
     step();
     for (const auto& h : host_)
       if (!h.q.empty()) throw std::runtime_error("RtlSystem: a chip did not take the start");
@@ -183,11 +193,12 @@ class RtlSystem {
         all_done = all_done && c->stat_done_o;
         err = err || c->stat_err_o;
       }
+      for (auto& w : switches_) err = err || w->stat_err_o;
       if (activity_) last_activity = cycle_;
       if (all_done || err) {
         st.ok = all_done && !err;
         st.cycles = cycle_ - start;
-        if (err) st.error = "a chip reports an error (Status bit 31)";
+        if (err) st.error = "a node reports an error (Status bit 31)";
         return st;
       }
       if (cycle_ - start >= max_cycles || cycle_ - last_activity > watchdog_cycles) {
@@ -227,93 +238,110 @@ class RtlSystem {
     return false;
   }
 
-  void step_impl() {
+  template <class F>
+  void visit(int n, F&& f) {
     const int P = num_chips();
+    if (n < P)
+      f(*chips_[n]);
+    else
+      f(*switches_[n - P]);
+  }
+  template <class F>
+  void for_all(F&& f) {
+    for (int n = 0; n < num_nodes(); ++n) visit(n, f);
+  }
+  static void set_barrier(Chip& c, bool all) { c.bar_all_i = all; }
+  static void set_barrier(Switch&, bool) {}
+
+  void step_impl() {
+    const int N = num_nodes();
     bool bar_all = true;
     for (auto& c : chips_) bar_all = bar_all && c->bar_arrived_o;
     activity_ = false;
-    for (int n = 0; n < P; ++n) {
-      Chip& c = *chips_[n];
-      // Wires: the word that left the far end PhyWire cycles ago.
-      for (int p = 0; p < Links; ++p) {
-        const PhyWord& w = wires_[n][p].front();
-        set_bits(c.phy_rx_valid_i, p, 1, w.valid);
-        set_bits(c.phy_rx_credit_i, p, 1, w.credit);
-        set_bits(c.phy_rx_crc_i, p * 32, 32, w.crc);
-        for (int k = 0; k < 5; ++k) {
-          const int width = k < 4 ? 32 : kFlitBits - 128;
-          set_bits(c.phy_rx_flit_i, p * kFlitBits + 32 * k, width, w.flit[k]);
-        }
-      }
-      c.bar_all_i = bar_all;
-      // Host port: present the front access until it is taken.
+    for (int n = 0; n < N; ++n) {
       HostQ& h = host_[n];
-      if (!h.q.empty()) {
-        const Access& a = h.q.front();
-        c.host_req_valid_i = 1;
-        c.host_req_write_i = a.write;
-        c.host_req_addr_i = a.addr;
-        c.host_req_wdata_i = a.wdata;
-        h.presented = true;
-      } else {
-        c.host_req_valid_i = 0;
-        h.presented = false;
-      }
-      c.eval();
+      visit(n, [&](auto& c) {
+        // Wires: the word that left the far end PhyWire cycles ago.
+        for (int p = 0; p < Links; ++p) {
+          const PhyWord& w = wires_[n][p].front();
+          set_bits(c.phy_rx_valid_i, p, 1, w.valid);
+          set_bits(c.phy_rx_credit_i, p, 1, w.credit);
+          set_bits(c.phy_rx_crc_i, p * 32, 32, w.crc);
+          for (int k = 0; k < 5; ++k) {
+            const int width = k < 4 ? 32 : kFlitBits - 128;
+            set_bits(c.phy_rx_flit_i, p * kFlitBits + 32 * k, width, w.flit[k]);
+          }
+        }
+        set_barrier(c, bar_all);
+        // Host port: present the front access until it is taken.
+        if (!h.q.empty()) {
+          const Access& a = h.q.front();
+          c.host_req_valid_i = 1;
+          c.host_req_write_i = a.write;
+          c.host_req_addr_i = a.addr;
+          c.host_req_wdata_i = a.wdata;
+          h.presented = true;
+        } else {
+          c.host_req_valid_i = 0;
+          h.presented = false;
+        }
+        c.eval();
+      });
     }
     // Sample the outputs of this cycle.
     std::string error;
-    for (int n = 0; n < P; ++n) {
-      Chip& c = *chips_[n];
+    for (int n = 0; n < N; ++n) {
       HostQ& h = host_[n];
-      if (c.host_rsp_valid_o && h.inflight.empty()) {
-        error =
-            "RtlSystem: chip " + std::to_string(n) + " answered a host access that was never made";
-      } else if (c.host_rsp_valid_o) {
-        const Access a = h.inflight.front();
-        h.inflight.pop_front();
-        if (c.host_rsp_err_o && error.empty())  // reported after this cycle's edge
-          error = "RtlSystem: chip " + std::to_string(n) + " refused the host " +
-                  (a.write ? "write" : "read") + " at 0x" + hex(a.addr);
-        if (!a.write && a.dst) {
-          const uint32_t v = c.host_rsp_rdata_o;
-          std::memcpy(a.dst, &v, 4);
+      visit(n, [&](auto& c) {
+        if (c.host_rsp_valid_o && h.inflight.empty()) {
+          error = "RtlSystem: node " + std::to_string(n) +
+                  " answered a host access that was never made";
+        } else if (c.host_rsp_valid_o) {
+          const Access a = h.inflight.front();
+          h.inflight.pop_front();
+          if (c.host_rsp_err_o && error.empty())  // reported after this cycle's edge
+            error = "RtlSystem: node " + std::to_string(n) + " refused the host " +
+                    (a.write ? "write" : "read") + " at 0x" + hex(a.addr);
+          if (!a.write && a.dst) {
+            const uint32_t v = c.host_rsp_rdata_o;
+            std::memcpy(a.dst, &v, 4);
+          }
         }
-      }
-      if (h.presented && c.host_req_ready_o) {  // taken at this edge
-        h.inflight.push_back(h.q.front());
-        h.q.pop_front();
-      }
-      for (int p = 0; p < Links; ++p) {
-        wires_[n][p].pop_front();  // its word was driven this cycle
-        PhyWord w;
-        w.valid = get_bits(c.phy_tx_valid_o, p, 1);
-        w.credit = get_bits(c.phy_tx_credit_o, p, 1);
-        w.crc = static_cast<uint32_t>(get_bits(c.phy_tx_crc_o, p * 32, 32));
-        for (int k = 0; k < 5; ++k) {
-          const int width = k < 4 ? 32 : kFlitBits - 128;
-          w.flit[k] =
-              static_cast<uint32_t>(get_bits(c.phy_tx_flit_o, p * kFlitBits + 32 * k, width));
+        if (h.presented && c.host_req_ready_o) {  // taken at this edge
+          h.inflight.push_back(h.q.front());
+          h.q.pop_front();
         }
-        activity_ = activity_ || w.valid;
-        const auto [far, fp] = peer_[n][p];
-        if (far >= 0) pending_.push_back({far, fp, w});
-      }
+        for (int p = 0; p < Links; ++p) {
+          wires_[n][p].pop_front();  // its word was driven this cycle
+          PhyWord w;
+          w.valid = get_bits(c.phy_tx_valid_o, p, 1);
+          w.credit = get_bits(c.phy_tx_credit_o, p, 1);
+          w.crc = static_cast<uint32_t>(get_bits(c.phy_tx_crc_o, p * 32, 32));
+          for (int k = 0; k < 5; ++k) {
+            const int width = k < 4 ? 32 : kFlitBits - 128;
+            w.flit[k] =
+                static_cast<uint32_t>(get_bits(c.phy_tx_flit_o, p * kFlitBits + 32 * k, width));
+          }
+          activity_ = activity_ || w.valid;
+          const auto [far, fp] = peer_[n][p];
+          if (far >= 0) pending_.push_back({far, fp, w});
+        }
+      });
     }
     for (const auto& pw : pending_) wires_[pw.node][pw.port].push_back(pw.word);
     pending_.clear();
     // Unconnected ports get an idle word so that every wire keeps PhyWire entries.
-    for (int n = 0; n < P; ++n)
+    for (int n = 0; n < N; ++n)
       for (int p = 0; p < Links; ++p)
         if (static_cast<int>(wires_[n][p].size()) < PhyWire) wires_[n][p].push_back(PhyWord{});
-    for (auto& c : chips_) {
-      c->clk_i = 1;
-      c->eval();
-    }
-    for (auto& c : chips_) {
-      c->clk_i = 0;
-      c->eval();
-    }
+    for_all([](auto& m) {
+      m.clk_i = 1;
+      m.eval();
+    });
+    for_all([](auto& m) {
+      m.clk_i = 0;
+      m.eval();
+    });
     ++cycle_;
     if (!error.empty()) throw std::runtime_error(error);
   }
@@ -330,6 +358,7 @@ class RtlSystem {
   };
   Topology topo_;
   std::vector<std::unique_ptr<Chip>> chips_;
+  std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::vector<std::pair<int, int>>> peer_;
   std::vector<std::vector<std::deque<PhyWord>>> wires_;
   std::vector<Pending> pending_;
@@ -349,8 +378,8 @@ template <class Sys>
 RtlCollectiveRun run_on_rtl(Sys& sys, const Plan& plan, const Image& img,
                             const std::vector<Bytes>& inputs, uint64_t max_cycles = 50'000'000) {
   const int P = sys.num_chips();
-  for (int c = 0; c < P; ++c) {
-    // The chip holds 2^k entries per lane (Config bits 15:12): write exactly those.
+  for (int c = 0; c < sys.num_nodes(); ++c) {
+    // The node holds 2^k entries per lane (Config bits 15:12): write exactly those.
     const uint32_t table_chips = 1u << ((sys.host_read32(c, reg::kConfig) >> 12) & 0xFu);
     if (static_cast<uint32_t>(P) > table_chips)
       throw std::runtime_error("run_on_rtl: " + std::to_string(P) +
@@ -361,6 +390,8 @@ RtlCollectiveRun run_on_rtl(Sys& sys, const Plan& plan, const Image& img,
     for (uint32_t lane = 0; lane < kNumLanes; ++lane)
       sys.queue_write(c, reg::kRouteTable + lane * kMaxChips, &img.route[c][lane * kMaxChips],
                       std::max<uint32_t>(table_chips, 4));
+  }
+  for (int c = 0; c < P; ++c) {
     sys.queue_write32(c, reg::kIndexWr, img.index[c]);
     const std::vector<Bytes> tiles = load_tiles(plan, c, inputs[c]);
     for (int t = 0; t < plan.tiles; ++t) {

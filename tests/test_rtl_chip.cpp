@@ -1,12 +1,13 @@
 // RTL_TOP: xf_chip
+// RTL_TOP: xf_switch
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
 // RTL_SRCS: rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_fifo.sv rtl/xf_xb.sv
 // RTL_SRCS: rtl/xf_router.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_exchange.sv
 // RTL_SRCS: rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv
-// RTL_SRCS: rtl/xf_tile.sv rtl/xf_host_port.sv rtl/xf_chip.sv
+// RTL_SRCS: rtl/xf_tile.sv rtl/xf_host_port.sv rtl/xf_chip.sv rtl/xf_switch.sv
 // Chip-level test of the RTL (rtl/xf_chip.sv with its defaults: 4 tiles, 4 links, the
-// host-window memory sizes) on machines of Verilated chips wired by a topology
-// (tb/rtl_system.hpp, docs/chip.md section 6).
+// host-window memory sizes; rtl/xf_switch.sv with 4 links) on machines of Verilated chips and
+// switch nodes wired by a topology (tb/rtl_system.hpp, docs/chip.md section 6).
 //
 // Space covered:
 //  - the host port (HostPort.*): every chip register (read, write, read-only and write-only
@@ -19,10 +20,11 @@
 //    the first;
 //  - compiled collectives (Collectives.*) run end to end through the host ports: every
 //    collective (allreduce, reduce_scatter, all_gather, broadcast, reduce), the ring, biring,
-//    ladder and line algorithms and seed 000's averaging, int8, uint8, int32, fp16, bf16, fp32,
-//    sum/max/min/avg, 1, 2 and 4 tiles per chip, 2 to 6 chips; the outputs of every chip are
-//    compared bit for bit with the C++ reference (run_reference) and the order-independent
-//    exact result (check_outputs); the cycle count is printed beside the bound.
+//    ladder, line and tree (through switch nodes, seed 001) algorithms and seed 000's averaging,
+//    int8, uint8, int32, fp16, bf16, fp32, sum/max/min/avg, 1, 2 and 4 tiles per chip, 2 to 6
+//    chips; the outputs of every chip are compared bit for bit with the C++ reference
+//    (run_reference) and the order-independent exact result (check_outputs); the cycle count is
+//    printed beside the bound.
 // Inputs: make_inputs with a fixed seed per case that XF_SEED overrides; each case prints it.
 #include <gtest/gtest.h>
 #include <verilated.h>
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "Vxf_chip.h"
+#include "Vxf_switch.h"
 #include "rtl_system.hpp"
 #include "rtl_test_util.hpp"
 #include "xf/compiler.hpp"
@@ -44,10 +47,10 @@
 namespace xf {
 namespace {
 
-constexpr int kLinks = 4;  // the Verilated chip's NumLinks
+constexpr int kLinks = 4;  // the Verilated chip's and switch's NumLinks
 constexpr int kTiles = 4;  // its NumTiles
 constexpr uint32_t kDmemBytes = 786432;
-using Sys = rtl::RtlSystem<Vxf_chip, kLinks>;
+using Sys = rtl::RtlSystem<Vxf_chip, Vxf_switch, kLinks>;
 
 uint32_t tile_base(int t) { return reg::kTileBase + t * reg::kTileStride; }
 
@@ -265,6 +268,10 @@ const Case kCases[] = {
      "ring4_allreduce_uint8_avg"},
     {"ring:6", Collective::kAllReduce, DType::kInt8, RedOp::kAvg, 2048, 1, Algo::kAvg, 0,
      "ring6_allreduce_int8_avg"},
+    {"tree:3", Collective::kAllReduce, DType::kFp32, RedOp::kSum, 3072, 2, Algo::kAuto, 0,
+     "tree3_allreduce_fp32_sum"},
+    {"tree:((2,1),3)", Collective::kAllReduce, DType::kBf16, RedOp::kMax, 4096, 2, Algo::kAuto, 0,
+     "tree_asym_allreduce_bf16_max"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rtl, Collectives, ::testing::ValuesIn(kCases),
