@@ -37,7 +37,8 @@ struct ChipCtx {
 
 // A directed link channel: flits one way, credits the other way.
 struct Channel {
-  Pipe<Flit> flits{kLinkLatencyCycles};
+  // The RTL router's input stage sits before every link transmitter (docs/exchange.md).
+  Pipe<Flit> flits{kLinkLatencyCycles + kRouterStageCycles};
   Pipe<int> credits{kLinkLatencyCycles};
 };
 

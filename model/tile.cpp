@@ -37,6 +37,7 @@ void Tile::reset_state() {
   rx_active_ = rx_drop_ = false;
   at_barrier = false;
   lw_issued_ = false;
+  pending_counts_.clear();
   seq_ = 0;
   avg_scale = 1u << kAvgScaleFracBits;
 }
@@ -60,8 +61,18 @@ std::string Tile::describe_wait() const {
   return o.str();
 }
 
+// The receive pipeline (DMEM read and ALU in the RTL) makes a counter increment visible
+// kRecvPipelineCycles after the tail (or token) arrived.
+void Tile::count_later(uint64_t now, unsigned ctr, uint32_t n) {
+  pending_counts_.push_back({now + kRecvPipelineCycles, ctr, n});
+}
+
 void Tile::tick() {
   const uint64_t now = chip_->now();
+  while (!pending_counts_.empty() && pending_counts_.front().due <= now) {
+    counters[pending_counts_.front().ctr] += pending_counts_.front().n;
+    pending_counts_.pop_front();
+  }
   receive();
   for (size_t l = 0; l < xb_in.size(); ++l)
     while (xb_in[l].ready(now)) {
@@ -110,7 +121,7 @@ void Tile::receive() {
       rx_drop_ = true;
     }
     if (h.len == 0) {  // readiness token
-      if (!rx_drop_) counters[h.ctr] += 1;
+      if (!rx_drop_) count_later(now, h.ctr, 1);
       rx_active_ = false;
     }
     return;
@@ -143,7 +154,7 @@ void Tile::receive() {
   }
   rx_off_ += kFlitBytes;
   if (f.tail) {
-    if (!rx_drop_) counters[rx_hdr_.ctr] += rx_hdr_.len / kFlitBytes;
+    if (!rx_drop_) count_later(now, rx_hdr_.ctr, rx_hdr_.len / kFlitBytes);
     rx_active_ = false;
   }
 }

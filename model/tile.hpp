@@ -64,6 +64,7 @@ class Tile : public sc_core::sc_module {
   bool target_of(const Job& j, Target& t, uint8_t& port);
   void push_out(uint64_t now, const Flit& f);
   void close_session(uint64_t now);
+  void count_later(uint64_t now, unsigned ctr, uint32_t n);
 
   ChipCtx* chip_;
   int id_;
@@ -83,6 +84,12 @@ class Tile : public sc_core::sc_module {
   std::string wait_what_;
   uint64_t bar_gen_ = 0;
   bool lw_issued_ = false;  // Lw: PMEM read issued, retires next cycle
+  struct PendingCount {
+    uint64_t due;
+    unsigned ctr;
+    uint32_t n;
+  };
+  std::deque<PendingCount> pending_counts_;  // increments still in the receive pipeline
 };
 
 }  // namespace xf::model

@@ -32,6 +32,10 @@ package xf_defs_pkg;
   localparam int XbCtrlLatencyCycles = 2;
   // cycles from a tile's send engine into the exchange (to an XB or towards a tile port); the hop from the exchange into a tile's receive engine takes 1 more
   localparam int ExchangeLatencyCycles = 2;
+  // cycles a flit spends in the router's input stage before it leaves on a link (the RTL's xf_router; the model adds them to every link's flit path)
+  localparam int RouterStageCycles = 1;
+  // cycles from a tail flit's arrival at a tile's receive engine to the counter increment a Wait sees (DMEM read + 4-cycle ALU; a token's +1 takes as long)
+  localparam int RecvPipelineCycles = 5;
   // XB queue occupancy at which XOFF is sent: XbQueueFlits - (XbCtrlLatencyCycles + 1 + ExchangeLatencyCycles) - margin 3
   localparam int XbXoffThresholdFlits = 24;
   // XB queue occupancy at or below which XON is sent again after an XOFF

@@ -28,14 +28,14 @@ expect() {
 }
 
 echo "fabric CLI tests"
-expect 0 ' 0 +[0-9.]+$' -- run --topology ladder:8 --collective allreduce --dtype bf16 --op sum --bytes 64K
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology ladder:8 --collective allreduce --dtype bf16 --op sum --bytes 64K
 expect 0 'tree +allreduce' -- run --topology 'tree:((2,2),3,(1,4))' --collective allreduce --dtype fp32 --op sum --bytes 12K
 expect 0 'avg' -- run --topology ring:6 --dtype int8 --op avg --bytes 1000
 expect 0 'ring +allreduce' -- run --topology ladder:8 --algo ring --bytes 4K
 expect 0 'reduce_scatter' -- run --topology biring:5 --collective reduce_scatter --dtype int16 --op max --bytes 3000
 expect 0 'broadcast' -- run --topology line:4 --collective broadcast --root 2 --dtype uint8 --bytes 777
 expect 0 'step +0' -- plan --topology ring:4 --bytes 4K
-expect 0 ' 0 +[0-9.]+$' -- run --topology ring:4 --bytes 4K --packet-log "$tmp/plog.txt"
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology ring:4 --bytes 4K --packet-log "$tmp/plog.txt"
 if [ "$(grep -vc '^#' "$tmp/plog.txt")" -gt 0 ]; then ok "--packet-log wrote packets"; else bad "--packet-log empty"; fi
 expect 2 'unknown topology' -- run --topology torus:8 --bytes 4K
 expect 2 'even number' -- run --topology ladder:7 --bytes 4K
@@ -45,7 +45,9 @@ expect 2 'unknown dtype' -- run --topology ring:4 --dtype fp64 --bytes 4K
 expect 2 'unknown op' -- run --topology ring:4 --op prod --bytes 4K
 expect 2 'unknown option' -- run --topology ring:4 --bytez 4K
 expect 2 'bytes is required' -- run --topology ring:4
-expect 2 'only .model.' -- run --topology ring:4 --bytes 4K --backend rtl
+expect 2 'choose model, rtl or both' -- run --topology ring:4 --bytes 4K --backend fpga
+expect 0 'memories bit-identical' -- run --topology ring:2 --bytes 2K --tiles 1 --backend both
+expect 0 ' 0 +[0-9.]+ +rtl$' -- run --topology tree:3 --dtype int8 --op max --bytes 1K --tiles 1 --backend rtl
 expect 2 'needs a tree' -- run --topology ring:4 --bytes 4K --algo tree
 expect 2 'root' -- run --topology ring:4 --bytes 4K --collective broadcast --root 4
 expect 2 'unknown suffix' -- run --topology ring:4 --bytes 4Q
@@ -62,7 +64,7 @@ for c in range(4):
     with open(f"{sys.argv[1]}/chip{c}.bin", "wb") as f:
         f.write(b"".join(struct.pack("<i", c * 1000 + i) for i in range(1000)))
 PY
-expect 0 ' 0 +[0-9.]+$' -- run --topology ring:4 --dtype int32 --op sum --bytes 4000 --input "$tmp/in" --output "$tmp/out"
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology ring:4 --dtype int32 --op sum --bytes 4000 --input "$tmp/in" --output "$tmp/out"
 if python3 - "$tmp/out" <<'PY'
 import struct, sys
 for c in range(4):

@@ -1,6 +1,6 @@
 // fabric: the command-line front end (docs/fabric.md).
 //
-//   fabric run --topology T --collective C --dtype D --op O --bytes N [--backend model]
+//   fabric run --topology T --collective C --dtype D --op O --bytes N [--backend model|rtl|both]
 //              [--algo A] [--seed S] [--root R] [--tiles N] [--sat] [--chunk B]
 //              [--input DIR] [--output DIR] [--no-header]
 //   fabric plan ...same options...   prints the schedule summary and the program
@@ -8,7 +8,9 @@
 // `run` compiles the collective, runs it, checks every chip's result against the plain C++
 // reference (same reduction order, bit for bit) and, where one exists, against the
 // order-independent exact result; prints one nccl-tests-style row; exits 1 on any wrong
-// element or run error and 2 on a bad argument.
+// element or run error and 2 on a bad argument. `--backend rtl` runs the same image on a machine
+// of Verilated chips and switch nodes (tb/rtl_system.hpp); `both` runs the model and the RTL and
+// also requires their memories to be bit-identical and their cycle counts within 2%.
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -18,7 +20,10 @@
 #include <sstream>
 #include <string>
 
+#include "Vxf_chip.h"
+#include "Vxf_switch.h"
 #include "driver.hpp"
+#include "rtl_system.hpp"
 #include "xf/alu.hpp"
 #include "xf/compiler.hpp"
 #include "xf/reference.hpp"
@@ -27,6 +32,37 @@
 using namespace xf;
 
 namespace {
+
+constexpr int kRtlLinks = 4;  // NumLinks of the Verilated chip and switch (their defaults)
+
+// Prints what is wrong with one backend's run; 0 when all is right, else 1.
+int report(const char* backend, bool ok, const std::string& error, const Check& chk, RedOp op) {
+  if (!ok) {
+    std::fprintf(stderr, "fabric: %s run failed: %s\n", backend, error.c_str());
+    return 1;
+  }
+  if (chk.inexact) {
+    std::fprintf(stderr,
+                 "fabric: the reference disagrees with the order-independent exact result in "
+                 "%llu elements\n",
+                 static_cast<unsigned long long>(chk.inexact));
+    return 1;
+  }
+  if (chk.not_identical) {
+    std::fprintf(stderr, "fabric: %s: %llu elements differ between chips\n", backend,
+                 static_cast<unsigned long long>(chk.not_identical));
+    return 1;
+  }
+  if (op == RedOp::kAvg)
+    std::fprintf(stderr, "fabric: %s: avg: largest error against the exact mean %.3f units\n",
+                 backend, chk.avg_max_err);
+  if (chk.wrong) {
+    std::fprintf(stderr, "fabric: %s: %llu wrong elements; reproduce with the same command\n",
+                 backend, static_cast<unsigned long long>(chk.wrong));
+    return 1;
+  }
+  return 0;
+}
 
 struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -136,10 +172,9 @@ int sc_main(int argc, char** argv) {
     for (const char* req : {"topology", "bytes"})
       if (!opt.count(req)) throw Usage(std::string("--") + req + " is required");
     const std::string backend = opt.count("backend") ? opt["backend"] : "model";
-    if (backend != "model")
-      throw Usage("--backend " + backend +
-                  ": only 'model' exists so far (the RTL backend arrives with the RTL)");
-    if (opt.count("trace")) throw Usage("--trace needs the RTL backend, which is not built yet");
+    if (backend != "model" && backend != "rtl" && backend != "both")
+      throw Usage("--backend " + backend + ": choose model, rtl or both");
+    if (opt.count("trace")) throw Usage("--trace: waveforms are not built into fabric yet");
     const Topology topo = parse_topology(opt["topology"]);
     CollectiveSpec spec;
     spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
@@ -210,61 +245,89 @@ int sc_main(int argc, char** argv) {
         plog << line;
       };
     }
-    const model::CollectiveRun run =
-        model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer);
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const Check chk = check_outputs(plan, inputs, run.outputs, !opt.count("input"));
+    // One result per backend run: the model's, the RTL's, or both in that order.
+    struct Result {
+      const char* backend;
+      bool ok;
+      std::string error;
+      uint64_t cycles;
+      std::vector<Bytes> outputs;
+      double wall;
+    };
+    std::vector<Result> results;
+    if (backend != "rtl") {
+      const model::CollectiveRun run =
+          model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer);
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      results.push_back({"model", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs,
+                         wall});
+    }
+    if (backend != "model") {
+      const auto t1 = std::chrono::steady_clock::now();
+      VerilatedContext ctx;
+      rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx);
+      const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+      results.push_back({"rtl", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs,
+                         wall});
+    }
     const size_t es = dtype_size(spec.dtype);
     if (opt.count("output")) {
+      const std::vector<Bytes>& out = results.back().outputs;
       for (int c = 0; c < topo.num_chips; ++c) {
         const std::string path = opt["output"] + "/chip" + std::to_string(c) + ".bin";
         std::ofstream f(path, std::ios::binary);
         if (!f) throw Usage("--output: cannot write " + path + " (does the directory exist?)");
-        f.write(reinterpret_cast<const char*>(run.outputs[c].data()),
-                static_cast<std::streamsize>(run.outputs[c].size()));
+        f.write(reinterpret_cast<const char*>(out[c].data()),
+                static_cast<std::streamsize>(out[c].size()));
       }
     }
     const double bound = bound_cycles(plan);
-    const double cyc = static_cast<double>(run.stats.cycles);
-    const double algbw = static_cast<double>(spec.bytes) / cyc;
-    const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
-    const double eff = bound / cyc;
     if (!opt.count("no-header"))
-      std::printf("#%13s %-7s %14s %10s %8s %5s %5s %10s %10s %10s %6s %7s %8s\n", "topology",
+      std::printf("#%13s %-7s %14s %10s %8s %5s %5s %10s %10s %10s %6s %7s %8s %7s\n", "topology",
                   "algo", "collective", "size", "count", "type", "redop", "cycles", "algbw",
-                  "busbw", "eff", "#wrong", "wall_s");
-    std::printf(" %13s %-7s %14s %10s %8llu %5s %5s %10llu %10.3f %10.3f %6.3f %7llu %8.2f\n",
-                topo.spec.c_str(), to_string(plan.algo), to_string(spec.coll),
-                human(spec.bytes).c_str(), static_cast<unsigned long long>(spec.bytes / es),
-                to_string(spec.dtype), to_string(spec.op),
-                static_cast<unsigned long long>(run.stats.cycles), algbw, busbw, eff,
-                static_cast<unsigned long long>(chk.wrong), wall);
-    if (!run.stats.ok) {
-      std::fprintf(stderr, "fabric: run failed: %s\n", run.stats.error.c_str());
-      return 1;
+                  "busbw", "eff", "#wrong", "wall_s", "backend");
+    int status = 0;
+    for (const Result& r : results) {
+      const Check chk = check_outputs(plan, inputs, r.outputs, !opt.count("input"));
+      const double cyc = static_cast<double>(r.cycles);
+      const double algbw = static_cast<double>(spec.bytes) / cyc;
+      const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
+      const double eff = bound / cyc;
+      std::printf(" %13s %-7s %14s %10s %8llu %5s %5s %10llu %10.3f %10.3f %6.3f %7llu %8.2f %7s\n",
+                  topo.spec.c_str(), to_string(plan.algo), to_string(spec.coll),
+                  human(spec.bytes).c_str(), static_cast<unsigned long long>(spec.bytes / es),
+                  to_string(spec.dtype), to_string(spec.op),
+                  static_cast<unsigned long long>(r.cycles), algbw, busbw, eff,
+                  static_cast<unsigned long long>(chk.wrong), r.wall, r.backend);
+      status = std::max(status, report(r.backend, r.ok, r.error, chk, spec.op));
     }
-    if (chk.inexact) {
-      std::fprintf(stderr,
-                   "fabric: the reference disagrees with the order-independent exact result in "
-                   "%llu elements\n",
-                   static_cast<unsigned long long>(chk.inexact));
-      return 1;
+    if (results.size() == 2) {
+      const Result &m = results[0], &r = results[1];
+      uint64_t differ = 0;
+      for (int c = 0; c < topo.num_chips; ++c)
+        for (size_t i = 0; i < m.outputs[c].size(); i += es)
+          if (std::memcmp(&m.outputs[c][i], &r.outputs[c][i], es) != 0) ++differ;
+      const double ratio = static_cast<double>(r.cycles) / static_cast<double>(m.cycles);
+      std::printf("# rtl/model cycles: %llu / %llu = %.4f; memories %s\n",
+                  static_cast<unsigned long long>(r.cycles),
+                  static_cast<unsigned long long>(m.cycles), ratio,
+                  differ ? "DIFFER" : "bit-identical");
+      if (differ) {
+        std::fprintf(stderr, "fabric: %llu elements differ between the RTL and the model\n",
+                     static_cast<unsigned long long>(differ));
+        status = 1;
+      }
+      if (ratio > 1.02 || ratio < 0.98) {
+        std::fprintf(stderr,
+                     "fabric: the RTL's cycle count is %.1f%% off the model's (the bound is 2%%)\n",
+                     (ratio - 1) * 100);
+        status = 1;
+      }
     }
-    if (chk.not_identical) {
-      std::fprintf(stderr, "fabric: %llu elements differ between chips\n",
-                   static_cast<unsigned long long>(chk.not_identical));
-      return 1;
-    }
-    if (spec.op == RedOp::kAvg)
-      std::fprintf(stderr, "fabric: avg: largest error against the exact mean %.3f units\n",
-                   chk.avg_max_err);
-    if (chk.wrong) {
-      std::fprintf(stderr, "fabric: %llu wrong elements; reproduce with the same command\n",
-                   static_cast<unsigned long long>(chk.wrong));
-      return 1;
-    }
-    return 0;
+    return status;
   } catch (const Usage& e) {
     return usage(e.what());
   } catch (const TopologyError& e) {

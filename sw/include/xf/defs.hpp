@@ -33,6 +33,10 @@ inline constexpr uint32_t kXbQueueFlits = 32;
 inline constexpr uint32_t kXbCtrlLatencyCycles = 2;
 // cycles from a tile's send engine into the exchange (to an XB or towards a tile port); the hop from the exchange into a tile's receive engine takes 1 more
 inline constexpr uint32_t kExchangeLatencyCycles = 2;
+// cycles a flit spends in the router's input stage before it leaves on a link (the RTL's xf_router; the model adds them to every link's flit path)
+inline constexpr uint32_t kRouterStageCycles = 1;
+// cycles from a tail flit's arrival at a tile's receive engine to the counter increment a Wait sees (DMEM read + 4-cycle ALU; a token's +1 takes as long)
+inline constexpr uint32_t kRecvPipelineCycles = 5;
 // XB queue occupancy at which XOFF is sent: XbQueueFlits - (XbCtrlLatencyCycles + 1 + ExchangeLatencyCycles) - margin 3
 inline constexpr uint32_t kXbXoffThresholdFlits = 24;
 // XB queue occupancy at or below which XON is sent again after an XOFF
