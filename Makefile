@@ -82,6 +82,10 @@ FIRST_SEED ?= 1
 regress-model: $(SETUP_STAMP) build ## random collectives on the model: make regress-model SEEDS=N [FIRST_SEED=S]
 	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) $(FIRST_SEED)
 
+.PHONY: regress
+regress: $(SETUP_STAMP) build ## RTL vs model in lock step on random collectives: make regress SEEDS=N [FIRST_SEED=S]
+	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) "$(FIRST_SEED)" --rtl
+
 REGRESS_ALU_FILTER ?= RtlAluRegress.*
 
 .PHONY: regress-alu

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """make regress-model SEEDS=N: random collectives on the SystemC model, one per seed.
+make regress SEEDS=N: the same on the RTL and the model in lock step (`fabric --backend both`:
+memories bit-identical, every packet stream identical, cycles within 2%), with machines the
+Verilated chip can build (nodes of at most 4 ports, at most 4 tiles) and smaller sizes.
 
 Each seed picks a topology kind and size, a collective, a dtype/op pair, a byte count that
 divides by nothing in particular, an algorithm valid for the topology, sometimes a chunk size
 and a tile count, and input data from the same seed; `fabric run` checks the result against the reference. Prints a progress
 line, a summary table per topology kind, and for every failure the command that reproduces
-it. Usage: regress_model.py PATH/TO/fabric SEEDS [FIRST_SEED]
+it. Usage: regress_model.py PATH/TO/fabric SEEDS [FIRST_SEED] [--rtl]
 """
 import random
 import subprocess
@@ -16,32 +19,33 @@ from collections import defaultdict
 SIZES = {"int8": 1, "uint8": 1, "int16": 2, "int32": 4, "fp16": 2, "bf16": 2, "fp32": 4}
 
 
-def random_tree(rng, depth, budget):
+def random_tree(rng, depth, budget, max_leaves=4):
     if depth == 0 or budget[0] <= 3 or rng.random() < 0.3:
-        k = rng.randint(1, min(4, budget[0]))
+        k = rng.randint(1, min(max_leaves, budget[0]))
         budget[0] -= k
         return str(k)
     kids = []
     for _ in range(rng.randint(1, 3)):
         if budget[0] <= 0:
             break
-        kids.append(random_tree(rng, depth - 1, budget))
+        kids.append(random_tree(rng, depth - 1, budget, max_leaves))
     return "(" + ",".join(kids) + ")"
 
 
-def pick(seed):
+def pick(seed, rtl=False):
     rng = random.Random(seed)
     kind = rng.choice(["ring", "biring", "line", "ladder", "tree"])
     if kind == "ladder":
-        topo = f"ladder:{rng.choice([4, 6, 8, 10, 12, 16])}"
+        topo = f"ladder:{rng.choice([4, 6, 8] if rtl else [4, 6, 8, 10, 12, 16])}"
     elif kind == "tree":
         while True:
-            spec = random_tree(rng, 3, [rng.randint(2, 16)])
-            if not spec.isdigit() or int(spec) >= 2:
+            # The RTL's switch has 4 ports: at most 3 children below the root.
+            spec = random_tree(rng, 3, [rng.randint(2, 8 if rtl else 16)], 3 if rtl else 4)
+            if (not spec.isdigit() or int(spec) >= 2) and (not rtl or spec.count(",") < 12):
                 break
         topo = f"tree:{spec}"
     else:
-        topo = f"{kind}:{rng.choice([2, 3, 4, 5, 7, 8, 12, 16])}"
+        topo = f"{kind}:{rng.choice([2, 3, 4, 5, 6, 8] if rtl else [2, 3, 4, 5, 7, 8, 12, 16])}"
     dtype = rng.choice(list(SIZES))
     ints = dtype in ("int8", "uint8", "int16", "int32")
     op = rng.choice(["sum", "max", "min"] + (["avg"] if ints else []))
@@ -49,7 +53,7 @@ def pick(seed):
         ["allreduce", "allreduce", "reduce_scatter", "all_gather", "broadcast", "reduce"])
     if op == "avg" and rng.random() < 0.3:
         coll = "reduce_scatter"
-    count = rng.randint(1, 20000)
+    count = rng.randint(1, 1500 if rtl else 20000)
     args = ["--topology", topo, "--collective", coll, "--dtype", dtype, "--op", op,
             "--bytes", str(count * SIZES[dtype]), "--seed", str(seed)]
     if ints and op == "sum" and rng.random() < 0.2:
@@ -62,18 +66,23 @@ def pick(seed):
     if rng.random() < 0.2:
         args += ["--chunk", str(rng.choice([256, 512, 1024, 2048, 4096]))]
     if rng.random() < 0.3:
-        args += ["--tiles", str(rng.choice([1, 2, 3, 5, 8, 16]))]
+        args += ["--tiles", str(rng.choice([1, 2, 3, 4] if rtl else [1, 2, 3, 5, 8, 16]))]
+    if rtl:
+        args += ["--backend", "both"]
     return kind, args
 
 
 def main():
-    fabric, n = sys.argv[1], int(sys.argv[2])
-    first = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    rtl = "--rtl" in sys.argv
+    argv = [a for a in sys.argv if a != "--rtl"]
+    fabric, n = argv[1], int(argv[2])
+    first = int(argv[3]) if len(argv) > 3 and argv[3] else 1
+    name = "regress" if rtl else "regress-model"
     stats = defaultdict(lambda: [0, 0, 0])  # kind -> runs, failures, cycles
     failures = []
     t0 = time.time()
     for i, seed in enumerate(range(first, first + n)):
-        kind, args = pick(seed)
+        kind, args = pick(seed, rtl)
         out = subprocess.run([fabric, "run", *args, "--no-header"], capture_output=True,
                              text=True)
         st = stats[kind]
@@ -84,7 +93,7 @@ def main():
         else:
             rows = [l for l in out.stdout.splitlines() if l.strip() and not l.startswith("#")]
             st[2] += int(rows[-1].split()[7])
-        print(f"\rregress-model: {i + 1}/{n} seeds, {len(failures)} failed, "
+        print(f"\r{name}: {i + 1}/{n} seeds, {len(failures)} failed, "
               f"{time.time() - t0:.0f} s", end="", flush=True)
     print()
     print(f"{'topology kind':<14} {'runs':>5} {'failed':>6} {'simulated cycles':>17}")

@@ -46,7 +46,27 @@ expect 2 'unknown op' -- run --topology ring:4 --op prod --bytes 4K
 expect 2 'unknown option' -- run --topology ring:4 --bytez 4K
 expect 2 'bytes is required' -- run --topology ring:4
 expect 2 'choose model, rtl or both' -- run --topology ring:4 --bytes 4K --backend fpga
-expect 0 'memories bit-identical' -- run --topology ring:2 --bytes 2K --tiles 1 --backend both
+expect 2 'the RTL chip has 4 tiles' -- run --topology ring:4 --bytes 4K --tiles 8 --backend rtl
+expect 2 'use --backend model' -- run --topology tree:5 --bytes 4K --backend both
+# Co-simulation subset: every topology kind, every collective, five types, all four ops, each
+# run on the model and the RTL: memories bit-identical, every packet stream identical, cycles
+# within 2% (fabric --backend both fails otherwise).
+cosim='identical in the model and the RTL'
+expect 0 "$cosim" -- run --topology ring:2 --bytes 2K --tiles 1 --backend both
+expect 0 "$cosim" -- run --topology ring:4 --collective allreduce --dtype fp32 --op sum \
+  --bytes 4K --tiles 2 --backend both
+expect 0 "$cosim" -- run --topology biring:4 --collective reduce_scatter --dtype int16 --op max \
+  --bytes 2K --tiles 2 --backend both
+expect 0 "$cosim" -- run --topology ladder:4 --collective all_gather --dtype bf16 --bytes 4K \
+  --backend both
+expect 0 "$cosim" -- run --topology line:3 --collective broadcast --root 1 --dtype uint8 \
+  --bytes 1K --tiles 2 --backend both
+expect 0 "$cosim" -- run --topology 'tree:((2,1),3)' --collective allreduce --dtype fp16 \
+  --op min --bytes 2K --tiles 2 --backend both
+expect 0 "$cosim" -- run --topology ring:5 --collective allreduce --dtype int8 --op avg \
+  --bytes 1K --tiles 1 --backend both
+expect 0 "$cosim" -- run --topology ring:4 --collective reduce --root 2 --dtype int32 --op sum \
+  --sat --bytes 2K --tiles 2 --backend both
 expect 0 ' 0 +[0-9.]+ +rtl$' -- run --topology tree:3 --dtype int8 --op max --bytes 1K --tiles 1 --backend rtl
 expect 2 'needs a tree' -- run --topology ring:4 --bytes 4K --algo tree
 expect 2 'root' -- run --topology ring:4 --bytes 4K --collective broadcast --root 4

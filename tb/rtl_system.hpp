@@ -19,6 +19,7 @@
 #include <verilated.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -69,6 +70,26 @@ void copy_bits(const A& from, int from_lsb, B& to, int to_lsb, int width) {
     const int w = width - done < 64 ? width - done : 64;
     set_bits(to, to_lsb + done, w, get_bits(from, from_lsb + done, w));
   }
+}
+
+// One packet leaving a node on a link, as the PHY carried it (the RTL counterpart of the model's
+// PacketEvent): the cycle its tail left, the node and port, the 128-bit header and the CRC-32
+// (IEEE, as zlib) of its payload bytes.
+struct RtlPacket {
+  uint64_t cycle = 0;
+  int node = 0, port = 0;
+  std::array<uint64_t, 2> header{};
+  uint32_t payload_crc = 0;
+};
+using RtlPacketObserver = std::function<void(const RtlPacket&)>;
+
+inline uint32_t crc32_bytes(uint32_t crc, const uint8_t* p, size_t n) {
+  crc = ~crc;
+  for (size_t i = 0; i < n; ++i) {
+    crc ^= p[i];
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
 }
 
 struct RtlRunStats {
@@ -122,6 +143,7 @@ class RtlSystem {
     for (auto& node : wires_)
       for (auto& w : node) w.assign(PhyWire, PhyWord{});
     host_.resize(N);
+    open_.resize(static_cast<size_t>(N) * Links);
     for_all([](auto& m) {
       m.rst_ni = 0;
       m.clk_i = 0;
@@ -131,6 +153,9 @@ class RtlSystem {
     for_all([](auto& m) { m.rst_ni = 1; });
     step();
   }
+
+  // Called for every packet that leaves any node on a link (tail cycle), when set.
+  RtlPacketObserver observer;
 
   int num_chips() const { return static_cast<int>(chips_.size()); }
   int num_nodes() const { return static_cast<int>(chips_.size() + switches_.size()); }
@@ -323,6 +348,7 @@ class RtlSystem {
                 static_cast<uint32_t>(get_bits(c.phy_tx_flit_o, p * kFlitBits + 32 * k, width));
           }
           activity_ = activity_ || w.valid;
+          if (w.valid && observer) observe(n, p, w);
           const auto [far, fp] = peer_[n][p];
           if (far >= 0) pending_.push_back({far, fp, w});
         }
@@ -346,6 +372,26 @@ class RtlSystem {
     if (!error.empty()) throw std::runtime_error(error);
   }
 
+  void observe(int n, int p, const PhyWord& w) {
+    RtlPacket& e = open_[n * Links + p];
+    const bool head = (w.flit[4] >> 1) & 1u, tail = w.flit[4] & 1u;
+    if (head) {
+      e = RtlPacket{};
+      e.node = n;
+      e.port = p;
+      e.header[0] = w.flit[0] | static_cast<uint64_t>(w.flit[1]) << 32;
+      e.header[1] = w.flit[2] | static_cast<uint64_t>(w.flit[3]) << 32;
+    } else {
+      uint8_t bytes[16];
+      std::memcpy(bytes, w.flit, 16);  // little-endian host: data bits 0..127 in byte order
+      e.payload_crc = crc32_bytes(e.payload_crc, bytes, 16);
+    }
+    if (tail) {
+      e.cycle = cycle_;
+      observer(e);
+    }
+  }
+
   static std::string hex(uint32_t v) {
     char b[16];
     std::snprintf(b, sizeof b, "%08x", v);
@@ -362,6 +408,7 @@ class RtlSystem {
   std::vector<std::vector<std::pair<int, int>>> peer_;
   std::vector<std::vector<std::deque<PhyWord>>> wires_;
   std::vector<Pending> pending_;
+  std::vector<RtlPacket> open_;  // per (node, port): the packet on the wire (observer)
   std::vector<HostQ> host_;
   uint64_t cycle_ = 0;
   bool activity_ = false;

@@ -17,6 +17,8 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
+#include <tuple>
 #include <sstream>
 #include <string>
 
@@ -34,6 +36,69 @@ using namespace xf;
 namespace {
 
 constexpr int kRtlLinks = 4;  // NumLinks of the Verilated chip and switch (their defaults)
+constexpr int kRtlTiles = 4;  // NumTiles of the Verilated chip
+
+// Compares the packets of every stream (one source tile onto one link of one node: key node,
+// port, src_chip, src_tile) between the model and the RTL, headers and payload CRCs, in order.
+// Prints a summary line, and on the first mismatch the cycle, node, link, stream, expected and
+// seen and the command that reproduces it; 0 when every stream matches, else 1.
+int compare_streams(const std::vector<model::PacketEvent>& m, const std::vector<rtl::RtlPacket>& r,
+                    int argc, char** argv) {
+  using Key = std::tuple<int, int, unsigned, unsigned>;
+  struct Pkt {
+    uint64_t cycle;
+    std::array<uint64_t, 2> hdr;
+    uint32_t crc;
+  };
+  std::map<Key, std::vector<Pkt>> ms, rs;
+  for (const auto& e : m)
+    ms[{e.node, e.port, e.hdr.src_chip, e.hdr.src_tile}].push_back(
+        {e.cycle, model::pack_header(e.hdr), e.payload_crc});
+  for (const auto& e : r) {
+    const model::Header h = model::unpack_header(e.header);
+    rs[{e.node, e.port, h.src_chip, h.src_tile}].push_back(
+        {e.cycle, model::pack_header(h), e.payload_crc});
+  }
+  auto show = [](const char* who, const Pkt* p) {
+    if (!p) {
+      std::fprintf(stderr, "    %-8s (no packet)\n", who);
+      return;
+    }
+    const model::Header h = model::unpack_header(p->hdr);
+    std::fprintf(stderr,
+                 "    %-8s cycle %llu: %s to chip %u tile %u @%u len %u lane %u ctr %u seq %u, "
+                 "payload crc %08x\n",
+                 who, static_cast<unsigned long long>(p->cycle), to_string(h.opcode), h.dst_chip,
+                 h.dst_tile, h.dst_addr, h.len, h.lane, h.ctr, h.seq, p->crc);
+  };
+  std::set<Key> keys;
+  for (const auto& kv : ms) keys.insert(kv.first);
+  for (const auto& kv : rs) keys.insert(kv.first);
+  size_t packets = 0;
+  for (const Key& k : keys) {
+    const auto& a = ms[k];
+    const auto& b = rs[k];
+    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+      const Pkt* pa = i < a.size() ? &a[i] : nullptr;
+      const Pkt* pb = i < b.size() ? &b[i] : nullptr;
+      if (pa && pb && pa->hdr == pb->hdr && pa->crc == pb->crc) continue;
+      std::fprintf(stderr,
+                   "fabric: stream mismatch at packet %zu of node %d link %d, source chip %u tile "
+                   "%u:\n",
+                   i, std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k));
+      show("model", pa);
+      show("rtl", pb);
+      std::string cmd = "fabric";
+      for (int j = 1; j < argc; ++j) cmd += std::string(" ") + argv[j];
+      std::fprintf(stderr, "  reproduce: %s\n", cmd.c_str());
+      return 1;
+    }
+    packets += a.size();
+  }
+  std::printf("# packet streams: %zu streams, %zu packets, identical in the model and the RTL\n",
+              keys.size(), packets);
+  return 0;
+}
 
 // Prints what is wrong with one backend's run; 0 when all is right, else 1.
 int report(const char* backend, bool ok, const std::string& error, const Check& chk, RedOp op) {
@@ -190,6 +255,17 @@ int sc_main(int argc, char** argv) {
     const uint64_t seed =
         opt.count("seed") ? static_cast<uint64_t>(parse_int("seed", opt["seed"], 0, 1ll << 62)) : 1;
 
+    if (backend != "model") {
+      if (spec.tiles > kRtlTiles)
+        throw Usage("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
+                    std::to_string(kRtlTiles) + " tiles; use --tiles 1.." +
+                    std::to_string(kRtlTiles) + " with --backend rtl or both");
+      for (int n = 0; n < topo.num_nodes; ++n)
+        if (topo.num_ports[n] > kRtlLinks)
+          throw Usage("--topology " + topo.spec + ": node " + std::to_string(n) + " has " +
+                      std::to_string(topo.num_ports[n]) + " links, the RTL chip and switch " +
+                      std::to_string(kRtlLinks) + "; use --backend model for it");
+    }
     const Plan plan = plan_collective(topo, spec);
     const Image img = build_image(topo, plan);
     if (cmd == "plan") {
@@ -230,6 +306,7 @@ int sc_main(int argc, char** argv) {
     const auto t0 = std::chrono::steady_clock::now();
     std::ofstream plog;
     model::PacketObserver observer;
+    std::vector<model::PacketEvent> model_packets;  // --backend both: the streams to compare
     if (opt.count("packet-log")) {
       plog.open(opt["packet-log"]);
       if (!plog) throw Usage("--packet-log: cannot write " + opt["packet-log"]);
@@ -255,6 +332,14 @@ int sc_main(int argc, char** argv) {
       double wall;
     };
     std::vector<Result> results;
+    if (backend == "both") {
+      model::PacketObserver log = observer;
+      observer = [log, &model_packets](const model::PacketEvent& e) {
+        model_packets.push_back(e);
+        if (log) log(e);
+      };
+    }
+    std::vector<rtl::RtlPacket> rtl_packets;
     if (backend != "rtl") {
       const model::CollectiveRun run =
           model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer);
@@ -267,6 +352,8 @@ int sc_main(int argc, char** argv) {
       const auto t1 = std::chrono::steady_clock::now();
       VerilatedContext ctx;
       rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx);
+      if (backend == "both")
+        sys.observer = [&rtl_packets](const rtl::RtlPacket& e) { rtl_packets.push_back(e); };
       const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
@@ -320,6 +407,7 @@ int sc_main(int argc, char** argv) {
                      static_cast<unsigned long long>(differ));
         status = 1;
       }
+      status = std::max(status, compare_streams(model_packets, rtl_packets, argc, argv));
       if (ratio > 1.02 || ratio < 0.98) {
         std::fprintf(stderr,
                      "fabric: the RTL's cycle count is %.1f%% off the model's (the bound is 2%%)\n",
