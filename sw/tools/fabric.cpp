@@ -18,9 +18,9 @@
 #include <iostream>
 #include <map>
 #include <set>
-#include <tuple>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "Vxf_chip.h"
 #include "Vxf_switch.h"
@@ -345,8 +345,8 @@ int sc_main(int argc, char** argv) {
           model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer);
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      results.push_back({"model", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs,
-                         wall});
+      results.push_back(
+          {"model", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall});
     }
     if (backend != "model") {
       const auto t1 = std::chrono::steady_clock::now();
@@ -357,8 +357,8 @@ int sc_main(int argc, char** argv) {
       const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-      results.push_back({"rtl", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs,
-                         wall});
+      results.push_back(
+          {"rtl", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall});
     }
     const size_t es = dtype_size(spec.dtype);
     if (opt.count("output")) {
