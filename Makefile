@@ -72,7 +72,7 @@ test: $(SETUP_STAMP) check-gen check-format build lint ## run every test (unit, 
 	@scripts/test_fabric_cli.sh $(FABRIC)
 
 .PHONY: demo
-demo: $(SETUP_STAMP) build ## run collectives on the model: ladder, tree, averaging
+demo: $(SETUP_STAMP) build ## collectives on the model, then on the RTL against the model
 	@scripts/demo.sh $(FABRIC)
 
 SEEDS ?= 100

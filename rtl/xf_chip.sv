@@ -286,40 +286,29 @@ module xf_chip #(
   end
 
   // ---- Links --------------------------------------------------------------------------------
-  for (genvar l = 0; l < L; l++) begin : gen_link
-    logic crc_err;
-    logic [31:0] tx_packets, rx_packets;
-    logic [$clog2(LinkRxBufferFlits+1)-1:0] tx_credits, rx_level;
-    logic unused_link;
-    xf_link #(
-      .RxBufferFlits     (LinkRxBufferFlits),
-      .PhyWireDelayCycles(PhyWireDelayCycles)
-    ) u_link (
-      .clk_i            (clk_i),
-      .rst_ni           (rst_ni),
-      .tx_valid_i       (ltx_valid[l]),
-      .tx_ready_o       (ltx_ready[l]),
-      .tx_flit_i        (ltx_flit[l*130 +: 130]),
-      .rx_valid_o       (lrx_valid[l]),
-      .rx_ready_i       (lrx_ready[l]),
-      .rx_flit_o        (lrx_flit[l*130 +: 130]),
-      .phy_tx_valid_o   (phy_tx_valid_o[l]),
-      .phy_tx_flit_o    (phy_tx_flit_o[l*130 +: 130]),
-      .phy_tx_crc_o     (phy_tx_crc_o[l*32 +: 32]),
-      .phy_tx_credit_o  (phy_tx_credit_o[l]),
-      .phy_rx_valid_i   (phy_rx_valid_i[l]),
-      .phy_rx_flit_i    (phy_rx_flit_i[l*130 +: 130]),
-      .phy_rx_crc_i     (phy_rx_crc_i[l*32 +: 32]),
-      .phy_rx_credit_i  (phy_rx_credit_i[l]),
-      .stat_crc_err_o   (crc_err),
-      .stat_crc_errors_o(crc_errors[l*16 +: 16]),
-      .stat_tx_packets_o(tx_packets),
-      .stat_rx_packets_o(rx_packets),
-      .stat_tx_credits_o(tx_credits),
-      .stat_rx_level_o  (rx_level)
-    );
-    assign unused_link = ^{crc_err, tx_packets, rx_packets, tx_credits, rx_level};
-  end
+  xf_link_array #(
+    .NumLinks          (L),
+    .RxBufferFlits     (LinkRxBufferFlits),
+    .PhyWireDelayCycles(PhyWireDelayCycles)
+  ) u_links (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .tx_valid_i       (ltx_valid),
+    .tx_ready_o       (ltx_ready),
+    .tx_flit_i        (ltx_flit),
+    .rx_valid_o       (lrx_valid),
+    .rx_ready_i       (lrx_ready),
+    .rx_flit_o        (lrx_flit),
+    .phy_tx_valid_o   (phy_tx_valid_o),
+    .phy_tx_flit_o    (phy_tx_flit_o),
+    .phy_tx_crc_o     (phy_tx_crc_o),
+    .phy_tx_credit_o  (phy_tx_credit_o),
+    .phy_rx_valid_i   (phy_rx_valid_i),
+    .phy_rx_flit_i    (phy_rx_flit_i),
+    .phy_rx_crc_i     (phy_rx_crc_i),
+    .phy_rx_credit_i  (phy_rx_credit_i),
+    .stat_crc_errors_o(crc_errors)
+  );
 
   // ---- Barrier and status -------------------------------------------------------------------
   logic arrived_q, arrived_d, bar_all_q;

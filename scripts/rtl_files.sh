@@ -7,7 +7,7 @@ alu="rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_maxmin.sv rtl
 tile="$alu rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv"
 tile+=" rtl/xf_tile.sv"
 exchange="rtl/xf_fifo.sv rtl/xf_xb.sv rtl/xf_router.sv rtl/xf_exchange.sv"
-link="rtl/xf_crc32.sv rtl/xf_link.sv"
+link="rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_array.sv"
 case "${1:-}" in
   xf_chip) echo "$tile $exchange $link rtl/xf_host_port.sv rtl/xf_chip.sv" ;;
   xf_switch) echo "rtl/xf_fifo.sv rtl/xf_router.sv $link rtl/xf_host_port.sv rtl/xf_switch.sv" ;;

@@ -35,8 +35,7 @@ rtl/xf_reduce_alu.sv|||-noflatten"
   "xf_link|rtl/xf_crc32.sv rtl/xf_link.sv|||"
   "xf_fifo|rtl/xf_fifo.sv|||"
   "xf_host_port|rtl/xf_host_port.sv|||"
-  "xf_switch|rtl/xf_fifo.sv rtl/xf_router.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_host_port.sv \
-rtl/xf_switch.sv|-set NumLinks 2 -set TableChips 16|-set NumLinks 2 -set TableChips 16|"
+  "xf_switch|$(scripts/rtl_files.sh xf_switch)|-set NumLinks 2 -set TableChips 16|-set NumLinks 2 -set TableChips 16|"
   "xf_chip|$(scripts/rtl_files.sh xf_chip)|$CHIP_SMALL|$CHIP_SMALL|-noflatten"
 )
 

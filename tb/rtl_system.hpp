@@ -105,6 +105,7 @@ template <class Chip, class Switch, int Links,
 class RtlSystem {
  public:
   static constexpr int kFlitBits = 130;
+  static constexpr uint64_t kStartDoneRegisterCycles = 2;
   // One PHY word of a link direction, as sampled from phy_tx_* (flit 130 bits as 5 words).
   struct PhyWord {
     bool valid = false, credit = false;
@@ -222,7 +223,11 @@ class RtlSystem {
       if (activity_) last_activity = cycle_;
       if (all_done || err) {
         st.ok = all_done && !err;
-        st.cycles = cycle_ - start;
+        // The collective's cycles, counted as the model counts them (from the cycle the tiles
+        // start to the cycle the last one is done): without the host port's start register
+        // (the tiles see the start one cycle after the Control write is taken) and the chip's
+        // done register (stat_done_o rises one cycle after the last tile's End).
+        st.cycles = cycle_ - start - kStartDoneRegisterCycles;
         if (err) st.error = "a node reports an error (Status bit 31)";
         return st;
       }

@@ -2,7 +2,8 @@
 // RTL_TOP: xf_switch
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
 // RTL_SRCS: rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_fifo.sv rtl/xf_xb.sv
-// RTL_SRCS: rtl/xf_router.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_exchange.sv
+// RTL_SRCS: rtl/xf_router.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_array.sv
+// RTL_SRCS: rtl/xf_exchange.sv
 // RTL_SRCS: rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv
 // RTL_SRCS: rtl/xf_tile.sv rtl/xf_host_port.sv rtl/xf_chip.sv rtl/xf_switch.sv
 // Chip-level test of the RTL (rtl/xf_chip.sv with its defaults: 4 tiles, 4 links, the
