@@ -78,25 +78,12 @@ enum Ctrl : int { kData = 0, kXreq = 1, kXdone = 2 };
 
 uint64_t base_seed() { return rtltest::base_seed(kDefaultSeed); }
 std::mt19937_64 make_rng() { return rtltest::make_rng(kDefaultSeed); }
+using rtltest::chance;
+using rtltest::describe;
+using rtltest::Flit;
+using rtltest::rnd;
+using rtltest::Rng;
 using rtltest::test_name;
-using Rng = std::mt19937_64;
-uint32_t rnd(Rng& rng, uint32_t n) { return static_cast<uint32_t>(rng() % n); }
-bool chance(Rng& rng, int pct) { return pct > 0 && static_cast<int>(rnd(rng, 100)) < pct; }
-
-struct Flit {
-  bool head = false, tail = false;
-  uint64_t lo = 0, hi = 0;  // data bits 63:0 and 127:64
-  bool operator==(const Flit& o) const {
-    return head == o.head && tail == o.tail && lo == o.lo && hi == o.hi;
-  }
-};
-
-std::string describe(const Flit& f) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "{head %d tail %d data 0x%016" PRIx64 "_%016" PRIx64 "}", f.head,
-                f.tail, f.hi, f.lo);
-  return buf;
-}
 
 uint64_t field(const Flit& f, uint32_t lsb, uint32_t bits) {
   uint64_t v = 0;

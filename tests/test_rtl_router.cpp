@@ -58,23 +58,10 @@ uint64_t base_seed() { return rtltest::base_seed(kDefaultSeed); }
 std::mt19937_64 make_rng() { return rtltest::make_rng(kDefaultSeed); }
 using rtltest::test_name;
 
-using Rng = std::mt19937_64;
-uint32_t rnd(Rng& rng, uint32_t n) { return static_cast<uint32_t>(rng() % n); }
-
-struct Flit {
-  bool head = false, tail = false;
-  uint64_t lo = 0, hi = 0;  // data bits 63:0 and 127:64
-  bool operator==(const Flit& o) const {
-    return head == o.head && tail == o.tail && lo == o.lo && hi == o.hi;
-  }
-};
-
-std::string describe(const Flit& f) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "{head %d tail %d data 0x%016" PRIx64 "_%016" PRIx64 "}", f.head,
-                f.tail, f.hi, f.lo);
-  return buf;
-}
+using rtltest::describe;
+using rtltest::Flit;
+using rtltest::rnd;
+using rtltest::Rng;
 
 struct Packet {
   int input = 0, number = 0;
