@@ -50,7 +50,9 @@ Node::Node(sc_core::sc_module_name name, int node, int num_ports, int num_tiles,
 void Node::connect(int port, Channel* tx, Channel* rx) {
   tx_[port] = tx;
   rx_[port] = rx;
-  credits_[port] = kLinkRxBufferFlits;
+  // The RTL router takes a flit from the receive buffer into its input stage (and returns its
+  // credit) while the flit waits for a busy output: one flit of storage beyond the buffer.
+  credits_[port] = kLinkRxBufferFlits + kRouterStageCycles;
 }
 
 namespace {
