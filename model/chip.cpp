@@ -10,6 +10,8 @@
 
 #include <sstream>
 
+#include "xf/crc32.hpp"
+
 namespace xf::model {
 
 uint64_t ChipCtx::now() const {
@@ -54,17 +56,6 @@ void Node::connect(int port, Channel* tx, Channel* rx) {
   // credit) while the flit waits for a busy output: one flit of storage beyond the buffer.
   credits_[port] = kLinkRxBufferFlits + kRouterStageCycles;
 }
-
-namespace {
-uint32_t crc32_update(uint32_t crc, const uint8_t* p, size_t n) {
-  crc = ~crc;
-  for (size_t i = 0; i < n; ++i) {
-    crc ^= p[i];
-    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-  }
-  return ~crc;
-}
-}  // namespace
 
 void Node::observe(int port, int in, const Flit& f, uint64_t now) {
   PacketEvent& e = open_[port];

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "xf/compiler.hpp"
+#include "xf/crc32.hpp"
 #include "xf/defs.hpp"
 #include "xf/reference.hpp"
 #include "xf/topology.hpp"
@@ -82,15 +83,6 @@ struct RtlPacket {
   uint32_t payload_crc = 0;
 };
 using RtlPacketObserver = std::function<void(const RtlPacket&)>;
-
-inline uint32_t crc32_bytes(uint32_t crc, const uint8_t* p, size_t n) {
-  crc = ~crc;
-  for (size_t i = 0; i < n; ++i) {
-    crc ^= p[i];
-    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
-  }
-  return ~crc;
-}
 
 struct RtlRunStats {
   bool ok = false;
@@ -389,7 +381,7 @@ class RtlSystem {
     } else {
       uint8_t bytes[16];
       std::memcpy(bytes, w.flit, 16);  // little-endian host: data bits 0..127 in byte order
-      e.payload_crc = crc32_bytes(e.payload_crc, bytes, 16);
+      e.payload_crc = crc32_update(e.payload_crc, bytes, 16);
     }
     if (tail) {
       e.cycle = cycle_;
