@@ -51,7 +51,7 @@ expect 2 'use --backend model' -- run --topology tree:5 --bytes 4K --backend bot
 # Co-simulation subset: every topology kind, every collective, five types, all four ops, each
 # run on the model and the RTL: memories bit-identical, every packet stream identical, cycles
 # within 2% (fabric --backend both fails otherwise).
-cosim='identical in the model and the RTL'
+cosim='memories bit-identical; [0-9]+ streams, [0-9]+ packets identical'
 expect 0 "$cosim" -- run --topology ring:2 --bytes 2K --tiles 1 --backend both
 expect 0 "$cosim" -- run --topology ring:4 --collective allreduce --dtype fp32 --op sum \
   --bytes 4K --tiles 2 --backend both
@@ -68,6 +68,17 @@ expect 0 "$cosim" -- run --topology ring:5 --collective allreduce --dtype int8 -
 expect 0 "$cosim" -- run --topology ring:4 --collective reduce --root 2 --dtype int32 --op sum \
   --sat --bytes 2K --tiles 2 --backend both
 expect 0 ' 0 +[0-9.]+ +rtl$' -- run --topology tree:3 --dtype int8 --op max --bytes 1K --tiles 1 --backend rtl
+# Waves: --trace writes one FST file (GTKWave) holding every node; model runs have none.
+expect 0 "$cosim" -- run --topology ring:2 --bytes 1K --tiles 1 --backend both --trace "$tmp/w.fst"
+if [ "$(head -c 1 "$tmp/w.fst" | od -An -tx1 | tr -d ' ')" = "00" ] &&
+  [ "$(stat -c %s "$tmp/w.fst")" -gt 10000 ]; then
+  ok "--trace wrote an FST file ($(stat -c %s "$tmp/w.fst") bytes)"
+else
+  bad "--trace did not write an FST file at $tmp/w.fst"
+fi
+expect 2 "records the RTL's waves" -- run --topology ring:2 --bytes 1K --trace "$tmp/m.fst"
+expect 1 'does its directory exist' -- run --topology ring:2 --bytes 1K --backend rtl \
+  --trace "$tmp/no/such/dir/w.fst"
 expect 2 'needs a tree' -- run --topology ring:4 --bytes 4K --algo tree
 expect 2 'root' -- run --topology ring:4 --bytes 4K --collective broadcast --root 4
 expect 2 'unknown suffix' -- run --topology ring:4 --bytes 4Q

@@ -14,9 +14,17 @@
 // in earlier cycles (wires: the far chip's phy_tx of cycle n - PhyWireDelayCycles; barrier: the
 // AND of bar_arrived_o in cycle n; host request state), the outputs of cycle n are sampled, then
 // every chip gets its rising edge.
+//
+// Waves (VM_TRACE_FST builds, such as `fabric`): open_trace() puts every node into one FST file
+// under its own scope (chip0, chip1, ..., switch<n>); each cycle is 2 time units, the falling
+// edge at 2n and the rising edge at 2n+1. A checker (tb/cosim_checker.hpp) may request_stop()
+// from the packet observer; run() then ends at that cycle with RtlRunStats::stopped set.
 #pragma once
 
 #include <verilated.h>
+#if VM_TRACE_FST
+#include <verilated_fst_c.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -86,7 +94,8 @@ using RtlPacketObserver = std::function<void(const RtlPacket&)>;
 
 struct RtlRunStats {
   bool ok = false;
-  uint64_t cycles = 0;  // from the start command to the cycle every tile was done
+  bool stopped = false;  // request_stop() ended the run (a checker saw a mismatch)
+  uint64_t cycles = 0;   // from the start command to the cycle every tile was done
   std::string error;
 };
 
@@ -147,8 +156,46 @@ class RtlSystem {
     step();
   }
 
+  ~RtlSystem() { close_trace(); }
+  RtlSystem(const RtlSystem&) = delete;
+  RtlSystem& operator=(const RtlSystem&) = delete;
+
   // Called for every packet that leaves any node on a link (tail cycle), when set.
   RtlPacketObserver observer;
+  // Called by run() with the cycle the chips took the start command, when set. A collective's
+  // cycle c (as the model counts) is harness cycle start + 1 + c (the tiles see the start one
+  // cycle after the host port takes it).
+  std::function<void(uint64_t)> start_observer;
+
+  // Ends run() after the current cycle, with `why` as its error (called by checkers).
+  void request_stop(const std::string& why) {
+    if (stop_.empty()) stop_ = why.empty() ? "stopped" : why;
+  }
+
+  // Records every node's signals from the next cycle on into the FST file `path` (GTKWave).
+  // Needs a build with VM_TRACE_FST and ctx->traceEverOn(true) before the nodes were built.
+  void open_trace(const std::string& path) {
+#if VM_TRACE_FST
+    if (trace_) throw std::runtime_error("RtlSystem: a trace file is already open");
+    trace_ = std::make_unique<VerilatedFstC>();
+    for_all([this](auto& m) { m.trace(trace_.get(), 99); });
+    trace_->open(path.c_str());
+    if (!trace_->isOpen()) {
+      trace_.reset();
+      throw std::runtime_error("RtlSystem: cannot write the trace file " + path +
+                               " (does its directory exist?)");
+    }
+#else
+    throw std::runtime_error("RtlSystem: cannot write " + path +
+                             ": this build has no FST tracing (verilate with TRACE_FST)");
+#endif
+  }
+  void close_trace() {
+#if VM_TRACE_FST
+    if (trace_) trace_->close();
+    trace_.reset();
+#endif
+  }
 
   int num_chips() const { return static_cast<int>(chips_.size()); }
   int num_nodes() const { return static_cast<int>(chips_.size() + switches_.size()); }
@@ -203,6 +250,7 @@ class RtlSystem {
     for (const auto& h : host_)
       if (!h.q.empty()) throw std::runtime_error("RtlSystem: a chip did not take the start");
     const uint64_t start = cycle_;
+    if (start_observer) start_observer(start);
     uint64_t last_activity = start;
     RtlRunStats st;
     for (;;) {
@@ -213,6 +261,12 @@ class RtlSystem {
       }
       for (auto& w : switches_) err = err || w->stat_err_o;
       if (activity_) last_activity = cycle_;
+      if (!stop_.empty()) {
+        st.stopped = true;
+        st.cycles = cycle_ - start;
+        st.error = stop_;
+        return st;
+      }
       if (all_done || err) {
         st.ok = all_done && !err;
         // The collective's cycles, counted as the model counts them (from the cycle the tiles
@@ -357,10 +411,16 @@ class RtlSystem {
     for (int n = 0; n < N; ++n)
       for (int p = 0; p < Links; ++p)
         if (static_cast<int>(wires_[n][p].size()) < PhyWire) wires_[n][p].push_back(PhyWord{});
+#if VM_TRACE_FST
+    if (trace_) trace_->dump(2 * cycle_);
+#endif
     for_all([](auto& m) {
       m.clk_i = 1;
       m.eval();
     });
+#if VM_TRACE_FST
+    if (trace_) trace_->dump(2 * cycle_ + 1);
+#endif
     for_all([](auto& m) {
       m.clk_i = 0;
       m.eval();
@@ -409,11 +469,15 @@ class RtlSystem {
   std::vector<HostQ> host_;
   uint64_t cycle_ = 0;
   bool activity_ = false;
+  std::string stop_;  // request_stop()'s reason; empty while running
+#if VM_TRACE_FST
+  std::unique_ptr<VerilatedFstC> trace_;
+#endif
 };
 
 struct RtlCollectiveRun {
   RtlRunStats stats;
-  std::vector<Bytes> outputs;  // per chip, as io_out_bytes says
+  std::vector<Bytes> outputs;  // per chip, as io_out_bytes says (empty when stats.stopped)
 };
 
 // The model driver's sequence (model/driver.cpp) on the RTL: routing tables, index values,
@@ -448,6 +512,7 @@ RtlCollectiveRun run_on_rtl(Sys& sys, const Plan& plan, const Image& img,
   sys.flush();
   RtlCollectiveRun r;
   r.stats = sys.run(max_cycles);
+  if (r.stats.stopped) return r;  // a checker stopped it mid-collective: nothing to read back
   r.outputs.resize(P);
   for (int c = 0; c < P; ++c) {
     std::vector<Bytes> tiles(plan.tiles);

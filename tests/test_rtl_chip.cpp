@@ -25,7 +25,12 @@
 //    int8, uint8, int32, fp16, bf16, fp32, sum/max/min/avg, 1, 2 and 4 tiles per chip, 2 to 6
 //    chips; the outputs of every chip are compared bit for bit with the C++ reference
 //    (run_reference) and the order-independent exact result (check_outputs); the cycle count is
-//    printed beside the bound.
+//    printed beside the bound;
+//  - the co-simulation checker (Cosim.*, tb/cosim_checker.hpp): an RTL run in lock step with the
+//    SystemC model passes; the same run against a model record with one packet's payload CRC
+//    changed stops at that packet's cycle and names its stream; a model record with an output
+//    element, the cycle count or an extra packet changed fails at the end with chip, byte and
+//    both values. (This binary links the model: SystemC owns main, see model_test_main.hpp.)
 // Inputs: make_inputs with a fixed seed per case that XF_SEED overrides; each case prints it.
 #include <gtest/gtest.h>
 #include <verilated.h>
@@ -39,6 +44,9 @@
 
 #include "Vxf_chip.h"
 #include "Vxf_switch.h"
+#include "cosim_checker.hpp"
+#include "driver.hpp"
+#include "model_test_main.hpp"
 #include "rtl_system.hpp"
 #include "rtl_test_util.hpp"
 #include "xf/compiler.hpp"
@@ -279,6 +287,139 @@ INSTANTIATE_TEST_SUITE_P(Rtl, Collectives, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<Case>& i) {
                            return std::string(i.param.name);
                          });
+
+// One collective run on the model (packets recorded) and on the RTL, for the checker tests.
+struct CosimRun {
+  Topology topo;
+  Plan plan;
+  std::vector<Bytes> inputs, ref;
+  model::CollectiveRun model;
+  std::vector<model::PacketEvent> model_packets;
+  std::vector<rtl::RtlPacket> rtl_packets;
+};
+
+CosimRun cosim_setup(const char* topology) {
+  CosimRun r;
+  r.topo = parse_topology(topology);
+  const Topology& topo = r.topo;
+  CollectiveSpec spec;
+  spec.dtype = DType::kFp32;
+  spec.bytes = 4096;
+  spec.tiles = 2;
+  r.plan = plan_collective(topo, spec);
+  r.inputs = make_inputs(r.plan, rtltest::base_seed(0xC05Eu), 1);
+  r.ref = run_reference(r.plan, r.inputs);
+  const Image img = build_image(topo, r.plan);
+  r.model =
+      model::run_on_model(topo, r.plan, img, r.inputs, 10'000'000,
+                          [&r](const model::PacketEvent& e) { r.model_packets.push_back(e); });
+  EXPECT_TRUE(r.model.stats.ok) << r.model.stats.error;
+  return r;
+}
+
+// Runs the RTL with `chk` called at every packet and at the end, as fabric --backend both does.
+rtl::RtlCollectiveRun run_checked(CosimRun& r, cosim::Checker& chk, uint64_t* end_cycle) {
+  const Topology& topo = r.topo;
+  auto ctx = make_ctx();
+  Sys sys(topo, r.plan.tiles, ctx.get());
+  sys.start_observer = [&](uint64_t c) { chk.on_collective_start(c); };
+  sys.observer = [&](const rtl::RtlPacket& e) {
+    r.rtl_packets.push_back(e);
+    if (!chk.on_packet(e)) sys.request_stop("mismatch");
+  };
+  rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, r.plan, build_image(topo, r.plan), r.inputs);
+  if (!run.stats.stopped && run.stats.ok)
+    chk.on_collective_end(sys.cycle(), run.stats.cycles, run.outputs);
+  *end_cycle = sys.cycle();
+  return run;
+}
+
+TEST(Cosim, LockStepPassesAndStopsAtACorruptPacket) {
+  CosimRun r = cosim_setup("ring:3");
+  cosim::ModelChecker good(r.model_packets, r.model.stats.cycles, r.model.outputs, r.ref, 4);
+  uint64_t full_end = 0;
+  const rtl::RtlCollectiveRun run = run_checked(r, good, &full_end);
+  ASSERT_TRUE(run.stats.ok) << run.stats.error;
+  ASSERT_FALSE(good.mismatch()) << good.mismatch()->what;
+  EXPECT_EQ(good.packets(), r.model_packets.size());
+  EXPECT_EQ(r.rtl_packets.size(), r.model_packets.size());
+
+  // The same run against a record whose middle packet carries another payload CRC: the
+  // checker must stop the RTL in the cycle that packet's tail leaves.
+  const size_t k = r.model_packets.size() / 2;
+  std::vector<model::PacketEvent> bad = r.model_packets;
+  bad[k].payload_crc ^= 1;
+  const rtl::RtlPacket seen = r.rtl_packets[k];  // packets leave in the same order on both
+  ASSERT_EQ(seen.node, bad[k].node);
+  r.rtl_packets.clear();
+  cosim::ModelChecker chk(bad, r.model.stats.cycles, r.model.outputs, r.ref, 4);
+  uint64_t end = 0;
+  const rtl::RtlCollectiveRun stopped = run_checked(r, chk, &end);
+  EXPECT_TRUE(stopped.stats.stopped);
+  EXPECT_TRUE(stopped.outputs.empty());
+  ASSERT_TRUE(chk.mismatch());
+  const cosim::Mismatch& m = *chk.mismatch();
+  EXPECT_EQ(m.rtl_cycle, seen.cycle);
+  EXPECT_LT(m.cycle, m.rtl_cycle);  // counted from the collective's start
+  EXPECT_EQ(m.node, seen.node);
+  EXPECT_NE(
+      m.stream.find("node " + std::to_string(seen.node) + " link " + std::to_string(seen.port)),
+      std::string::npos)
+      << m.stream;
+  EXPECT_NE(m.expected.find("payload crc"), std::string::npos);
+  EXPECT_LT(end, full_end);  // stopped early, not at the end of the collective
+  char buf[2048] = {};
+  std::FILE* f = fmemopen(buf, sizeof buf - 1, "w");
+  chk.report(f, "fabric run ... --trace xf_mismatch.fst");
+  std::fclose(f);
+  std::printf("%s", buf);
+  EXPECT_NE(std::string(buf).find("reproduce with waves: fabric run"), std::string::npos);
+}
+
+TEST(Cosim, EndOfRunChecks) {
+  CosimRun r = cosim_setup("tree:((2,1),3)");
+  cosim::ModelChecker good(r.model_packets, r.model.stats.cycles, r.model.outputs, r.ref, 4);
+  uint64_t end = 0;
+  const rtl::RtlCollectiveRun run = run_checked(r, good, &end);
+  ASSERT_TRUE(run.stats.ok) << run.stats.error;
+  ASSERT_FALSE(good.mismatch()) << good.mismatch()->what;
+  // Replays the RTL's packets and outputs into a checker built from a changed record.
+  auto replay = [&](const std::vector<model::PacketEvent>& pk, uint64_t cycles,
+                    const std::vector<Bytes>& mo) {
+    auto c = std::make_unique<cosim::ModelChecker>(pk, cycles, mo, r.ref, 4);
+    for (const auto& e : r.rtl_packets)
+      if (!c->on_packet(e)) return c;
+    c->on_collective_end(end, run.stats.cycles, run.outputs);
+    return c;
+  };
+  {  // one element of chip 2's output
+    std::vector<Bytes> mo = r.model.outputs;
+    mo[2][40] ^= 0x10;
+    const auto c = replay(r.model_packets, r.model.stats.cycles, mo);
+    ASSERT_TRUE(c->mismatch());
+    EXPECT_EQ(c->mismatch()->node, 2);
+    EXPECT_NE(c->mismatch()->what.find("first at byte 40"), std::string::npos)
+        << c->mismatch()->what;
+  }
+  {  // the cycle count, 5% more
+    const auto c = replay(r.model_packets, r.model.stats.cycles * 105 / 100, r.model.outputs);
+    ASSERT_TRUE(c->mismatch());
+    EXPECT_NE(c->mismatch()->what.find("cycle count"), std::string::npos);
+  }
+  {  // a packet the RTL never sent
+    std::vector<model::PacketEvent> pk = r.model_packets;
+    pk.push_back(pk.back());
+    const auto c = replay(pk, r.model.stats.cycles, r.model.outputs);
+    ASSERT_TRUE(c->mismatch());
+    EXPECT_NE(c->mismatch()->what.find("without sending"), std::string::npos);
+  }
+  {  // a packet of a stream the model never had
+    std::vector<model::PacketEvent> pk = r.model_packets;
+    pk.erase(pk.begin());
+    const auto c = replay(pk, r.model.stats.cycles, r.model.outputs);
+    ASSERT_TRUE(c->mismatch());
+  }
+}
 
 }  // namespace
 }  // namespace xf

@@ -13,17 +13,18 @@
 // also requires their memories to be bit-identical and their cycle counts within 2%.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <set>
+#include <memory>
 #include <sstream>
 #include <string>
-#include <tuple>
 
 #include "Vxf_chip.h"
 #include "Vxf_switch.h"
+#include "cosim_checker.hpp"
 #include "driver.hpp"
 #include "rtl_system.hpp"
 #include "xf/alu.hpp"
@@ -38,66 +39,20 @@ namespace {
 constexpr int kRtlLinks = 4;  // NumLinks of the Verilated chip and switch (their defaults)
 constexpr int kRtlTiles = 4;  // NumTiles of the Verilated chip
 
-// Compares the packets of every stream (one source tile onto one link of one node: key node,
-// port, src_chip, src_tile) between the model and the RTL, headers and payload CRCs, in order.
-// Prints a summary line, and on the first mismatch the cycle, node, link, stream, expected and
-// seen and the command that reproduces it; 0 when every stream matches, else 1.
-int compare_streams(const std::vector<model::PacketEvent>& m, const std::vector<rtl::RtlPacket>& r,
-                    int argc, char** argv) {
-  using Key = std::tuple<int, int, unsigned, unsigned>;
-  struct Pkt {
-    uint64_t cycle;
-    std::array<uint64_t, 2> hdr;
-    uint32_t crc;
-  };
-  std::map<Key, std::vector<Pkt>> ms, rs;
-  for (const auto& e : m)
-    ms[{e.node, e.port, e.hdr.src_chip, e.hdr.src_tile}].push_back(
-        {e.cycle, model::pack_header(e.hdr), e.payload_crc});
-  for (const auto& e : r) {
-    const model::Header h = model::unpack_header(e.header);
-    rs[{e.node, e.port, h.src_chip, h.src_tile}].push_back(
-        {e.cycle, model::pack_header(h), e.payload_crc});
-  }
-  auto show = [](const char* who, const Pkt* p) {
-    if (!p) {
-      std::fprintf(stderr, "    %-8s (no packet)\n", who);
-      return;
+// The command that reruns this one on both backends with waves: the same arguments, with
+// --backend both and --trace xf_mismatch.fst in place of any --backend or --trace given.
+std::string reproduce_command(int argc, char** argv) {
+  std::string cmd = argv[0];
+  for (int j = 1; j < argc; ++j) {
+    const std::string a = argv[j];
+    if (a == "--backend" || a == "--trace") {
+      ++j;
+      continue;
     }
-    const model::Header h = model::unpack_header(p->hdr);
-    std::fprintf(stderr,
-                 "    %-8s cycle %llu: %s to chip %u tile %u @%u len %u lane %u ctr %u seq %u, "
-                 "payload crc %08x\n",
-                 who, static_cast<unsigned long long>(p->cycle), to_string(h.opcode), h.dst_chip,
-                 h.dst_tile, h.dst_addr, h.len, h.lane, h.ctr, h.seq, p->crc);
-  };
-  std::set<Key> keys;
-  for (const auto& kv : ms) keys.insert(kv.first);
-  for (const auto& kv : rs) keys.insert(kv.first);
-  size_t packets = 0;
-  for (const Key& k : keys) {
-    const auto& a = ms[k];
-    const auto& b = rs[k];
-    for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
-      const Pkt* pa = i < a.size() ? &a[i] : nullptr;
-      const Pkt* pb = i < b.size() ? &b[i] : nullptr;
-      if (pa && pb && pa->hdr == pb->hdr && pa->crc == pb->crc) continue;
-      std::fprintf(stderr,
-                   "fabric: stream mismatch at packet %zu of node %d link %d, source chip %u tile "
-                   "%u:\n",
-                   i, std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k));
-      show("model", pa);
-      show("rtl", pb);
-      std::string cmd = "fabric";
-      for (int j = 1; j < argc; ++j) cmd += std::string(" ") + argv[j];
-      std::fprintf(stderr, "  reproduce: %s\n", cmd.c_str());
-      return 1;
-    }
-    packets += a.size();
+    if (a.rfind("--backend=", 0) == 0 || a.rfind("--trace=", 0) == 0) continue;
+    cmd += " " + (a.find_first_of(" (),") != std::string::npos ? "'" + a + "'" : a);
   }
-  std::printf("# packet streams: %zu streams, %zu packets, identical in the model and the RTL\n",
-              keys.size(), packets);
-  return 0;
+  return cmd + " --backend both --trace xf_mismatch.fst";
 }
 
 // Prints what is wrong with one backend's run; 0 when all is right, else 1.
@@ -239,7 +194,8 @@ int sc_main(int argc, char** argv) {
     const std::string backend = opt.count("backend") ? opt["backend"] : "model";
     if (backend != "model" && backend != "rtl" && backend != "both")
       throw Usage("--backend " + backend + ": choose model, rtl or both");
-    if (opt.count("trace")) throw Usage("--trace: waveforms are not built into fabric yet");
+    if (opt.count("trace") && backend == "model")
+      throw Usage("--trace records the RTL's waves: use it with --backend rtl or both");
     const Topology topo = parse_topology(opt["topology"]);
     CollectiveSpec spec;
     spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
@@ -339,7 +295,8 @@ int sc_main(int argc, char** argv) {
         if (log) log(e);
       };
     }
-    std::vector<rtl::RtlPacket> rtl_packets;
+    const size_t es = dtype_size(spec.dtype);
+    std::unique_ptr<cosim::ModelChecker> checker;  // --backend both
     if (backend != "rtl") {
       const model::CollectiveRun run =
           model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer);
@@ -347,21 +304,36 @@ int sc_main(int argc, char** argv) {
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       results.push_back(
           {"model", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall});
+      if (backend == "both")
+        checker = std::make_unique<cosim::ModelChecker>(
+            model_packets, run.stats.cycles, run.outputs, run_reference(plan, inputs), es);
     }
     if (backend != "model") {
       const auto t1 = std::chrono::steady_clock::now();
       VerilatedContext ctx;
+      if (opt.count("trace")) ctx.traceEverOn(true);
       rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx);
-      if (backend == "both")
-        sys.observer = [&rtl_packets](const rtl::RtlPacket& e) { rtl_packets.push_back(e); };
-      const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
+      if (opt.count("trace")) sys.open_trace(opt["trace"]);
+      if (checker) {  // lock step: every packet is checked as its tail leaves the node
+        sys.start_observer = [&](uint64_t c) { checker->on_collective_start(c); };
+        sys.observer = [&](const rtl::RtlPacket& e) {
+          if (!checker->on_packet(e)) sys.request_stop("the checker found a mismatch");
+        };
+      }
+      rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
+      if (checker && !run.stats.stopped && run.stats.ok)
+        checker->on_collective_end(sys.cycle(), run.stats.cycles, run.outputs);
+      sys.close_trace();
+#if VM_COVERAGE  // make coverage: each run writes its counts where XF_COVERAGE_DAT says
+      const char* cov = std::getenv("XF_COVERAGE_DAT");
+      ctx.coveragep()->write(cov ? cov : "coverage.dat");
+#endif
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
       results.push_back(
           {"rtl", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall});
     }
-    const size_t es = dtype_size(spec.dtype);
-    if (opt.count("output")) {
+    if (opt.count("output") && !results.back().outputs.empty()) {
       const std::vector<Bytes>& out = results.back().outputs;
       for (int c = 0; c < topo.num_chips; ++c) {
         const std::string path = opt["output"] + "/chip" + std::to_string(c) + ".bin";
@@ -378,7 +350,10 @@ int sc_main(int argc, char** argv) {
                   "busbw", "eff", "#wrong", "wall_s", "backend");
     int status = 0;
     for (const Result& r : results) {
-      const Check chk = check_outputs(plan, inputs, r.outputs, !opt.count("input"));
+      // A run the checker stopped has no outputs: its row counts no elements (the checker says
+      // what went wrong).
+      const Check chk =
+          r.outputs.empty() ? Check{} : check_outputs(plan, inputs, r.outputs, !opt.count("input"));
       const double cyc = static_cast<double>(r.cycles);
       const double algbw = static_cast<double>(spec.bytes) / cyc;
       const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
@@ -391,28 +366,18 @@ int sc_main(int argc, char** argv) {
                   static_cast<unsigned long long>(chk.wrong), r.wall, r.backend);
       status = std::max(status, report(r.backend, r.ok, r.error, chk, spec.op));
     }
-    if (results.size() == 2) {
+    if (checker) {
       const Result &m = results[0], &r = results[1];
-      uint64_t differ = 0;
-      for (int c = 0; c < topo.num_chips; ++c)
-        for (size_t i = 0; i < m.outputs[c].size(); i += es)
-          if (std::memcmp(&m.outputs[c][i], &r.outputs[c][i], es) != 0) ++differ;
-      const double ratio = static_cast<double>(r.cycles) / static_cast<double>(m.cycles);
-      std::printf("# rtl/model cycles: %llu / %llu = %.4f; memories %s\n",
-                  static_cast<unsigned long long>(r.cycles),
-                  static_cast<unsigned long long>(m.cycles), ratio,
-                  differ ? "DIFFER" : "bit-identical");
-      if (differ) {
-        std::fprintf(stderr, "fabric: %llu elements differ between the RTL and the model\n",
-                     static_cast<unsigned long long>(differ));
+      if (checker->mismatch()) {
+        checker->report(stderr, reproduce_command(argc, argv));
         status = 1;
-      }
-      status = std::max(status, compare_streams(model_packets, rtl_packets, argc, argv));
-      if (ratio > 1.02 || ratio < 0.98) {
-        std::fprintf(stderr,
-                     "fabric: the RTL's cycle count is %.1f%% off the model's (the bound is 2%%)\n",
-                     (ratio - 1) * 100);
-        status = 1;
+      } else if (m.ok && r.ok) {
+        std::printf(
+            "# rtl/model cycles: %llu / %llu = %.4f; memories bit-identical; %zu streams, %zu "
+            "packets identical\n",
+            static_cast<unsigned long long>(r.cycles), static_cast<unsigned long long>(m.cycles),
+            static_cast<double>(r.cycles) / static_cast<double>(m.cycles), checker->streams(),
+            checker->packets());
       }
     }
     return status;
