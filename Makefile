@@ -86,6 +86,18 @@ regress-model: $(SETUP_STAMP) build ## random collectives on the model: make reg
 regress: $(SETUP_STAMP) build ## RTL vs model in lock step on random collectives: make regress SEEDS=N [FIRST_SEED=S]
 	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) "$(FIRST_SEED)" --rtl
 
+.PHONY: cosim-ratios
+cosim-ratios: $(SETUP_STAMP) build ## RTL/model cycle ratio per topology kind at 4K and 64K (~10 min)
+	@scripts/cosim_ratios.sh $(FABRIC)
+
+.PHONY: mutation-check
+mutation-check: $(SETUP_STAMP) ## one-operator mutations of the ALU, XB and tile: make test must fail (~45 min)
+	@scripts/mutation_check.sh $(BUILD)
+
+.PHONY: coverage
+coverage: $(SETUP_STAMP) ## line and toggle coverage of rtl/ from co-simulation runs, per file
+	@scripts/coverage.sh $(BUILD)
+
 REGRESS_ALU_FILTER ?= RtlAluRegress.*
 
 .PHONY: regress-alu

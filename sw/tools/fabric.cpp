@@ -142,14 +142,14 @@ Bytes read_file(const std::string& path, uint64_t want) {
 
 int usage(const char* why) {
   if (why) std::fprintf(stderr, "fabric: %s\n", why);
-  std::fprintf(
-      stderr,
-      "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
-      "                  [--backend model] [--algo auto|ring|biring|ladder|line|tree|avg]\n"
-      "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
-      "                  [--input DIR] [--output DIR] [--packet-log FILE] [--no-header]\n"
-      "       fabric plan (same options): print the schedule and the program\n"
-      "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n");
+  std::fprintf(stderr,
+               "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
+               "                  [--backend model|rtl|both] [--trace FILE.fst]\n"
+               "                  [--algo auto|ring|biring|ladder|line|tree|avg]\n"
+               "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
+               "                  [--input DIR] [--output DIR] [--packet-log FILE] [--no-header]\n"
+               "       fabric plan (same options): print the schedule and the program\n"
+               "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n");
   return 2;
 }
 
@@ -260,23 +260,33 @@ int sc_main(int argc, char** argv) {
       inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
     }
     const auto t0 = std::chrono::steady_clock::now();
-    std::ofstream plog;
+    // --packet-log: the model's packets (or, with --backend rtl, the RTL's) to FILE; with
+    // --backend both the RTL's go to FILE.rtl, same format, cycles counted from the start.
+    std::ofstream plog, plog_rtl;
+    auto open_log = [](std::ofstream& f, const std::string& path) {
+      f.open(path);
+      if (!f) throw Usage("--packet-log: cannot write " + path);
+      f << "# cycle node port src_chip src_tile seq opcode dst_chip dst_tile dst_addr len "
+           "lane ctr payload_crc32 transit\n";
+    };
+    auto log_line = [](std::ofstream& f, const model::PacketEvent& e) {
+      char line[200];
+      std::snprintf(line, sizeof line, "%llu %d %d %u %u %u %s %u %u %u %u %u %u %08x %d\n",
+                    static_cast<unsigned long long>(e.cycle), e.node, e.port, e.hdr.src_chip,
+                    e.hdr.src_tile, e.hdr.seq, to_string(e.hdr.opcode), e.hdr.dst_chip,
+                    e.hdr.dst_tile, e.hdr.dst_addr, e.hdr.len, e.hdr.lane, e.hdr.ctr, e.payload_crc,
+                    e.transit ? 1 : 0);
+      f << line;
+    };
     model::PacketObserver observer;
     std::vector<model::PacketEvent> model_packets;  // --backend both: the streams to compare
     if (opt.count("packet-log")) {
-      plog.open(opt["packet-log"]);
-      if (!plog) throw Usage("--packet-log: cannot write " + opt["packet-log"]);
-      plog << "# cycle node port src_chip src_tile seq opcode dst_chip dst_tile dst_addr len "
-              "lane ctr payload_crc32 transit\n";
-      observer = [&plog](const model::PacketEvent& e) {
-        char line[200];
-        std::snprintf(line, sizeof line, "%llu %d %d %u %u %u %s %u %u %u %u %u %u %08x %d\n",
-                      static_cast<unsigned long long>(e.cycle), e.node, e.port, e.hdr.src_chip,
-                      e.hdr.src_tile, e.hdr.seq, to_string(e.hdr.opcode), e.hdr.dst_chip,
-                      e.hdr.dst_tile, e.hdr.dst_addr, e.hdr.len, e.hdr.lane, e.hdr.ctr,
-                      e.payload_crc, e.transit ? 1 : 0);
-        plog << line;
-      };
+      if (backend != "rtl") {
+        open_log(plog, opt["packet-log"]);
+        observer = [&](const model::PacketEvent& e) { log_line(plog, e); };
+      }
+      if (backend != "model")
+        open_log(plog_rtl, opt["packet-log"] + (backend == "both" ? ".rtl" : ""));
     }
     // One result per backend run: the model's, the RTL's, or both in that order.
     struct Result {
@@ -314,12 +324,25 @@ int sc_main(int argc, char** argv) {
       if (opt.count("trace")) ctx.traceEverOn(true);
       rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx);
       if (opt.count("trace")) sys.open_trace(opt["trace"]);
-      if (checker) {  // lock step: every packet is checked as its tail leaves the node
-        sys.start_observer = [&](uint64_t c) { checker->on_collective_start(c); };
-        sys.observer = [&](const rtl::RtlPacket& e) {
-          if (!checker->on_packet(e)) sys.request_stop("the checker found a mismatch");
-        };
-      }
+      uint64_t zero = 0;  // harness cycle of the collective's cycle 0
+      sys.start_observer = [&](uint64_t c) {
+        zero = c + 1;
+        if (checker) checker->on_collective_start(c);
+      };
+      sys.observer = [&](const rtl::RtlPacket& e) {
+        if (plog_rtl.is_open()) {
+          model::PacketEvent m;
+          m.cycle = e.cycle - zero;
+          m.node = e.node;
+          m.port = e.port;
+          m.hdr = model::unpack_header(e.header);
+          m.payload_crc = e.payload_crc;
+          m.transit = e.node >= topo.num_chips || m.hdr.src_chip != static_cast<unsigned>(e.node);
+          log_line(plog_rtl, m);
+        }
+        // lock step: every packet is checked as its tail leaves the node
+        if (checker && !checker->on_packet(e)) sys.request_stop("the checker found a mismatch");
+      };
       rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
       if (checker && !run.stats.stopped && run.stats.ok)
         checker->on_collective_end(sys.cycle(), run.stats.cycles, run.outputs);
