@@ -1,7 +1,39 @@
-// Host driver for the model backend (see driver.hpp).
+// Host driver for the model backend (see driver.hpp): the shared sequence of
+// sw/include/xf/host_driver.hpp through the model's host port.
 #include "driver.hpp"
 
+#include <cstring>
+
+#include "xf/host_driver.hpp"
+
 namespace xf::model {
+namespace {
+
+// The model's host port as a host_driver Host: accesses take effect at once.
+struct ModelHost {
+  System& sys;
+  uint32_t read32(int node, uint32_t addr) { return sys.host_read32(node, addr); }
+  void write(int node, uint32_t addr, const void* p, size_t n) { sys.host_write(node, addr, p, n); }
+  void read(int node, uint32_t addr, void* p, size_t n) { sys.host_read(node, addr, p, n); }
+  void flush() {}
+  RunStats run(uint64_t max_cycles) { return sys.run(max_cycles); }
+  // Memories larger than the host window (large machines on the model) are copied directly.
+  bool direct(int chip, int tile, uint32_t region, void* p, size_t n, bool write) {
+    Tile& t = sys.node(chip).tile(tile);
+    if (region == reg::kTilePmem) {
+      if (!write) return false;
+      t.pmem.assign(n / 4, 0);
+      std::memcpy(t.pmem.data(), p, n);
+    } else if (write) {
+      std::memcpy(t.dmem.data(), p, std::min(n, t.dmem.size()));
+    } else {
+      std::memcpy(p, t.dmem.data(), std::min(n, t.dmem.size()));
+    }
+    return true;
+  }
+};
+
+}  // namespace
 
 CollectiveRun run_on_model(const Topology& topo, const Plan& plan, const Image& img,
                            const std::vector<Bytes>& inputs, uint64_t max_cycles,
@@ -9,37 +41,10 @@ CollectiveRun run_on_model(const Topology& topo, const Plan& plan, const Image& 
   uint32_t dmem = 0;
   for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
   System sys(topo, plan.tiles, dmem);
-  const int P = topo.num_chips;
-  for (int n = 0; n < topo.num_nodes; ++n)
-    sys.host_write(n, reg::kRouteTable, img.route[n].data(), img.route[n].size());
-  for (int c = 0; c < P; ++c) {
-    sys.host_write32(c, reg::kIndexWr, img.index[c]);
-    const std::vector<Bytes> tiles = load_tiles(plan, c, inputs[c]);
-    for (int t = 0; t < plan.tiles; ++t) {
-      const uint32_t base = reg::kTileBase + t * reg::kTileStride;
-      sys.host_write(c, base + reg::kTileImem, img.imem[t].data(), img.imem[t].size() * 8);
-      // Memories larger than the host window (large machines on the model) are loaded
-      // directly; within the window they go through the host port like on the RTL.
-      if (img.pmem[t].size() * 4 <= reg::kTilePmemSize)
-        sys.host_write(c, base + reg::kTilePmem, img.pmem[t].data(), img.pmem[t].size() * 4);
-      else
-        sys.node(c).tile(t).pmem = img.pmem[t];
-      if (tiles[t].size() <= reg::kTileDmemSize)
-        sys.host_write(c, base + reg::kTileDmem, tiles[t].data(), tiles[t].size());
-      else
-        std::copy(tiles[t].begin(), tiles[t].end(), sys.node(c).tile(t).dmem.begin());
-    }
-  }
   for (int n = 0; n < topo.num_nodes; ++n) sys.node(n).observer = observer;
-  CollectiveRun r;
-  r.stats = sys.run(max_cycles);
-  r.outputs.resize(P);
-  for (int c = 0; c < P; ++c) {
-    std::vector<Bytes> tiles(plan.tiles);
-    for (int t = 0; t < plan.tiles; ++t) tiles[t] = sys.node(c).tile(t).dmem;
-    r.outputs[c] = unload_tiles(plan, c, tiles);
-  }
-  return r;
+  ModelHost host{sys};
+  HostRun<RunStats> r = run_collective(host, plan, img, inputs, max_cycles);
+  return {r.stats, std::move(r.outputs)};
 }
 
 }  // namespace xf::model

@@ -1,5 +1,5 @@
 // Host driver for the model backend: loads an Image through the host port, runs, reads back.
-// The same sequence of host-port transactions will drive the RTL backend.
+// The sequence is xf::run_collective (sw/include/xf/host_driver.hpp), shared with the RTL.
 #pragma once
 
 #include <string>

@@ -17,6 +17,7 @@ namespace xf::model {
 
 struct RunStats {
   bool ok = false;
+  bool stopped = false;  // never set by the model (the RTL's checker may stop a run)
   uint64_t cycles = 0;
   std::string error;  // empty when ok
   uint64_t flits_moved = 0, packets = 0, instrs = 0, xb_overflows = 0, misroutes = 0;

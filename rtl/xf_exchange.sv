@@ -347,11 +347,12 @@ module xf_exchange #(
   assign r_out_ready = {rx_ready_i, link_tx_ready_i};
 
   xf_router #(
-    .NumIn      (NumIn),
-    .NumOut     (NumOut),
-    .TableChips (TableChips),
-    .NumLookups (NumTiles),
-    .TileOutBase(NumLinks)
+    .NumIn        (NumIn),
+    .NumOut       (NumOut),
+    .TableChips   (TableChips),
+    .NumLookups   (NumTiles),
+    .TileOutBase  (NumLinks),
+    .CreditOutputs(NumLinks)
   ) u_router (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -370,6 +371,7 @@ module xf_exchange #(
     .in_flit_i        (r_in_flit),
     .out_valid_o      (r_out_valid),
     .out_ready_i      (r_out_ready),
+    .out_credit_i     ({{NumTiles{1'b1}}, link_tx_ready_i}),
     .out_flit_o       (r_out_flit),
     .lookup_addr_i    (route_raddr_i),
     .lookup_data_o    (route_rdata_o),

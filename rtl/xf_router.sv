@@ -59,8 +59,8 @@
 //   in_ready_o[1]  1    0    0    0    1    1           (HB sits in its stage)
 //   out (moved)    .    HA   DA   TA   HB   DB   TB     no bubble between A and B
 //
-// Combinational paths: out_valid_o and out_flit_o come from registers and from the static
-// cfg_num_ports_i only (never from out_ready_i or any in_*). in_ready_o and in_done_o are
+// Combinational paths: out_valid_o and out_flit_o come from registers, from the static
+// cfg_num_ports_i and from out_credit_i only (never from out_ready_i or any in_*). in_ready_o and in_done_o are
 // combinational from out_ready_i (a stage refills in the cycle its flit moves). The RAM read
 // address is combinational from in_flit_i.
 //
@@ -71,12 +71,15 @@
 // a link credit, a tile-path credit) exactly when the model does uses in_done_o, not its own
 // pop, and counts the stage as one of its entries.
 //
-// Equivalence with the model: while out_ready_i stays high an output picks exactly as
-// Node::tick does (same request set, same rr), one cycle later. The model does not arbitrate for a
-// link output without credits; the RTL keeps presenting (and owning) the input it picked when
-// out_ready_i is low, so under credit starvation the next packet on a link can differ from the
-// model's if a higher-priority input starts waiting during the stall. Tile outputs (ready tied
-// high) and link outputs with credits to spare (docs/exchange.md section 8) always agree.
+// Equivalence with the model: an output picks exactly as Node::tick does (same request set,
+// same rr), one cycle later. The model does not arbitrate for a link output without credits: a
+// free credit output (o < CreditOutputs) therefore presents a new packet only in a cycle it
+// holds a credit (out_credit_i, the link's credit register, which is also its out_ready_i).
+// Its valid then depends on that register, never on a function of valid: no loop, and valid
+// still holds until the flit moves once presented (a credit is only spent by this output). Without the gate, a packet that waits through a credit stall would own
+// the output before a higher-priority packet arriving during the stall, and the two would leave
+// in the opposite order to the model's (seen on chips forwarding other chips' packets in the
+// averaging butterfly). Other outputs (tile inputs) present regardless of ready.
 //
 // Buffering budget: each input holds one flit (the stage); it refills only in a cycle in which
 // it is empty or its flit leaves, so it can never overflow (asserted). No other storage: the
@@ -132,6 +135,10 @@ module xf_router #(
   parameter int NumLookups = 0,
   // first tile output: -1 = cfg_num_ports_i (the model's numbering); >= 0 a fixed index
   parameter int TileOutBase = -1,
+  // outputs 0..CreditOutputs-1 are link transmitters whose out_ready_i is a register (a credit
+  // is held) independent of out_valid_o: a free one picks a new packet only while ready, as
+  // the model arbitrates a link output only with credits; 0..NumOut
+  parameter int CreditOutputs = 0,
   // lookup ports actually built, at least 1 so that no port is zero wide (derived; do not
   // override)
   parameter int LookupPorts = (NumLookups > 0) ? NumLookups : 1
@@ -156,6 +163,9 @@ module xf_router #(
   // output streams
   output logic [NumOut-1:0]     out_valid_o,        // output k presents a flit
   input  logic [NumOut-1:0]     out_ready_i,        // output k's consumer takes it
+  // output k (< CreditOutputs) holds a credit: a register of the link, equal to its
+  // out_ready_i bit; a separate port so that no loop runs through the tile outputs' ready
+  input  logic [NumOut-1:0]     out_credit_i,
   output logic [NumOut*130-1:0] out_flit_o,         // {head, tail, data} of output k
   // table lookups (NumLookups ports; unused when NumLookups = 0)
   input  logic [LookupPorts*14-1:0] lookup_addr_i,  // entry lane*4096 + dst_chip of port k
@@ -189,6 +199,7 @@ module xf_router #(
   `ASSERT_INIT(NumLookupsLegal_A, NumLookups >= 0 && NumLookups <= 32 &&
                                   LookupPorts == ((NumLookups > 0) ? NumLookups : 1))
   `ASSERT_INIT(TileOutBaseLegal_A, TileOutBase >= -1 && TileOutBase <= NumOut)
+  `ASSERT_INIT(CreditOutputsLegal_A, CreditOutputs >= 0 && CreditOutputs <= NumOut)
 
   // ---- Routing table --------------------------------------------------------------------------
   // A RAM: no reset, so its processes are the memory idiom rather than q <= d. Arrays of
@@ -399,7 +410,8 @@ module xf_router #(
           next = 32'(rr_q[o*InIdxBits +: InIdxBits]) + k;
           cand = (next >= NumIn) ? InIdxBits'(next - NumIn) : InIdxBits'(next);
           if (!found && stg_valid_q[cand] && stg_head[cand] && !route_bad[cand] &&
-              !locked[cand] && !dropping_q[cand] && (32'(route_port[cand*8 +: 8]) == o)) begin
+              !locked[cand] && !dropping_q[cand] && (32'(route_port[cand*8 +: 8]) == o) &&
+              (o >= CreditOutputs || out_credit_i[o])) begin
             found = 1'b1;
             pick = cand;
           end

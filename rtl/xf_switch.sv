@@ -114,10 +114,11 @@ module xf_switch #(
   logic [7:0] lookup_unused;
 
   xf_router #(
-    .NumIn     (L),
-    .NumOut    (L),
-    .TableChips(TableChips),
-    .NumLookups(0)
+    .NumIn        (L),
+    .NumOut       (L),
+    .TableChips   (TableChips),
+    .NumLookups   (0),
+    .CreditOutputs(L)
   ) u_router (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -136,6 +137,7 @@ module xf_switch #(
     .in_flit_i        (lrx_flit),
     .out_valid_o      (ltx_valid),
     .out_ready_i      (ltx_ready),
+    .out_credit_i     (ltx_ready),
     .out_flit_o       (ltx_flit),
     .lookup_addr_i    (14'd0),
     .lookup_data_o    (lookup_unused),

@@ -40,6 +40,7 @@
 #include "xf/compiler.hpp"
 #include "xf/crc32.hpp"
 #include "xf/defs.hpp"
+#include "xf/host_driver.hpp"
 #include "xf/reference.hpp"
 #include "xf/topology.hpp"
 
@@ -475,56 +476,31 @@ class RtlSystem {
 #endif
 };
 
-struct RtlCollectiveRun {
-  RtlRunStats stats;
-  std::vector<Bytes> outputs;  // per chip, as io_out_bytes says (empty when stats.stopped)
+using RtlCollectiveRun = HostRun<RtlRunStats>;  // outputs empty when stats.stopped
+
+// An RtlSystem's host ports as a host_driver Host (sw/include/xf/host_driver.hpp): accesses are
+// queued and run on every node concurrently at flush().
+template <class Sys>
+struct RtlHost {
+  Sys& sys;
+  uint32_t read32(int node, uint32_t addr) { return sys.host_read32(node, addr); }
+  void write(int node, uint32_t addr, const void* p, size_t n) {
+    sys.queue_write(node, addr, p, n);
+  }
+  void read(int node, uint32_t addr, void* p, size_t n) { sys.queue_read(node, addr, p, n); }
+  void flush() { sys.flush(); }
+  RtlRunStats run(uint64_t max_cycles) { return sys.run(max_cycles); }
+  bool direct(int, int, uint32_t, void*, size_t, bool) { return false; }  // the pins only
 };
 
-// The model driver's sequence (model/driver.cpp) on the RTL: routing tables, index values,
-// IMEM, PMEM and DMEM of every tile through the host ports, start, run, DMEM read back.
+// The model driver's sequence (xf::run_collective, the same code) on the RTL: routing tables,
+// index values, IMEM, PMEM and DMEM of every tile through the host ports, start, run, DMEM
+// read back.
 template <class Sys>
 RtlCollectiveRun run_on_rtl(Sys& sys, const Plan& plan, const Image& img,
                             const std::vector<Bytes>& inputs, uint64_t max_cycles = 50'000'000) {
-  const int P = sys.num_chips();
-  for (int c = 0; c < sys.num_nodes(); ++c) {
-    // The node holds 2^k entries per lane (Config bits 15:12): write exactly those.
-    const uint32_t table_chips = 1u << ((sys.host_read32(c, reg::kConfig) >> 12) & 0xFu);
-    if (static_cast<uint32_t>(P) > table_chips)
-      throw std::runtime_error("run_on_rtl: " + std::to_string(P) +
-                               " chips, but the chip's "
-                               "routing table holds " +
-                               std::to_string(table_chips) +
-                               " per lane (rebuild it with a larger TableChips)");
-    for (uint32_t lane = 0; lane < kNumLanes; ++lane)
-      sys.queue_write(c, reg::kRouteTable + lane * kMaxChips, &img.route[c][lane * kMaxChips],
-                      std::max<uint32_t>(table_chips, 4));
-  }
-  for (int c = 0; c < P; ++c) {
-    sys.queue_write32(c, reg::kIndexWr, img.index[c]);
-    const std::vector<Bytes> tiles = load_tiles(plan, c, inputs[c]);
-    for (int t = 0; t < plan.tiles; ++t) {
-      const uint32_t base = reg::kTileBase + t * reg::kTileStride;
-      sys.queue_write(c, base + reg::kTileImem, img.imem[t].data(), img.imem[t].size() * 8);
-      sys.queue_write(c, base + reg::kTilePmem, img.pmem[t].data(), img.pmem[t].size() * 4);
-      sys.queue_write(c, base + reg::kTileDmem, tiles[t].data(), tiles[t].size() & ~size_t{3});
-    }
-  }
-  sys.flush();
-  RtlCollectiveRun r;
-  r.stats = sys.run(max_cycles);
-  if (r.stats.stopped) return r;  // a checker stopped it mid-collective: nothing to read back
-  r.outputs.resize(P);
-  for (int c = 0; c < P; ++c) {
-    std::vector<Bytes> tiles(plan.tiles);
-    for (int t = 0; t < plan.tiles; ++t) {
-      tiles[t].resize(tile_footprint(plan, t));
-      sys.queue_read(c, reg::kTileBase + t * reg::kTileStride + reg::kTileDmem, tiles[t].data(),
-                     tiles[t].size() & ~size_t{3});
-    }
-    sys.flush();
-    r.outputs[c] = unload_tiles(plan, c, tiles);
-  }
-  return r;
+  RtlHost<Sys> host{sys};
+  return run_collective(host, plan, img, inputs, max_cycles);
 }
 
 }  // namespace xf::rtl

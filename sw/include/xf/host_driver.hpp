@@ -1,0 +1,110 @@
+// The host driver's sequence for one compiled collective, written once for every backend: the
+// SystemC model (model/driver.cpp) and the machine of Verilated chips (tb/rtl_system.hpp) run
+// exactly these host-port transactions (docs/cosim.md section 1).
+//
+//   1. every node's routing table: per lane, the entries the node holds (Config bits 15:12);
+//   2. every chip's index value (IndexWr);
+//   3. every tile's IMEM, PMEM and DMEM (the inputs, laid out by load_tiles);
+//   4. run (the backend starts every chip in the same cycle);
+//   5. every tile's DMEM read back, unpacked by unload_tiles.
+//
+// A Host adapts one backend's host port:
+//   uint32_t read32(int node, uint32_t addr);                     // one register, now
+//   void write(int node, uint32_t addr, const void* p, size_t n); // may be queued until flush()
+//   void read(int node, uint32_t addr, void* p, size_t n);        // data valid after flush()
+//   void flush();                                                 // every queued access done
+//   Stats run(uint64_t max_cycles);                               // Stats has ok, stopped, cycles
+//   bool direct(int chip, int tile, uint32_t region, void* p, size_t n, bool write);
+//        // region (reg::kTilePmem or kTileDmem) beyond the host window: the model copies it
+//        // directly; a backend that cannot returns false and the driver throws
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "xf/compiler.hpp"
+#include "xf/defs.hpp"
+#include "xf/reference.hpp"
+
+namespace xf {
+
+template <class Stats>
+struct HostRun {
+  Stats stats;
+  std::vector<Bytes> outputs;  // per chip, as io_out_bytes says; empty when stats.stopped
+};
+
+namespace detail {
+template <class Host>
+void host_region(Host& h, int chip, int tile, uint32_t region, uint32_t window, void* p, size_t n,
+                 bool write) {
+  const uint32_t addr = reg::kTileBase + tile * reg::kTileStride + region;
+  if (n <= window) {
+    if (write)
+      h.write(chip, addr, p, n);
+    else
+      h.read(chip, addr, p, n);
+    return;
+  }
+  if (!h.direct(chip, tile, region, p, n, write))
+    throw std::runtime_error(
+        "host driver: chip " + std::to_string(chip) + " tile " + std::to_string(tile) + ": " +
+        std::to_string(n) + " bytes of " + (region == reg::kTilePmem ? "PMEM" : "DMEM") +
+        " exceed the host window of " + std::to_string(window) +
+        " bytes; this backend cannot load them (use a smaller size, more tiles or the model)");
+}
+}  // namespace detail
+
+template <class Host>
+auto run_collective(Host& h, const Plan& plan, const Image& img, const std::vector<Bytes>& inputs,
+                    uint64_t max_cycles) -> HostRun<decltype(h.run(max_cycles))> {
+  const int P = plan.chips;
+  const int nodes = static_cast<int>(img.route.size());
+  for (int n = 0; n < nodes; ++n) {
+    // The node holds 2^k entries per lane (Config bits 15:12): write exactly those.
+    const uint32_t table_chips = 1u << ((h.read32(n, reg::kConfig) >> 12) & 0xFu);
+    if (static_cast<uint32_t>(P) > table_chips)
+      throw std::runtime_error("host driver: " + std::to_string(P) + " chips, but node " +
+                               std::to_string(n) + "'s routing table holds " +
+                               std::to_string(table_chips) +
+                               " per lane (rebuild it with a larger TableChips)");
+    for (uint32_t lane = 0; lane < kNumLanes; ++lane)
+      h.write(n, reg::kRouteTable + lane * kMaxChips, &img.route[n][lane * kMaxChips],
+              std::max<uint32_t>(table_chips, 4));
+  }
+  for (int c = 0; c < P; ++c) {
+    const uint32_t index = img.index[c];
+    h.write(c, reg::kIndexWr, &index, 4);
+    std::vector<Bytes> tiles = load_tiles(plan, c, inputs[c]);
+    for (int t = 0; t < plan.tiles; ++t) {
+      h.write(c, reg::kTileBase + t * reg::kTileStride + reg::kTileImem, img.imem[t].data(),
+              img.imem[t].size() * 8);
+      std::vector<uint32_t> pmem = img.pmem[t];
+      detail::host_region(h, c, t, reg::kTilePmem, reg::kTilePmemSize, pmem.data(), pmem.size() * 4,
+                          true);
+      detail::host_region(h, c, t, reg::kTileDmem, reg::kTileDmemSize, tiles[t].data(),
+                          tiles[t].size() & ~size_t{3}, true);
+    }
+    h.flush();  // `tiles` and `pmem` must outlive a queued write
+  }
+  HostRun<decltype(h.run(max_cycles))> r;
+  r.stats = h.run(max_cycles);
+  if (r.stats.stopped) return r;  // a checker stopped it mid-collective: nothing to read back
+  r.outputs.resize(P);
+  for (int c = 0; c < P; ++c) {
+    std::vector<Bytes> tiles(plan.tiles);
+    for (int t = 0; t < plan.tiles; ++t) {
+      tiles[t].resize(tile_footprint(plan, t));
+      detail::host_region(h, c, t, reg::kTileDmem, reg::kTileDmemSize, tiles[t].data(),
+                          tiles[t].size() & ~size_t{3}, false);
+    }
+    h.flush();
+    r.outputs[c] = unload_tiles(plan, c, tiles);
+  }
+  return r;
+}
+
+}  // namespace xf
