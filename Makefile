@@ -94,6 +94,10 @@ cosim-ratios: $(SETUP_STAMP) build ## RTL/model cycle ratio per topology kind at
 mutation-check: $(SETUP_STAMP) ## one-operator mutations of the ALU, XB and tile: make test must fail (~45 min)
 	@scripts/mutation_check.sh $(BUILD)
 
+.PHONY: formal
+formal: $(SETUP_STAMP) ## prove the XB queue never overflows under XON/XOFF (yosys-smtbmc + z3, ~1.5 min)
+	@scripts/formal.sh
+
 .PHONY: coverage
 coverage: $(SETUP_STAMP) ## line and toggle coverage of rtl/ from co-simulation runs, per file
 	@scripts/coverage.sh $(BUILD)

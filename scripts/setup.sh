@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PKGS=(build-essential cmake ninja-build python3 ccache verilator iverilog libsystemc-dev
-      googletest libgtest-dev libbenchmark-dev graphviz clang-format yosys)
+      googletest libgtest-dev libbenchmark-dev graphviz clang-format yosys z3)
 
 missing=()
 for p in "${PKGS[@]}"; do
