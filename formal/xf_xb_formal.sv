@@ -151,6 +151,8 @@ module xf_xb_formal #(
 
   // ---- Message path: CtrlLatencyCycles register stages ------------------------------------------
   // Stage 0 holds the message sent in the previous cycle; the tile sees the last stage.
+  // Not rtl/xf_delay.sv: the helper invariants below read every stage (messages in flight),
+  // and xf_delay exposes only its last.
   logic [CtrlLatencyCycles*MsgBits-1:0] msg_pipe_d, msg_pipe_q;
   if (CtrlLatencyCycles > 1) begin : gen_msg_shift
     assign msg_pipe_d = {msg_pipe_q[(CtrlLatencyCycles-1)*MsgBits-1:0], msg_kind, msg_valid};
