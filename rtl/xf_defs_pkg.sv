@@ -40,6 +40,14 @@ package xf_defs_pkg;
   localparam int XbXoffThresholdFlits = 24;
   // XB queue occupancy at or below which XON is sent again after an XOFF
   localparam int XbXonThresholdFlits = 8;
+  // bits of a link sequence number (per link direction, per flit)
+  localparam int LinkSeqBits = 8;
+  // flits of a link transmitter's replay buffer (at least the credits: docs/reliability.md)
+  localparam int LinkReplayFlits = 32;
+  // cycles without acknowledgement progress before a link transmitter replays its unacknowledged flits
+  localparam int LinkReplayTimeoutCycles = 64;
+  // replays in a row without progress after which a link reports itself escalated (LinkStatus bit 0)
+  localparam int LinkEscalateReplays = 8;
 
   // packet opcode (header bits 3:0)
   typedef enum logic [3:0] {
@@ -118,6 +126,27 @@ package xf_defs_pkg;
     TILE_ERR_WATCHDOG = 4'd7
   } tile_err_e;
 
+  // which check failed (TileErrInfo bits 3:0 for BadPacket and receive DmemRange errors)
+  typedef enum logic [3:0] {
+    ERR_CHECK_NONE = 4'd0,
+    ERR_CHECK_OPCODE = 4'd1,
+    ERR_CHECK_LENGTH = 4'd2,
+    ERR_CHECK_PAIR = 4'd3,
+    ERR_CHECK_WINDOW = 4'd4,
+    ERR_CHECK_SHORT = 4'd5,
+    ERR_CHECK_LONG = 4'd6,
+    ERR_CHECK_HEADLESS = 4'd7
+  } err_check_e;
+
+  // what a tile waits for when its watchdog fires (TileErrInfo bits 3:0 for Watchdog errors)
+  typedef enum logic [3:0] {
+    WAIT_KIND_RUNNING = 4'd0,
+    WAIT_KIND_COUNTER = 4'd1,
+    WAIT_KIND_SENDS = 4'd2,
+    WAIT_KIND_SEND_QUEUE = 4'd3,
+    WAIT_KIND_BARRIER = 4'd4
+  } wait_kind_e;
+
   // header flit of every packet (128 bits)
   localparam int HEADER_OPCODE_LSB = 0;  // Opcode
   localparam int HEADER_OPCODE_BITS = 4;
@@ -195,11 +224,16 @@ package xf_defs_pkg;
   localparam logic [31:0] REG_MISROUTES = 32'h00000014;  // RO: packets the exchange dropped for want of a route (no table entry, missing tile, unconnected port); saturating
   localparam logic [31:0] REG_XB_ERRORS = 32'h00000018;  // RO: bit l = the XB of link l overflowed (XOFF budget violated); bit 16+l = a tile broke the XB protocol on link l; sticky until reset
   localparam logic [31:0] REG_CONFIG = 32'h0000001c;  // RO: what the node was built with: bits 4:0 tiles, bits 11:8 link ports, bits 15:12 log2 of the routing-table chips per lane (entries for chips at or above it do not exist), bits 31:16 data memory per tile in KiB
-  localparam logic [31:0] REG_LINK_CRC_ERRORS = 32'h00000040;  // RO: link l at +4l: packets received with a CRC mismatch, saturating at 0xFFFF
+  localparam logic [31:0] REG_LINK_CRC_ERRORS = 32'h00000040;  // RO: link l at +4l: PHY words received with a CRC mismatch (discarded), saturating at 0xFFFF
+  localparam logic [31:0] REG_LINK_STATUS = 32'h00000060;  // RO: link l at +4l: bit 0 escalated (LinkEscalateReplays replays in a row without progress; sticky until Control bit 1), bits 7:4 replays in a row now (saturating at 15), bits 31:16 replays started (saturating)
+  localparam logic [31:0] REG_LINK_DISCARDS = 32'h00000080;  // RO: link l at +4l: bits 15:0 good flits discarded out of sequence (duplicates and flits after a gap), bits 31:16 replay timer expiries; both saturating
   localparam logic [31:0] REG_ROUTE_TABLE = 32'h00001000;  // RW: byte lane*MaxChips+dst = output port for packets to chip dst on that lane (0xFF = unreachable; ports at or above the node's port count are errors)
   localparam logic [31:0] REG_TILE_BASE = 32'h00100000;  // tile t at TileBase + t*TileStride
   localparam logic [31:0] REG_TILE_STRIDE = 32'h00100000;  // distance between tile windows
   localparam logic [31:0] REG_TILE_STATUS = 32'h00000000;  // tile window +0: RO bits 3:0 error code (TileErr), bit 4 done, bits 31:16 pc
+  localparam logic [31:0] REG_TILE_ERR_INFO = 32'h00000004;  // tile window +4: RO detail of the first error: bits 3:0 ErrCheck (BadPacket, receive DmemRange) or WaitKind (Watchdog), bits 8:4 the counter a Watchdog waited on, bits 23:12 source chip and bits 27:24 source tile of a bad packet
+  localparam logic [31:0] REG_TILE_ERR_COUNT = 32'h00000008;  // tile window +8: RO packets the receive engine discarded for a failed check, saturating
+  localparam logic [31:0] REG_TILE_WATCHDOG = 32'h0000000c;  // tile window +0xC: RW watchdog period in cycles (0 = off, the reset value): a tile waiting this long with no progress halts with error Watchdog
   localparam logic [31:0] REG_TILE_COUNTERS = 32'h00000100;  // tile window +0x100: RO arrival counters
   localparam logic [31:0] REG_TILE_IMEM = 32'h00010000;  // tile window +0x10000: instruction memory, 64-bit words
   localparam logic [31:0] REG_TILE_PMEM = 32'h00020000;  // tile window +0x20000: parameter memory, 32-bit words

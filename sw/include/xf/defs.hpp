@@ -41,6 +41,14 @@ inline constexpr uint32_t kRecvPipelineCycles = 5;
 inline constexpr uint32_t kXbXoffThresholdFlits = 24;
 // XB queue occupancy at or below which XON is sent again after an XOFF
 inline constexpr uint32_t kXbXonThresholdFlits = 8;
+// bits of a link sequence number (per link direction, per flit)
+inline constexpr uint32_t kLinkSeqBits = 8;
+// flits of a link transmitter's replay buffer (at least the credits: docs/reliability.md)
+inline constexpr uint32_t kLinkReplayFlits = 32;
+// cycles without acknowledgement progress before a link transmitter replays its unacknowledged flits
+inline constexpr uint32_t kLinkReplayTimeoutCycles = 64;
+// replays in a row without progress after which a link reports itself escalated (LinkStatus bit 0)
+inline constexpr uint32_t kLinkEscalateReplays = 8;
 
 // packet opcode (header bits 3:0) (4 bits)
 enum class Opcode : uint8_t {
@@ -214,6 +222,54 @@ inline const char* to_string(TileErr v) {
   return "?";
 }
 
+// which check failed (TileErrInfo bits 3:0 for BadPacket and receive DmemRange errors) (4 bits)
+enum class ErrCheck : uint8_t {
+  kNone = 0,  // no packet check failed (the error is not a packet's)
+  kOpcode = 1,  // the opcode is not Write or Reduce
+  kLength = 2,  // len is not a multiple of 16 or above MaxPacketPayloadBytes
+  kPair = 3,  // Reduce with a (dtype, op) pair the ALU does not have
+  kWindow = 4,  // dst_addr + len beyond the tile's data memory
+  kShort = 5,  // the tail came before len bytes of payload
+  kLong = 6,  // more payload flits than len says (the rest is discarded)
+  kHeadless = 7,  // a payload flit with no open packet
+};
+inline constexpr uint32_t kErrCheckBits = 4;
+inline constexpr uint32_t kErrCheckCount = 8;
+inline const char* to_string(ErrCheck v) {
+  switch (v) {
+    case ErrCheck::kNone: return "none";
+    case ErrCheck::kOpcode: return "opcode";
+    case ErrCheck::kLength: return "length";
+    case ErrCheck::kPair: return "pair";
+    case ErrCheck::kWindow: return "window";
+    case ErrCheck::kShort: return "short";
+    case ErrCheck::kLong: return "long";
+    case ErrCheck::kHeadless: return "headless";
+  }
+  return "?";
+}
+
+// what a tile waits for when its watchdog fires (TileErrInfo bits 3:0 for Watchdog errors) (4 bits)
+enum class WaitKind : uint8_t {
+  kRunning = 0,  // not waiting
+  kCounter = 1,  // Wait: an arrival counter below its target (TileErrInfo bits 8:4 the counter)
+  kSends = 2,  // Waits or End: its own sends have not drained (an XB grant or link credits missing)
+  kSendQueue = 3,  // Send: the send queue is full
+  kBarrier = 4,  // Bar: other tiles have not arrived
+};
+inline constexpr uint32_t kWaitKindBits = 4;
+inline constexpr uint32_t kWaitKindCount = 5;
+inline const char* to_string(WaitKind v) {
+  switch (v) {
+    case WaitKind::kRunning: return "running";
+    case WaitKind::kCounter: return "counter";
+    case WaitKind::kSends: return "sends";
+    case WaitKind::kSendQueue: return "sendqueue";
+    case WaitKind::kBarrier: return "barrier";
+  }
+  return "?";
+}
+
 // header flit of every packet (128 bits)
 namespace header {
 inline constexpr uint32_t kOpcodeLsb = 0;  // Opcode
@@ -306,8 +362,12 @@ inline constexpr uint32_t kXbErrors = 0x000018;  // RO: bit l = the XB of link l
 inline constexpr uint32_t kXbErrorsSize = 4;
 inline constexpr uint32_t kConfig = 0x00001C;  // RO: what the node was built with: bits 4:0 tiles, bits 11:8 link ports, bits 15:12 log2 of the routing-table chips per lane (entries for chips at or above it do not exist), bits 31:16 data memory per tile in KiB
 inline constexpr uint32_t kConfigSize = 4;
-inline constexpr uint32_t kLinkCrcErrors = 0x000040;  // RO: link l at +4l: packets received with a CRC mismatch, saturating at 0xFFFF
+inline constexpr uint32_t kLinkCrcErrors = 0x000040;  // RO: link l at +4l: PHY words received with a CRC mismatch (discarded), saturating at 0xFFFF
 inline constexpr uint32_t kLinkCrcErrorsSize = 32;
+inline constexpr uint32_t kLinkStatus = 0x000060;  // RO: link l at +4l: bit 0 escalated (LinkEscalateReplays replays in a row without progress; sticky until Control bit 1), bits 7:4 replays in a row now (saturating at 15), bits 31:16 replays started (saturating)
+inline constexpr uint32_t kLinkStatusSize = 32;
+inline constexpr uint32_t kLinkDiscards = 0x000080;  // RO: link l at +4l: bits 15:0 good flits discarded out of sequence (duplicates and flits after a gap), bits 31:16 replay timer expiries; both saturating
+inline constexpr uint32_t kLinkDiscardsSize = 32;
 inline constexpr uint32_t kRouteTable = 0x001000;  // RW: byte lane*MaxChips+dst = output port for packets to chip dst on that lane (0xFF = unreachable; ports at or above the node's port count are errors)
 inline constexpr uint32_t kRouteTableSize = 16384;
 inline constexpr uint32_t kTileBase = 0x100000;  // tile t at TileBase + t*TileStride
@@ -316,6 +376,12 @@ inline constexpr uint32_t kTileStride = 0x100000;  // distance between tile wind
 inline constexpr uint32_t kTileStrideSize = 0;
 inline constexpr uint32_t kTileStatus = 0x000000;  // tile window +0: RO bits 3:0 error code (TileErr), bit 4 done, bits 31:16 pc
 inline constexpr uint32_t kTileStatusSize = 4;
+inline constexpr uint32_t kTileErrInfo = 0x000004;  // tile window +4: RO detail of the first error: bits 3:0 ErrCheck (BadPacket, receive DmemRange) or WaitKind (Watchdog), bits 8:4 the counter a Watchdog waited on, bits 23:12 source chip and bits 27:24 source tile of a bad packet
+inline constexpr uint32_t kTileErrInfoSize = 4;
+inline constexpr uint32_t kTileErrCount = 0x000008;  // tile window +8: RO packets the receive engine discarded for a failed check, saturating
+inline constexpr uint32_t kTileErrCountSize = 4;
+inline constexpr uint32_t kTileWatchdog = 0x00000C;  // tile window +0xC: RW watchdog period in cycles (0 = off, the reset value): a tile waiting this long with no progress halts with error Watchdog
+inline constexpr uint32_t kTileWatchdogSize = 4;
 inline constexpr uint32_t kTileCounters = 0x000100;  // tile window +0x100: RO arrival counters
 inline constexpr uint32_t kTileCountersSize = 128;
 inline constexpr uint32_t kTileImem = 0x010000;  // tile window +0x10000: instruction memory, 64-bit words
