@@ -86,6 +86,14 @@ regress-model: $(SETUP_STAMP) build ## random collectives on the model: make reg
 regress: $(SETUP_STAMP) build ## RTL vs model in lock step on random collectives: make regress SEEDS=N [FIRST_SEED=S]
 	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) "$(FIRST_SEED)" --rtl
 
+.PHONY: regress-faults
+regress-faults: $(SETUP_STAMP) build ## RTL vs model under random link faults, small sizes: make regress-faults SEEDS=N
+	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) "$(FIRST_SEED)" --rtl --faults
+
+.PHONY: bench-faults
+bench-faults: $(SETUP_STAMP) build ## goodput of an allreduce against the link fault rate, RTL and model (table)
+	@python3 scripts/bench_faults.py $(FABRIC)
+
 .PHONY: cosim-ratios
 cosim-ratios: $(SETUP_STAMP) build ## RTL/model cycle ratio per topology kind at 4K and 64K (~10 min)
 	@scripts/cosim_ratios.sh $(FABRIC)
@@ -119,3 +127,4 @@ bench-model: $(SETUP_STAMP) build ## ring vs biring vs ladder cycles on the mode
 .PHONY: clean
 clean: ## remove build outputs
 	rm -rf $(BUILD)
+

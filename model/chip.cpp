@@ -6,6 +6,11 @@
 // tile receive port) moves at most one flit from the input that holds it or, when free, from
 // the next input in round-robin order whose packet wants it (wormhole: an output stays with
 // one packet from its head to its tail).
+//
+// With faults on, each link port's retry layer (link.hpp) runs around this: its receiver first
+// (accepted flits into the receive buffer, acknowledgements, NAKs and credits to this node's
+// transmitter), its transmitter last (one word on the wire). A link transmitter that is
+// replaying takes no new flit from the exchange.
 #include "chip.hpp"
 
 #include <sstream>
@@ -101,7 +106,10 @@ void Node::pop(int in, uint64_t now) {
   const int T = static_cast<int>(tiles_.size());
   if (in < ports_) {
     rx_[in]->flits.pop();
-    rx_[in]->credits.push(now, 1);
+    if (rx_[in]->retry)
+      rx_[in]->retry->credit_returned();  // rides in this node's next word to the far end
+    else
+      rx_[in]->credits.push(now, 1);
   } else if (in < ports_ + T) {
     tiles_[in - ports_]->out.pop();
     tiles_[in - ports_]->out_credits_in.push(now, 1);
@@ -110,9 +118,24 @@ void Node::pop(int in, uint64_t now) {
   }
 }
 
+void Node::link_receive(uint64_t now) {
+  for (int p = 0; p < ports_; ++p) {
+    if (!rx_[p] || !rx_[p]->retry) continue;
+    LinkCtl c;
+    if (rx_[p]->retry->receive(now, &c)) credits_[p] += tx_[p]->retry->on_control(c);
+    tx_[p]->retry->tick_timer();
+  }
+}
+
+void Node::link_transmit(uint64_t now) {
+  for (int p = 0; p < ports_; ++p)
+    if (tx_[p] && tx_[p]->retry) tx_[p]->retry->transmit(now, rx_[p]->retry->rx_ctl());
+}
+
 void Node::tick() {
   const uint64_t now = ctx.now();
   const int T = static_cast<int>(tiles_.size());
+  link_receive(now);
   for (int p = 0; p < ports_; ++p)
     if (tx_[p])
       while (tx_[p]->credits.ready(now)) {
@@ -191,7 +214,8 @@ void Node::tick() {
   for (int o = 0; o < static_cast<int>(outs_.size()); ++o) {
     Out& out = outs_[o];
     const bool link = o < ports_;
-    if (link && (!tx_[o] || credits_[o] <= 0)) continue;
+    if (link && (!tx_[o] || credits_[o] <= 0 || (tx_[o]->retry && !tx_[o]->retry->tx_ready())))
+      continue;
     int pick = -1;
     if (out.in >= 0) {
       if (want[out.in] == o && !moved[out.in]) pick = out.in;
@@ -210,7 +234,10 @@ void Node::tick() {
     pop(pick, now);
     moved[pick] = 1;
     if (link) {
-      tx_[o]->flits.push(now, f);
+      if (tx_[o]->retry)
+        tx_[o]->retry->offer(now, f);
+      else
+        tx_[o]->flits.push(now, f);
       --credits_[o];
       if (observer) observe(o, pick, f, now);
     } else {
@@ -226,6 +253,7 @@ void Node::tick() {
     ++flits_moved;
     last_move = now;
   }
+  link_transmit(now);
 }
 
 }  // namespace xf::model

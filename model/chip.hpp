@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "flit.hpp"
+#include "link.hpp"
 #include "tile.hpp"
 #include "xf/topology.hpp"
 
@@ -40,6 +41,11 @@ struct Channel {
   // The RTL router's input stage sits before every link transmitter (docs/exchange.md).
   Pipe<Flit> flits{kLinkLatencyCycles + kRouterStageCycles};
   Pipe<int> credits{kLinkLatencyCycles};
+  // With faults on (System::set_faults), the retry layer and its faulty wire (link.hpp): flits
+  // then travel through it and `flits` is only the receive buffer (latency 0); credits ride in
+  // the reverse direction's words and `credits` stays empty. Null with no faults: the two pipes
+  // above are the whole link, so the clean-link timing is the one the RTL is checked against.
+  std::unique_ptr<LinkRetry> retry;
 };
 
 // One packet leaving a node on a link: the unit the RTL-vs-model checker compares per stream
@@ -61,6 +67,10 @@ class Node : public sc_core::sc_module {
        Barrier* barrier);
 
   void connect(int port, Channel* tx, Channel* rx);
+  // The channels of a link port (null when the port is not connected).
+  Channel* tx_channel(int port) const { return tx_[port]; }
+  Channel* rx_channel(int port) const { return rx_[port]; }
+  int num_ports() const { return ports_; }
   Tile& tile(int t) { return *tiles_[t]; }
   int num_tiles() const { return static_cast<int>(tiles_.size()); }
   ChipCtx ctx;
@@ -86,6 +96,8 @@ class Node : public sc_core::sc_module {
     bool xoff = false;
   };
   void tick();
+  void link_receive(uint64_t now);   // retry layer, start of the cycle (faults on only)
+  void link_transmit(uint64_t now);  // retry layer, end of the cycle (faults on only)
   int route_of(const Flit& head);
   void observe(int port, int in, const Flit& f,
                uint64_t now);  // output index for a head flit arriving from a link

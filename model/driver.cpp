@@ -35,16 +35,21 @@ struct ModelHost {
 
 }  // namespace
 
-CollectiveRun run_on_model(const Topology& topo, const Plan& plan, const Image& img,
-                           const std::vector<Bytes>& inputs, uint64_t max_cycles,
-                           const PacketObserver& observer) {
-  uint32_t dmem = 0;
-  for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
-  System sys(topo, plan.tiles, dmem);
-  for (int n = 0; n < topo.num_nodes; ++n) sys.node(n).observer = observer;
+CollectiveRun run_on_system(System& sys, const Plan& plan, const Image& img,
+                            const std::vector<Bytes>& inputs, uint64_t max_cycles) {
   ModelHost host{sys};
   HostRun<RunStats> r = run_collective(host, plan, img, inputs, max_cycles);
-  return {r.stats, std::move(r.outputs)};
+  return {r.stats, std::move(r.outputs), std::move(r.diagnosis)};
+}
+
+CollectiveRun run_on_model(const Topology& topo, const Plan& plan, const Image& img,
+                           const std::vector<Bytes>& inputs, uint64_t max_cycles,
+                           const PacketObserver& observer, const FaultSpec& faults) {
+  uint32_t dmem = 0;
+  for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
+  System sys(topo, plan.tiles, dmem, faults);
+  for (int n = 0; n < topo.num_nodes; ++n) sys.node(n).observer = observer;
+  return run_on_system(sys, plan, img, inputs, max_cycles);
 }
 
 }  // namespace xf::model

@@ -14,9 +14,33 @@ std::string hex(uint32_t a) {
   o << "0x" << std::hex << a;
   return o.str();
 }
+
+// LinkCrcErrors, LinkStatus and LinkDiscards of one link port (docs/generated/defs.md): the
+// node's receiver on that port counts CRC errors and discards, its transmitter replays, timer
+// expiries and the escalation. Zero for a port that does not exist and for links without the
+// retry layer (no faults: nothing is ever lost).
+static_assert(reg::kLinkStatus == reg::kLinkCrcErrors + reg::kLinkCrcErrorsSize &&
+                  reg::kLinkDiscards == reg::kLinkStatus + reg::kLinkStatusSize,
+              "the link registers are read as one block");
+uint32_t link_register(const Node& nd, uint32_t addr) {
+  auto sat16 = [](uint64_t v) { return static_cast<uint32_t>(std::min<uint64_t>(v, 0xFFFF)); };
+  const uint32_t base = addr < reg::kLinkStatus     ? reg::kLinkCrcErrors
+                        : addr < reg::kLinkDiscards ? reg::kLinkStatus
+                                                    : reg::kLinkDiscards;
+  const int l = static_cast<int>((addr - base) / 4);
+  if (l >= nd.num_ports() || !nd.rx_channel(l) || !nd.rx_channel(l)->retry) return 0;
+  const LinkRetry& rx = *nd.rx_channel(l)->retry;
+  const LinkRetry& tx = *nd.tx_channel(l)->retry;
+  if (base == reg::kLinkCrcErrors) return sat16(rx.stats().corrupted);
+  if (base == reg::kLinkStatus)
+    return (tx.escalated() ? 1u : 0u) | std::min<uint32_t>(tx.replays_in_a_row(), 15) << 4 |
+           sat16(tx.stats().replays) << 16;
+  return sat16(rx.stats().discards) | sat16(tx.stats().timeouts) << 16;
+}
 }  // namespace
 
-System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_bytes)
+System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_bytes,
+               const FaultSpec& faults)
     : topo_(topo), clk_("clk", 1, sc_core::SC_NS) {
   barrier_.members = topo.num_chips * tiles_per_chip;
   for (int n = 0; n < topo.num_nodes; ++n) {
@@ -35,10 +59,30 @@ System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_byte
     Channel* ba = channels_.back().get();
     nodes_[l.a]->connect(l.pa, ab, ba);
     nodes_[l.b]->connect(l.pb, ba, ab);
+    channel_stream_.push_back(static_cast<uint64_t>(l.b) << 8 | static_cast<uint64_t>(l.pb));
+    channel_stream_.push_back(static_cast<uint64_t>(l.a) << 8 | static_cast<uint64_t>(l.pa));
   }
+  set_faults(faults);
 }
 
 System::~System() = default;
+
+void System::set_faults(const FaultSpec& faults) {
+  // The retry layer holds link state (sequence numbers, credits in flight): it cannot be swapped
+  // in or out once flits have moved.
+  if (ran_) throw std::logic_error("System::set_faults: only before the first run");
+  faults_ = faults;
+  for (size_t i = 0; i < channels_.size(); ++i) {
+    Channel& ch = *channels_[i];
+    if (faults.any()) {
+      ch.retry = std::make_unique<LinkRetry>(faults, channel_stream_[i], &ch.flits);
+      ch.flits.set_latency(0);  // the receive buffer: the link layer supplies the latency
+    } else {
+      ch.retry.reset();
+      ch.flits.set_latency(kLinkLatencyCycles + kRouterStageCycles);
+    }
+  }
+}
 
 void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
   if (node < 0 || node >= static_cast<int>(nodes_.size()))
@@ -58,6 +102,8 @@ void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
     uint32_t v;
     std::memcpy(&v, p, 4);
     if (v & 1) nd.ctx.start_cycle = nd.ctx.now();
+    for (int l = 0; l < nd.num_ports() && (v & 2); ++l)  // LinkStatus bit 0: sticky till now
+      if (nd.tx_channel(l) && nd.tx_channel(l)->retry) nd.tx_channel(l)->retry->clear_escalation();
     for (int t = 0; t < nd.num_tiles(); ++t) {
       if (v & 2) nd.tile(t).reset_state();
       if (v & 1) {
@@ -88,6 +134,10 @@ void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
       }
       if (off >= reg::kTileDmem && off - reg::kTileDmem + n <= tl.dmem.size()) {
         std::memcpy(&tl.dmem[off - reg::kTileDmem], p, n);
+        return;
+      }
+      if (off == reg::kTileWatchdog && n == 4) {  // the only writable tile register
+        std::memcpy(&tl.watchdog, p, 4);
         return;
       }
     }
@@ -122,9 +172,9 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
           12u << 12 | std::min<uint32_t>(dmem_kib, 0xFFFF) << 16;  // the full 4096-chip table
     } else if (addr == reg::kXbErrors) {
       v = nd.xb_overflow_ports;  // the model's tiles never break the XB protocol
-    } else if (addr >= reg::kLinkCrcErrors &&
-               addr < reg::kLinkCrcErrors + reg::kLinkCrcErrorsSize && addr % 4 == 0) {
-      v = 0;  // the model's links do not corrupt data
+    } else if (addr >= reg::kLinkCrcErrors && addr < reg::kLinkDiscards + reg::kLinkDiscardsSize &&
+               addr % 4 == 0) {
+      v = link_register(nd, addr);
     } else {
       throw std::out_of_range("host port: no register at " + hex(addr));
     }
@@ -160,6 +210,14 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
         std::memcpy(p, &v, 4);
         return;
       }
+      if ((off == reg::kTileErrInfo || off == reg::kTileErrCount || off == reg::kTileWatchdog) &&
+          n == 4) {
+        const uint32_t v = off == reg::kTileErrInfo    ? tl.err_info
+                           : off == reg::kTileErrCount ? tl.err_count
+                                                       : tl.watchdog;
+        std::memcpy(p, &v, 4);
+        return;
+      }
       if (off >= reg::kTileCounters && off + n <= reg::kTileCounters + 4 * kNumCounters) {
         std::memcpy(p, reinterpret_cast<const uint8_t*>(tl.counters) + off - reg::kTileCounters, n);
         return;
@@ -180,6 +238,7 @@ void System::host_write32(int node, uint32_t addr, uint32_t v) { host_write(node
 
 RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
   RunStats st;
+  ran_ = true;
   const uint64_t start =
       static_cast<uint64_t>(sc_core::sc_time_stamp() / sc_core::sc_time(1, sc_core::SC_NS));
   for (int n = 0; n < topo_.num_chips; ++n) host_write32(n, reg::kControl, 1);
@@ -228,6 +287,8 @@ RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
           st.instrs += nd.tile(t).instrs;
         }
       }
+      for (const auto& ch : channels_)
+        if (ch->retry) st.link += ch->retry->stats();
       st.cycles = (all_done ? end + 1 : now) - start;
       if (err) {
         st.error = why;
@@ -249,6 +310,7 @@ RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
             if (!nodes_[n]->tile(t).done && nodes_[n]->tile(t).err == TileErr::kNone) {
               nodes_[n]->tile(t).err = TileErr::kWatchdog;
               nodes_[n]->tile(t).err_detail = nodes_[n]->tile(t).describe_wait();
+              nodes_[n]->tile(t).err_info = nodes_[n]->tile(t).wait_info();
             }
       }
       st.ok = all_done && !err;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "chip.hpp"
+#include "xf/faults.hpp"
 #include "xf/topology.hpp"
 
 namespace xf::model {
@@ -22,18 +23,31 @@ struct RunStats {
   std::string error;  // empty when ok
   uint64_t flits_moved = 0, packets = 0, instrs = 0, xb_overflows = 0, misroutes = 0;
   uint32_t xb_max_occupancy = 0;
+  // The link retry layer, summed over every link direction; all zero with no faults (the layer
+  // is then absent). Link goodput: link.flits / (link.flits + link.flits_replayed).
+  LinkStats link;
 };
 
 class System {
  public:
-  System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_bytes);
+  // `faults` (docs/reliability.md section 7): with any() false, the default, the links are the
+  // clean pipes whose timing the RTL is checked against; otherwise every link direction gets the
+  // retry layer and a faulty wire (link.hpp), wire stream (receiving node << 8 | port).
+  System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_bytes,
+         const FaultSpec& faults = FaultSpec{});
   ~System();
+
+  // Replaces the fault spec; only before the first run (throws std::logic_error after).
+  void set_faults(const FaultSpec& faults);
+  const FaultSpec& faults() const { return faults_; }
 
   int num_chips() const { return topo_.num_chips; }
   int num_nodes() const { return topo_.num_nodes; }
 
   // Host port: byte-addressed reads and writes within one node's map. Switch nodes expose
-  // only their routing table. Throws std::out_of_range naming the address for a bad access.
+  // only their routing table and link registers (LinkCrcErrors, LinkStatus, LinkDiscards;
+  // Control bit 1 clears the links' sticky escalation on every node). Throws
+  // std::out_of_range naming the address for a bad access.
   void host_write(int node, uint32_t addr, const void* data, size_t n);
   void host_read(int node, uint32_t addr, void* data, size_t n);
   uint32_t host_read32(int node, uint32_t addr);
@@ -51,6 +65,9 @@ class System {
   Barrier barrier_;
   std::vector<std::unique_ptr<Node>> nodes_;
   std::vector<std::unique_ptr<Channel>> channels_;
+  std::vector<uint64_t> channel_stream_;  // per channel: receiving node << 8 | receiving port
+  FaultSpec faults_;
+  bool ran_ = false;
 };
 
 }  // namespace xf::model

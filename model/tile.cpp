@@ -30,6 +30,10 @@ void Tile::reset_state() {
   running = false;
   err = TileErr::kNone;
   err_detail.clear();
+  err_info = err_count = 0;  // the watchdog period stays
+  wait_kind_ = WaitKind::kRunning;
+  wait_ctr_ = 0;
+  wd_idle_ = 0;
   jobs_.clear();
   in_session_ = xon_ = requested_ = false;
   session_link_ = -1;
@@ -42,12 +46,48 @@ void Tile::reset_state() {
   avg_scale = 1u << kAvgScaleFracBits;
 }
 
-void Tile::fail(TileErr e, const std::string& why) {
+void Tile::fail(TileErr e, const std::string& why, uint32_t info) {
   if (err == TileErr::kNone) {
     err = e;
     err_detail = why;
+    err_info = info;
   }
   running = false;
+}
+
+namespace {
+// TileErrInfo of a packet error: ErrCheck in bits 3:0, source chip 23:12, source tile 27:24.
+uint32_t packet_info(ErrCheck c, uint32_t src_chip, uint32_t src_tile) {
+  return static_cast<uint32_t>(c) | (src_chip & 0xFFFu) << 12 | (src_tile & 0xFu) << 24;
+}
+std::string from(uint32_t src_chip, uint32_t src_tile) {
+  return "from chip " + std::to_string(src_chip) + " tile " + std::to_string(src_tile);
+}
+}  // namespace
+
+void Tile::discard(TileErr e, ErrCheck c, uint32_t src_chip, uint32_t src_tile,
+                   const std::string& why) {
+  if (err_count != 0xFFFFFFFFu) ++err_count;
+  fail(e, why + " (check " + to_string(c) + ")", packet_info(c, src_chip, src_tile));
+}
+
+uint32_t Tile::wait_info() const {
+  return static_cast<uint32_t>(wait_kind_) |
+         (wait_kind_ == WaitKind::kCounter ? (wait_ctr_ & 31u) << 4 : 0u);
+}
+
+// The watchdog (docs/errors.md section 5; xf_tile_seq): counts consecutive cycles in which the
+// sequencer stalled on a wait and nothing progressed (no flit received or emitted, no counter
+// incremented; a stalled instruction does not retire); fires when the count reaches the period.
+void Tile::watchdog_step() {
+  if (wait_kind_ == WaitKind::kRunning || progress_) {
+    wd_idle_ = 0;
+    return;
+  }
+  if (wd_idle_ != 0xFFFFFFFFu) ++wd_idle_;
+  if (watchdog != 0 && wd_idle_ >= watchdog)
+    fail(TileErr::kWatchdog,
+         "no progress for " + std::to_string(watchdog) + " cycles: " + wait_what_, wait_info());
 }
 
 std::string Tile::describe_wait() const {
@@ -69,9 +109,11 @@ void Tile::count_later(uint64_t now, unsigned ctr, uint32_t n) {
 
 void Tile::tick() {
   const uint64_t now = chip_->now();
+  progress_ = false;
   while (!pending_counts_.empty() && pending_counts_.front().due <= now) {
     counters[pending_counts_.front().ctr] += pending_counts_.front().n;
     pending_counts_.pop_front();
+    progress_ = true;
   }
   receive();
   for (size_t l = 0; l < xb_in.size(); ++l)
@@ -89,18 +131,32 @@ void Tile::tick() {
       }
     }
   send_engine();
-  if (running) sequencer();
+  if (running) {
+    wait_kind_ = WaitKind::kRunning;
+    sequencer();
+    watchdog_step();
+  } else {
+    wd_idle_ = 0;
+  }
 }
 
-// Receive engine: one flit per cycle, never stalls the exchange.
+// Receive engine: one flit per cycle, never stalls the exchange. Checks and what each drops:
+// docs/packets.md section 6 (the RTL's xf_tile_recv in the same order).
 void Tile::receive() {
   const uint64_t now = chip_->now();
   if (!in.ready(now)) return;
   Flit f = in.front();
   in.pop();
   last_progress = now;
+  progress_ = true;
   ++flits_received;
   if (f.head) {
+    if (rx_active_ && !rx_drop_)  // the open packet never saw its tail
+      discard(TileErr::kBadPacket, ErrCheck::kShort, rx_hdr_.src_chip, rx_hdr_.src_tile,
+              "packet " + from(rx_hdr_.src_chip, rx_hdr_.src_tile) +
+                  " cut off by the next header after " + std::to_string(rx_off_ / kFlitBytes) +
+                  " of " + std::to_string(rx_hdr_.len / kFlitBytes) +
+                  " payload flits, without its tail");
     std::array<uint64_t, 2> w;
     std::memcpy(w.data(), f.data.data(), sizeof w);
     rx_hdr_ = unpack_header(w);
@@ -108,36 +164,71 @@ void Tile::receive() {
     rx_drop_ = false;
     rx_active_ = true;
     const Header& h = rx_hdr_;
-    const bool data_op = h.opcode == Opcode::kWrite || h.opcode == Opcode::kReduce;
-    if (!data_op || h.len % kFlitBytes || h.dst_addr % kFlitBytes ||
-        h.len > kMaxPacketPayloadBytes ||
-        (h.opcode == Opcode::kReduce && !valid_pair(h.dtype, h.op))) {
-      fail(TileErr::kBadPacket, "bad packet from chip " + std::to_string(h.src_chip) + " tile " +
-                                    std::to_string(h.src_tile));
-      rx_drop_ = true;
+    const std::string bad = "bad packet " + from(h.src_chip, h.src_tile) + ": ";
+    ErrCheck c = ErrCheck::kNone;
+    TileErr e = TileErr::kBadPacket;
+    std::string why;
+    if (h.opcode != Opcode::kWrite && h.opcode != Opcode::kReduce) {
+      c = ErrCheck::kOpcode;
+      why = "opcode " + std::to_string(static_cast<unsigned>(h.opcode)) + " is not write or reduce";
+    } else if (h.len % kFlitBytes) {
+      c = ErrCheck::kLength;
+      why = "len " + std::to_string(h.len) + " is not a multiple of 16";
+    } else if (h.dst_addr % kFlitBytes) {
+      c = ErrCheck::kWindow;
+      why = "dst_addr " + std::to_string(h.dst_addr) + " is not a multiple of 16";
+    } else if (h.len > kMaxPacketPayloadBytes) {
+      c = ErrCheck::kLength;
+      why = "len " + std::to_string(h.len) + " is above " + std::to_string(kMaxPacketPayloadBytes);
+    } else if (h.opcode == Opcode::kReduce && !valid_pair(h.dtype, h.op)) {
+      c = ErrCheck::kPair;
+      why = std::string("reduce with ") + to_string(h.op) + " on " + to_string(h.dtype) +
+            ": not an ALU pair";
     } else if (static_cast<uint64_t>(h.dst_addr) + h.len > dmem.size()) {
-      fail(TileErr::kDmemRange,
-           "packet from chip " + std::to_string(h.src_chip) + " writes outside the data memory");
+      c = ErrCheck::kWindow;
+      e = TileErr::kDmemRange;
+      why = "dst_addr " + std::to_string(h.dst_addr) + " + len " + std::to_string(h.len) +
+            " writes outside the data memory of " + std::to_string(dmem.size()) + " bytes";
+    }
+    if (c != ErrCheck::kNone) {
+      discard(e, c, h.src_chip, h.src_tile, bad + why);
       rx_drop_ = true;
     }
     if (h.len == 0) {  // readiness token
       if (!rx_drop_) count_later(now, h.ctr, 1);
       rx_active_ = false;
+    } else if (f.tail) {  // a header that is also the tail carries none of its len bytes
+      if (!rx_drop_)
+        discard(TileErr::kBadPacket, ErrCheck::kShort, h.src_chip, h.src_tile,
+                bad + "the header is also the tail, but len is " + std::to_string(h.len));
+      rx_active_ = false;
     }
     return;
   }
-  if (!rx_active_) {
-    fail(TileErr::kBadPacket, "payload flit without a header");
+  if (!rx_active_) {  // dropped with the flits up to its tail
+    discard(TileErr::kBadPacket, ErrCheck::kHeadless, 0, 0, "payload flit without a header");
+    rx_active_ = rx_drop_ = !f.tail;
     return;
   }
+  if (!rx_drop_ && rx_off_ >= rx_hdr_.len) {  // never written
+    discard(TileErr::kBadPacket, ErrCheck::kLong, rx_hdr_.src_chip, rx_hdr_.src_tile,
+            "bad packet " + from(rx_hdr_.src_chip, rx_hdr_.src_tile) + ": more than " +
+                std::to_string(rx_hdr_.len / kFlitBytes) + " payload flits (len " +
+                std::to_string(rx_hdr_.len) + "); the rest is dropped");
+    rx_drop_ = true;
+  }
   if (!rx_drop_) {
+    // a < dst_addr + len <= dmem.size(): the Window and Long checks keep every write inside.
     const uint32_t a = rx_hdr_.dst_addr + rx_off_;
     // Hazard: bytes a queued send has not read yet must not change under it.
     for (size_t i = 0; i < jobs_.size(); ++i) {
       const uint32_t b0 = jobs_[i].addr + (i == 0 ? job_off_ : 0),
                      b1 = jobs_[i].addr + jobs_[i].bytes;
       if (a < b1 && b0 < a + kFlitBytes)
-        fail(TileErr::kHazard, "receive at " + std::to_string(a) + " overwrote unsent bytes");
+        fail(TileErr::kHazard,
+             "receive at " + std::to_string(a) + " " + from(rx_hdr_.src_chip, rx_hdr_.src_tile) +
+                 " overwrote unsent bytes",
+             packet_info(ErrCheck::kNone, rx_hdr_.src_chip, rx_hdr_.src_tile));
     }
     if (rx_hdr_.opcode == Opcode::kWrite) {
       std::memcpy(&dmem[a], f.data.data(), kFlitBytes);
@@ -151,12 +242,18 @@ void Tile::receive() {
       cfg.avg_scale = avg_scale;
       alu_reduce(cfg, &dmem[a], f.data.data(), kFlitBytes);
     }
+    rx_off_ += kFlitBytes;
+    if (f.tail) {
+      if (rx_off_ < rx_hdr_.len)  // written (inside the window), but not counted
+        discard(TileErr::kBadPacket, ErrCheck::kShort, rx_hdr_.src_chip, rx_hdr_.src_tile,
+                "bad packet " + from(rx_hdr_.src_chip, rx_hdr_.src_tile) + ": tail after " +
+                    std::to_string(rx_off_ / kFlitBytes) + " of " +
+                    std::to_string(rx_hdr_.len / kFlitBytes) + " payload flits");
+      else
+        count_later(now, rx_hdr_.ctr, rx_hdr_.len / kFlitBytes);
+    }
   }
-  rx_off_ += kFlitBytes;
-  if (f.tail) {
-    if (!rx_drop_) count_later(now, rx_hdr_.ctr, rx_hdr_.len / kFlitBytes);
-    rx_active_ = false;
-  }
+  if (f.tail) rx_active_ = false;
 }
 
 // XDONE ends the XB session, so the XB can grant its link to the next tile.
@@ -173,6 +270,7 @@ void Tile::close_session(uint64_t now) {
 
 void Tile::push_out(uint64_t now, const Flit& f) {
   --out_credits_;
+  progress_ = true;
   out.push(now, f);
 }
 
@@ -304,6 +402,7 @@ void Tile::sequencer() {
     case Isa::kEnd:
       if (!jobs_.empty() || in_session_) {
         wait_what_ = "END: waiting for its sends to drain";
+        wait_kind_ = WaitKind::kSends;
         return;
       }
       done = true;
@@ -369,6 +468,7 @@ void Tile::sequencer() {
     case Isa::kSend: {
       if (jobs_.size() >= 4) {
         wait_what_ = "SEND: send queue full";
+        wait_kind_ = WaitKind::kSendQueue;
         return;
       }
       Job j{a, b, regs_[rs3], regs_[rs4], unpack_send_imm(imm | regs_[rd])};
@@ -406,6 +506,8 @@ void Tile::sequencer() {
       if (counters[c] < a) {
         wait_what_ = "WAIT counter " + std::to_string(c) + " >= " + std::to_string(a) + " (now " +
                      std::to_string(counters[c]) + ")";
+        wait_kind_ = WaitKind::kCounter;
+        wait_ctr_ = c;
         return;
       }
       break;
@@ -413,6 +515,7 @@ void Tile::sequencer() {
     case Isa::kWaits:
       if (!jobs_.empty()) {
         wait_what_ = "WAITS: sends pending";
+        wait_kind_ = WaitKind::kSends;
         return;
       }
       break;
@@ -429,6 +532,7 @@ void Tile::sequencer() {
       }
       if (br.generation == bar_gen_ || now < br.release_at) {
         wait_what_ = "BAR: waiting for the other tiles";
+        wait_kind_ = WaitKind::kBarrier;
         return;
       }
       at_barrier = false;

@@ -43,6 +43,10 @@ class Tile : public sc_core::sc_module {
   bool running = false, done = false;
   TileErr err = TileErr::kNone;
   std::string err_detail;
+  // TileErrInfo (the first error's detail: ErrCheck and source of a bad packet, or WaitKind and
+  // counter of a watchdog), TileErrCount (packets the receive engine dropped, saturating) and
+  // TileWatchdog (period in cycles, 0 = off; kept across reset_state). docs/errors.md.
+  uint32_t err_info = 0, err_count = 0, watchdog = 0;
   uint32_t pc = 0;
   uint64_t last_progress = 0;  // cycle of the last instruction retired or flit moved
   uint64_t packets_sent = 0, flits_sent = 0, flits_received = 0, instrs = 0;
@@ -50,6 +54,7 @@ class Tile : public sc_core::sc_module {
 
   void reset_state();
   std::string describe_wait() const;  // what a stalled tile is waiting for
+  uint32_t wait_info() const;         // TileErrInfo of a watchdog now: WaitKind | counter << 4
 
  private:
   struct Job {
@@ -60,7 +65,10 @@ class Tile : public sc_core::sc_module {
   void receive();
   void send_engine();
   void sequencer();
-  void fail(TileErr e, const std::string& why);
+  void fail(TileErr e, const std::string& why, uint32_t info = 0);
+  // The receive engine drops a packet: counted in err_count, reported as the first error.
+  void discard(TileErr e, ErrCheck c, uint32_t src_chip, uint32_t src_tile, const std::string& why);
+  void watchdog_step();
   bool target_of(const Job& j, Target& t, uint8_t& port);
   void push_out(uint64_t now, const Flit& f);
   void close_session(uint64_t now);
@@ -82,6 +90,12 @@ class Tile : public sc_core::sc_module {
   Header rx_hdr_;
   uint32_t rx_off_ = 0;
   std::string wait_what_;
+  // watchdog: what the sequencer waits for in this cycle, progress in this cycle, and the
+  // consecutive stalled cycles without progress
+  WaitKind wait_kind_ = WaitKind::kRunning;
+  unsigned wait_ctr_ = 0;
+  bool progress_ = false;
+  uint32_t wd_idle_ = 0;
   uint64_t bar_gen_ = 0;
   bool lw_issued_ = false;  // Lw: PMEM read issued, retires next cycle
   struct PendingCount {

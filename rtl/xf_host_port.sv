@@ -28,8 +28,9 @@
 //
 // Registers (offsets of the map): ChipId (RO, the index value), IndexWr (RW), Control (WO: bit 0
 // start, bit 1 clear; a start also restarts the Cycles count), Status (RO: bit t = tile t done,
-// bit 31 = any error: a tile error, a misroute, an XB error or a link CRC error), Cycles (RO),
-// Misroutes, XbErrors, LinkCrcErrors (RO, from the exchange and the links), Config (RO: the
+// bit 31 = any error: a tile error, a misroute or an XB error; link CRC errors are recovered by
+// the retry layer and are not errors), Cycles (RO), Misroutes, XbErrors, LinkCrcErrors,
+// LinkStatus, LinkDiscards (RO, from the exchange and the links), Config (RO: the
 // node's build parameters, so that a driver can size what it loads). A switch node
 // (NumTiles = 0) has no tile windows (accesses there are errors) and its Control does nothing.
 //
@@ -68,6 +69,8 @@ module xf_host_port #(
   input  logic [31:0]             misroutes_i,        // Misroutes
   input  logic [31:0]             xb_errors_i,        // XbErrors
   input  logic [NumLinks*16-1:0]  crc_errors_i,       // link l's CRC error count
+  input  logic [NumLinks*32-1:0]  link_status_i,      // link l's LinkStatus register
+  input  logic [NumLinks*32-1:0]  link_discards_i,    // link l's LinkDiscards register
   input  logic [31:0]             config_i,           // Config (static: the node's parameters)
   // routing table port (the router's host port)
   output logic                    route_we_o,         // write one entry
@@ -152,8 +155,8 @@ module xf_host_port #(
       xf_defs_pkg::REG_STATUS: begin
         reg_ok = !host_req_write_i;
         for (int t = 0; t < NumTiles; t++) reg_rdata[t] = tile_done_i[t];
-        reg_rdata[31] = tile_err_i || misroutes_i != 0 || xb_errors_i != 0 ||
-                        crc_errors_i != '0;
+        // Link CRC errors are recovered by the retry layer: not errors.
+        reg_rdata[31] = tile_err_i || misroutes_i != 0 || xb_errors_i != 0;
       end
       xf_defs_pkg::REG_CYCLES: begin
         reg_ok = !host_req_write_i;
@@ -177,6 +180,16 @@ module xf_host_port #(
           reg_ok = !host_req_write_i;
           for (int l = 0; l < NumLinks; l++)
             if (crc_link == 3'(l)) reg_rdata = {16'd0, crc_errors_i[l*16 +: 16]};
+        end else if (a >= xf_defs_pkg::REG_LINK_STATUS &&
+                     a < xf_defs_pkg::REG_LINK_STATUS + 32'd32) begin
+          reg_ok = !host_req_write_i;
+          for (int l = 0; l < NumLinks; l++)
+            if (crc_link == 3'(l)) reg_rdata = link_status_i[l*32 +: 32];
+        end else if (a >= xf_defs_pkg::REG_LINK_DISCARDS &&
+                     a < xf_defs_pkg::REG_LINK_DISCARDS + 32'd32) begin
+          reg_ok = !host_req_write_i;
+          for (int l = 0; l < NumLinks; l++)
+            if (crc_link == 3'(l)) reg_rdata = link_discards_i[l*32 +: 32];
         end
       end
     endcase

@@ -1,129 +1,140 @@
-// One endpoint of a chip-to-chip link, both directions of one port (docs/exchange.md section 8,
-// docs/packets.md section 9; model: `Channel`, `Node::credits_`, `Node::pop` in model/chip.*).
-// The transmitter sends one flit per cycle onto the PHY while it holds a credit; the receiver
-// buffers arriving flits in a RxBufferFlits-deep first-in first-out buffer and returns one credit
-// to the far end for every flit the exchange takes from it (credit on pop, as the model does).
-// Every packet carries a CRC-32 in a sideband of its tail word; the receiver checks it.
+// One endpoint of a chip-to-chip link, both directions of one port, with the link retry layer
+// (docs/reliability.md; docs/packets.md section 9; model: `Channel` and model/link.*).
 //
-//              this link                                       far link
-//   tx_flit_i -> [credit?] -> phy_tx_q ==wire (5)==> rx_in_q -> buffer -> rx_flit_o
-//                 ^ credits_q                                     |
-//                 +-- credit_in_q <==wire (5)== phy_tx_credit_q <-+- pop (rx_ready_i)
+// The transmitter sends one link word per cycle onto the PHY: a flit it takes from the exchange
+// while it holds a credit, a flit it replays, or an idle word. Every word also carries, for the
+// reverse direction, this end's receiver state: the next expected sequence number (ack), the
+// cumulative count of credits returned and the cumulative count of NAKs. Every word has a CRC-32.
+// The receiver buffers the flits it accepts (exactly once, in sequence order) in a
+// RxBufferFlits-deep first-in first-out buffer and returns one credit to the far end for every
+// flit the exchange takes from it (credit on pop, as the model does).
+//
+//              this link                                          far link
+//   tx_flit_i -> [credit?] -> replay buffer -> phy_tx_q ==wire (5)==> rx_in_q -> [CRC, seq] ->
+//                 ^ credits_q                                             buffer -> rx_flit_o
+//                 +- [CRC] <- rx_in_q <==wire (5)== phy_tx_q <- ack, credits (on pop), naks
 //
 // Streams (valid/ready, STYLE.md rule 6), flits packed {head, tail, data[127:0]}:
 //   tx_*  exchange -> link: a flit is accepted in a cycle with tx_valid_i && tx_ready_o.
-//         tx_ready_o = (credits_q != 0), a register: it does not depend on tx_valid_i.
+//         tx_ready_o = (credits_q != 0) && !replaying_q, registers: it does not depend on
+//         tx_valid_i.
 //   rx_*  link -> exchange: rx_valid_o = buffer not empty, rx_flit_o = buffer front, both from
 //         registers; the exchange takes the flit in a cycle with rx_valid_o && rx_ready_i.
-// Combinational paths: none. Every output is a register or a mux of registers (rx_flit_o: the
-// buffer entry selected by the read pointer).
+// Combinational paths: none from an input to an output. Every output is a register or a function
+// of registers.
 //
-// PHY word (between two xf_link instances; both directions are the same):
-//   phy_*_valid    a flit is on the wire this cycle
-//   phy_*_flit     the flit {head, tail, data}; meaningful only with valid
-//   phy_*_crc      with valid: ~(running CRC) of the packet's data up to and including this
-//                  flit; the receiver checks it only on the tail flit, where it is the packet's
-//                  CRC-32 (a sideband: a packet costs no extra cycle, the link keeps one flit per
-//                  cycle, as the model's timing needs)
-//   phy_*_credit   one credit returned to the far transmitter; independent of valid (a word may
-//                  carry only a credit), so credits take no flit slot (docs/packets.md section 9)
+// PHY word (between two xf_link instances; docs/reliability.md section 1):
+//   phy_*_valid  a word is present this cycle (the transmitter sends one every cycle after reset;
+//                a lossy PHY may drop it, then the receiver ignores the cycle); not in the CRC
+//   phy_*_flit   {head, tail, data}; meaningful with ctl bit 28 (fv)
+//   phy_*_ctl    bits 7:0 seq of the flit, 15:8 ack (the sender's receiver expects this seq
+//                next), 23:16 credits returned since reset (mod 256), 27:24 NAKs sent since reset
+//                (mod 16), 28 fv (the word carries a flit), 31:29 zero
+//   phy_*_crc    CRC-32 (zlib's crc32(), IEEE 802.3 polynomial, rtl/xf_crc32.sv) of the 168 bits
+//                {ctl, 6'b0, head, tail, data}, bit 0 first: the 21 bytes data[0..15], then
+//                {6'b0, head, tail}, then ctl bytes 0..3. Guarantees: docs/reliability.md sec. 2.
 //
-// Framing and CRC: head and tail bits frame packets (a header-only packet has both). The CRC is
-// CRC-32 as zlib's crc32() computes it (IEEE 802.3 polynomial 0x04C11DB7, reflected, initial and
-// final value all ones; the CRC Ethernet's FCS and PCI Express's LCRC use; rtl/xf_crc32.sv) over
-// the 128-bit data of the packet's flits in order, header included, each flit byte 0 first. The
-// receiver restarts its CRC at every head flit and compares at every tail flit. On a mismatch it
-// sets the sticky stat_crc_err_o, counts stat_crc_errors_o (saturating) and still delivers the
-// packet: detection only. The link reliability layer (sequence numbers, acknowledgements, replay;
-// docs/packets.md sections 4 and 9) is planned and will act on the error. Not covered by the CRC:
-// the head, tail and valid bits and the credit bit; a flip there breaks framing or the credit
-// count, which that layer must also protect.
+// Receiver, per present word in the input register rx_in_q (docs/reliability.md section 3): a
+// CRC mismatch discards the whole word (counted); otherwise the control fields go to this end's
+// transmitter and a flit is accepted if its seq is the expected one, else discarded (counted):
+// ahead of it (a flit was lost) sends one NAK per gap; behind it is a duplicate from a replay.
+//
+// Transmitter (section 4): new flits get seq nxt_q and a copy in the replay buffer (entry seq mod
+// ReplayFlits); an ack frees entries up to it (una_q); a new NAK count, or ReplayTimeoutCycles
+// without ack progress while flits are unacknowledged, replays every unacknowledged flit in order
+// (go-back-N) before any new one. A replay spends no credit: the credit of a sequence number was
+// spent when it was first sent, and the far receiver takes a buffer slot for it exactly once.
+// EscalateReplays replays in a row without progress set the sticky stat_escalated_o (cleared by
+// clr_i); the link keeps retrying, so a link held down for a while recovers by itself.
 //
 // Latency, cycle by cycle (RegCycles = 3 register stages of this module on each path, plus the
 // PHY wire of PhyWireDelayCycles; with PhyWireDelayCycles = LinkLatencyCycles - 3 = 5 the total
-// is LinkLatencyCycles = 8 on both paths, the model's `Channel` latencies):
+// is LinkLatencyCycles = 8 on both paths, the model's `Channel` latencies; the retry layer adds
+// no cycle on a clean wire):
 //
 //   flit path, accepted in cycle t            credit path, flit popped in cycle s
 //   t    tx_valid_i && tx_ready_o; credit     s    far rx_valid_o && rx_ready_i
-//        spent, CRC updated
-//   t+1  phy_tx_*_o (output register)   [1]   s+1  far phy_tx_credit_o (output register) [1]
-//   t+6  far phy_rx_*_i (after 5 wire cycles) s+6  phy_rx_credit_i (after 5 wire cycles)
-//   t+7  far rx_in_q (input register),    [2] s+7  credit_in_q (input register)         [2]
-//        CRC checked on a tail
+//        spent, copy into the replay buffer
+//   t+1  phy_tx_*_o (output register)   [1]   s+1  far phy_tx_ctl_o counts it (output reg.) [1]
+//   t+6  far phy_rx_*_i (after 5 wire cycles) s+6  phy_rx_ctl_i (after 5 wire cycles)
+//   t+7  far rx_in_q (input register),    [2] s+7  rx_in_q (input register), CRC checked   [2]
+//        CRC and seq checked, accepted
 //   t+8  far buffer: rx_valid_o, rx_flit_o [3] s+8  credits_q incremented: the credit pays [3]
-//        (the exchange may take it in t+8),             for a flit accepted in s+8
-//        stat_rx_packets_o and the CRC stats
-//        count a tail
-//
-//   clk            _/~\_/~\_/~\_/~\_/~\_/~\_/~\_/~\_/~\_/~\_
-//   cycle            t    t+1  ...  t+6  t+7  t+8  t+9
-//   tx_valid_i     _/~~~~\_______________________________    (tx_ready_o high)
-//   phy_tx_valid_o ______/~~~~\__________________________
-//   far phy_rx_*   _____________________/~~~~\___________
-//   far rx_valid_o _______________________________/~~~~\_    (taken in t+8: credit back in t+16)
+//        (the exchange may take it in t+8);              for a flit accepted in s+8
+//        the far word of t+8 carries the ack
+//   t+14 the ack in this end's rx_in_q; t+15 una_q has moved (15 flits unacknowledged at most
+//        at one flit per cycle)
 //
 // Credit loop, why RxBufferFlits = 32 sustains one flit per cycle: a credit spent in cycle t is
 // back in credits_q at the earliest in t + 16 = 2 x (RegCycles + PhyWireDelayCycles) = 2 x
-// LinkLatencyCycles (flit path 8, the far exchange takes the flit in its arrival cycle, credit
-// path 8). A transmitter sending every cycle therefore has at most CreditLoopCycles = 16 credits
-// outstanding; the credit of the flit sent in t pays for the flit sent in t + 16, and the count
-// after each cycle's send settles at 32 - 16 = 16 (the model's trace in docs/exchange.md section
-// 8); credits_q (stat_tx_credits_o), read before the cycle's send, settles at 17.
-// Margin: 32 - 16 = 16 credits, so an exchange that registers its pop (17-cycle loop) or a PHY
-// up to 8 cycles longer each way still runs at one flit per cycle. ASSERT_INIT below requires
-// RxBufferFlits >= CreditLoopCycles.
+// LinkLatencyCycles. A transmitter sending every cycle therefore has at most CreditLoopCycles =
+// 16 credits outstanding (docs/exchange.md section 8), a margin of 16 credits.
+//
+// Replay buffer never overflows: a flit's credit comes back in the same word as its ack or a
+// later one (the far end acks a flit when it accepts it and counts its credit when the exchange
+// takes it, later), so the unacknowledged flits are a subset of those whose credit is out:
+// at most RxBufferFlits <= ReplayFlits (ReplayNoOverflow_A).
 //
 // Receive buffer never overflows: every credit is always in exactly one of these places:
-// credits_q; a flit on the way (this phy_tx register, the wire, the far rx_in_q); a flit in the
-// far buffer; a credit on the way back (the far phy_tx_credit register, the wire, credit_in_q).
-// Each event moves one credit to the next place, so their sum stays at the reset value
-// RxBufferFlits. Hence the buffer holds at most RxBufferFlits flits, and when it is full no flit
-// can be on the way, so a write into a full buffer cannot happen (RxBufferNoOverflow_A). This
-// needs: RxBufferFlits equal on both ends (this end's credits start at the far buffer's depth;
-// a parameter that must agree on both ends), both ends leaving reset in the same cycle (or at
-// least before the first word arrives), and a wire that neither drops nor invents valid or
-// credit bits.
+// credits_q; a sequence number sent but not yet accepted by the far receiver (whatever the wire
+// does to its words, it is accepted once); a flit in the far buffer; a credit counted by the far
+// receiver but not yet seen here (carried by every later far word until a good one arrives).
+// Each event moves one credit to the next place, so their sum stays RxBufferFlits. This needs:
+// RxBufferFlits equal on both ends, both ends leaving reset in the same cycle (or before the
+// first word arrives), and fewer than 2^-32 of corrupted words passing the CRC.
 //
-// Reset (asynchronous, active low): credits_q = RxBufferFlits, buffer empty, statistics zero,
-// PHY outputs idle. The buffer's storage is not reset (its entries are read only when written).
+// Reset (asynchronous, active low): credits_q = RxBufferFlits, sequence numbers and counts zero,
+// buffers empty, statistics zero, PHY output an idle word (valid high from the first cycle out of
+// reset). The buffers' storage is not reset (an entry is read only after it is written).
 //
-// Parameter constraints: RxBufferFlits >= 2 x (3 + PhyWireDelayCycles) (the credit loop above;
-// 16 with the default wire), equal on both ends; PhyWireDelayCycles >= 0 and equal to the
-// actual wire delay (it only sizes the check; the model's timing needs LinkLatencyCycles - 3).
+// Parameter constraints: RxBufferFlits >= 2 x (3 + PhyWireDelayCycles) (the credit loop; 16 with
+// the default wire), equal on both ends; ReplayFlits a power of two >= RxBufferFlits and <= 64
+// (sequence numbers are 8 bits); ReplayTimeoutCycles above the ack round trip (15 plus twice
+// any extra wire latency); EscalateReplays in 1..15.
 module xf_link #(
   // depth of the receive buffer in flits; also the initial credits, so the far end's buffer
   // must have the same depth. >= 2 x (3 + PhyWireDelayCycles) for one flit per cycle
   parameter int RxBufferFlits = xf_defs_pkg::LinkRxBufferFlits,
   // cycles of the PHY wire between a phy_tx_*_o and the far phy_rx_*_i, each direction; >= 0.
   // Used only by the credit-loop check; LinkLatencyCycles - 3 = 5 matches the model
-  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - 3
+  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - 3,
+  // flits of the replay buffer; a power of two >= RxBufferFlits
+  parameter int ReplayFlits = xf_defs_pkg::LinkReplayFlits,
+  // cycles without ack progress before unacknowledged flits are replayed
+  parameter int ReplayTimeoutCycles = xf_defs_pkg::LinkReplayTimeoutCycles,
+  // replays in a row without progress that set stat_escalated_o
+  parameter int EscalateReplays = xf_defs_pkg::LinkEscalateReplays
 ) (
   input  logic                               clk_i,              // clock
   input  logic                               rst_ni,             // asynchronous reset, active low
+  input  logic                               clr_i,              // clear stat_escalated_o
   // transmit stream from the exchange
   input  logic                               tx_valid_i,         // a flit is offered
-  output logic                               tx_ready_o,         // a credit is held (register)
+  output logic                               tx_ready_o,         // credit held, not replaying
   input  logic [129:0]                       tx_flit_i,          // {head, tail, data}
   // receive stream to the exchange
   output logic                               rx_valid_o,         // the buffer holds a flit
   input  logic                               rx_ready_i,         // the exchange takes the flit
   output logic [129:0]                       rx_flit_o,          // the buffer's front flit
   // PHY, outgoing word
-  output logic                               phy_tx_valid_o,     // a flit is on the wire
-  output logic [129:0]                       phy_tx_flit_o,      // the flit, with valid
-  output logic [31:0]                        phy_tx_crc_o,       // the packet's CRC, with a tail
-  output logic                               phy_tx_credit_o,    // one credit to the far end
+  output logic                               phy_tx_valid_o,     // a word is present
+  output logic [129:0]                       phy_tx_flit_o,      // the flit, with ctl fv
+  output logic [31:0]                        phy_tx_ctl_o,       // seq, ack, credits, naks, fv
+  output logic [31:0]                        phy_tx_crc_o,       // CRC-32 of flit and ctl
   // PHY, incoming word (the far link's phy_tx_*_o after the wire)
-  input  logic                               phy_rx_valid_i,     // a flit is on the wire
-  input  logic [129:0]                       phy_rx_flit_i,      // the flit, with valid
-  input  logic [31:0]                        phy_rx_crc_i,       // the packet's CRC, with a tail
-  input  logic                               phy_rx_credit_i,    // one credit from the far end
-  // statistics (registers)
-  output logic                               stat_crc_err_o,     // sticky: a CRC mismatch seen
-  output logic [15:0]                        stat_crc_errors_o,  // packets with a CRC mismatch,
-                                                                 // saturating at 0xFFFF
-  output logic [31:0]                        stat_tx_packets_o,  // tail flits sent (wraps)
-  output logic [31:0]                        stat_rx_packets_o,  // tail flits received (wraps)
+  input  logic                               phy_rx_valid_i,     // a word is present
+  input  logic [129:0]                       phy_rx_flit_i,      // the flit, with ctl fv
+  input  logic [31:0]                        phy_rx_ctl_i,       // seq, ack, credits, naks, fv
+  input  logic [31:0]                        phy_rx_crc_i,       // CRC-32 of flit and ctl
+  // statistics (registers; the 16-bit counts saturate at 0xFFFF)
+  output logic [15:0]                        stat_crc_errors_o,  // words with a CRC mismatch
+  output logic [15:0]                        stat_discards_o,    // good flits out of sequence
+  output logic [15:0]                        stat_timeouts_o,    // replay timer expiries
+  output logic [15:0]                        stat_replays_o,     // replays started
+  output logic [3:0]                         stat_run_o,         // replays in a row now
+  output logic                               stat_escalated_o,   // sticky until clr_i
+  output logic [31:0]                        stat_tx_packets_o,  // new tail flits sent (wraps)
+  output logic [31:0]                        stat_rx_packets_o,  // tail flits accepted (wraps)
   output logic [$clog2(RxBufferFlits+1)-1:0] stat_tx_credits_o,  // credits held now
   output logic [$clog2(RxBufferFlits+1)-1:0] stat_rx_level_o     // flits in the receive buffer
 );
@@ -136,170 +147,130 @@ module xf_link #(
   localparam int CreditLoopCycles = 2 * (RegCycles + PhyWireDelayCycles);
   localparam int CountBits = $clog2(RxBufferFlits + 1);
   localparam int PtrBits = (RxBufferFlits > 1) ? $clog2(RxBufferFlits) : 1;
+  localparam int RpBits = $clog2(ReplayFlits);
+  localparam int TimerBits = $clog2(ReplayTimeoutCycles + 1);
   localparam logic [CountBits-1:0] RxBufferCount = CountBits'(RxBufferFlits);
   localparam logic [CountBits-1:0] CountOne = CountBits'(1);
   localparam logic [PtrBits-1:0] PtrOne = PtrBits'(1);
   localparam logic [PtrBits-1:0] PtrLast = PtrBits'(RxBufferFlits - 1);
   localparam logic [31:0] CrcInit = 32'hFFFF_FFFF;
-  localparam int Head = 129;  // flit bit: first flit of a packet
   localparam int Tail = 128;  // flit bit: last flit of a packet
+  localparam int Head = 129;  // flit bit: first flit of a packet
+  localparam int Fv = 28;     // ctl bit: the word carries a flit
 
   `ASSERT_INIT(PhyWireDelayLegal_A, PhyWireDelayCycles >= 0)
   `ASSERT_INIT(RxBufferSustainsRate_A, RxBufferFlits >= CreditLoopCycles)
   `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits == 128)
+  `ASSERT_INIT(ReplayFlitsLegal_A, ReplayFlits >= RxBufferFlits && ReplayFlits <= 64 &&
+                                   (ReplayFlits & (ReplayFlits - 1)) == 0)
+  `ASSERT_INIT(EscalateLegal_A, EscalateReplays >= 1 && EscalateReplays <= 15)
+  `ASSERT_INIT(TimeoutLegal_A, ReplayTimeoutCycles > 2 * (RegCycles + PhyWireDelayCycles))
 
-  // ---- Transmitter ---------------------------------------------------------------------------
-  logic [CountBits-1:0] credits_d, credits_q;
-  logic                 credit_in_d, credit_in_q;
-  logic [31:0]          tx_crc_d, tx_crc_q;     // running CRC register of the packet being sent
-  logic [31:0]          tx_crc_seed, tx_crc_next;
-  logic                 tx_in_pkt_d, tx_in_pkt_q;  // inside a packet (head sent, tail not yet)
-  logic                 phy_tx_valid_d, phy_tx_valid_q;
-  logic [129:0]         phy_tx_flit_d, phy_tx_flit_q;
-  logic [31:0]          phy_tx_crc_d, phy_tx_crc_q;
-  logic [31:0]          tx_packets_d, tx_packets_q;
-  logic                 tx_fire;
-  logic                 tx_head, tx_tail;
+  // True when sequence number a lies behind b (a - b in 128..255, modulo 256).
+  function automatic logic seq_behind(logic [7:0] a, logic [7:0] b);
+    return 8'(a - b) >= 8'd128;
+  endfunction
 
-  assign tx_ready_o = (credits_q != '0);
-  assign tx_fire = tx_valid_i && tx_ready_o;
-  assign tx_head = tx_flit_i[Head];
-  assign tx_tail = tx_flit_i[Tail];
+  // Saturating 16-bit increment.
+  function automatic logic [15:0] sat_inc(logic [15:0] v, logic en);
+    return (en && v != 16'hFFFF) ? v + 16'd1 : v;
+  endfunction
 
-  xf_crc32 #(
-    .DataBits(128)
-  ) u_tx_crc (
-    .crc_i (tx_crc_seed),
-    .data_i(tx_flit_i[127:0]),
-    .crc_o (tx_crc_next)
-  );
-
-  always_comb begin
-    tx_crc_seed = tx_head ? CrcInit : tx_crc_q;
-    tx_crc_d = tx_crc_q;
-    tx_in_pkt_d = tx_in_pkt_q;
-    phy_tx_valid_d = tx_fire;
-    phy_tx_flit_d = phy_tx_flit_q;
-    phy_tx_crc_d = phy_tx_crc_q;
-    tx_packets_d = tx_packets_q;
-    if (tx_fire) begin
-      tx_crc_d = tx_crc_next;
-      tx_in_pkt_d = !tx_tail;
-      phy_tx_flit_d = tx_flit_i;
-      phy_tx_crc_d = ~tx_crc_next;
-      if (tx_tail) tx_packets_d = tx_packets_q + 32'd1;
-    end
-    // A returning credit is collected in the cycle after it arrives; spending and collecting in
-    // the same cycle cancel.
-    credit_in_d = phy_rx_credit_i;
-    credits_d = credits_q;
-    if (tx_fire && !credit_in_q) begin
-      credits_d = credits_q - CountOne;
-    end else if (!tx_fire && credit_in_q) begin
-      credits_d = credits_q + CountOne;
-    end
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      credits_q <= RxBufferCount;
-      credit_in_q <= 1'b0;
-      tx_crc_q <= CrcInit;
-      tx_in_pkt_q <= 1'b0;
-      phy_tx_valid_q <= 1'b0;
-      phy_tx_flit_q <= '0;
-      phy_tx_crc_q <= '0;
-      tx_packets_q <= '0;
-    end else begin
-      credits_q <= credits_d;
-      credit_in_q <= credit_in_d;
-      tx_crc_q <= tx_crc_d;
-      tx_in_pkt_q <= tx_in_pkt_d;
-      phy_tx_valid_q <= phy_tx_valid_d;
-      phy_tx_flit_q <= phy_tx_flit_d;
-      phy_tx_crc_q <= phy_tx_crc_d;
-      tx_packets_q <= tx_packets_d;
-    end
-  end
-
-  assign phy_tx_valid_o = phy_tx_valid_q;
-  assign phy_tx_flit_o = phy_tx_flit_q;
-  assign phy_tx_crc_o = phy_tx_crc_q;
-  assign stat_tx_packets_o = tx_packets_q;
-  assign stat_tx_credits_o = credits_q;
-
-  // ---- Receiver: input register and CRC check ------------------------------------------------
+  // ---- Receiver: input register and checks ---------------------------------------------------
   logic         rx_in_valid_d, rx_in_valid_q;
   logic [129:0] rx_in_flit_d, rx_in_flit_q;
+  logic [31:0]  rx_in_ctl_d, rx_in_ctl_q;
   logic [31:0]  rx_in_crc_d, rx_in_crc_q;
-  logic [31:0]  rx_crc_d, rx_crc_q;  // running CRC register of the packet being received
-  logic [31:0]  rx_crc_seed, rx_crc_next;
-  logic         rx_crc_bad;
-  logic         rx_in_head, rx_in_tail;
-  logic         crc_err_d, crc_err_q;
-  logic [15:0]  crc_errors_d, crc_errors_q;
+  logic [31:0]  rx_crc_raw;
+  logic         rx_good, rx_bad, rx_fv, rx_accept, rx_ahead, rx_behind;
+  logic [7:0]   rx_seq, rx_dist;
+  logic [7:0]   expected_d, expected_q;    // next sequence number to accept (the ack we send)
+  logic         nak_pending_d, nak_pending_q;
+  logic [3:0]   naks_d, naks_q;            // NAKs sent since reset (mod 16)
+  logic [7:0]   cred_ret_d, cred_ret_q;    // credits returned since reset (mod 256)
+  logic [15:0]  crc_errors_d, crc_errors_q, discards_d, discards_q;
   logic [31:0]  rx_packets_d, rx_packets_q;
+  logic         rx_push, rx_pop;
 
   xf_crc32 #(
-    .DataBits(128)
+    .DataBits(168)
   ) u_rx_crc (
-    .crc_i (rx_crc_seed),
-    .data_i(rx_in_flit_q[127:0]),
-    .crc_o (rx_crc_next)
+    .crc_i (CrcInit),
+    .data_i({rx_in_ctl_q, 6'd0, rx_in_flit_q}),
+    .crc_o (rx_crc_raw)
   );
-
-  assign rx_in_head = rx_in_flit_q[Head];
-  assign rx_in_tail = rx_in_flit_q[Tail];
 
   always_comb begin
     rx_in_valid_d = phy_rx_valid_i;
     rx_in_flit_d = phy_rx_valid_i ? phy_rx_flit_i : rx_in_flit_q;
+    rx_in_ctl_d = phy_rx_valid_i ? phy_rx_ctl_i : rx_in_ctl_q;
     rx_in_crc_d = phy_rx_valid_i ? phy_rx_crc_i : rx_in_crc_q;
-    rx_crc_seed = rx_in_head ? CrcInit : rx_crc_q;
-    rx_crc_d = rx_in_valid_q ? rx_crc_next : rx_crc_q;
-    rx_crc_bad = rx_in_valid_q && rx_in_tail && (~rx_crc_next != rx_in_crc_q);
-    crc_err_d = crc_err_q || rx_crc_bad;
-    crc_errors_d = crc_errors_q;
-    if (rx_crc_bad && crc_errors_q != 16'hFFFF) crc_errors_d = crc_errors_q + 16'd1;
-    rx_packets_d = rx_packets_q;
-    if (rx_in_valid_q && rx_in_tail) rx_packets_d = rx_packets_q + 32'd1;
+    rx_good = rx_in_valid_q && (~rx_crc_raw == rx_in_crc_q);
+    rx_bad = rx_in_valid_q && !rx_good;
+    rx_fv = rx_good && rx_in_ctl_q[Fv];
+    rx_seq = rx_in_ctl_q[7:0];
+    rx_dist = rx_seq - expected_q;
+    rx_accept = rx_fv && rx_dist == 8'd0;
+    rx_ahead = rx_fv && rx_dist != 8'd0 && !rx_dist[7];
+    rx_behind = rx_fv && rx_dist[7];
+    rx_push = rx_accept;
+    expected_d = rx_accept ? expected_q + 8'd1 : expected_q;
+    nak_pending_d = nak_pending_q;
+    naks_d = naks_q;
+    if (rx_accept) begin
+      nak_pending_d = 1'b0;
+    end else if (rx_ahead && !nak_pending_q) begin
+      nak_pending_d = 1'b1;
+      naks_d = naks_q + 4'd1;
+    end
+    cred_ret_d = rx_pop ? cred_ret_q + 8'd1 : cred_ret_q;  // credit on pop
+    crc_errors_d = sat_inc(crc_errors_q, rx_bad);
+    discards_d = sat_inc(discards_q, rx_ahead || rx_behind);
+    rx_packets_d = (rx_accept && rx_in_flit_q[Tail]) ? rx_packets_q + 32'd1 : rx_packets_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rx_in_valid_q <= 1'b0;
       rx_in_flit_q <= '0;
+      rx_in_ctl_q <= '0;
       rx_in_crc_q <= '0;
-      rx_crc_q <= CrcInit;
-      crc_err_q <= 1'b0;
+      expected_q <= '0;
+      nak_pending_q <= 1'b0;
+      naks_q <= '0;
+      cred_ret_q <= '0;
       crc_errors_q <= '0;
+      discards_q <= '0;
       rx_packets_q <= '0;
     end else begin
       rx_in_valid_q <= rx_in_valid_d;
       rx_in_flit_q <= rx_in_flit_d;
+      rx_in_ctl_q <= rx_in_ctl_d;
       rx_in_crc_q <= rx_in_crc_d;
-      rx_crc_q <= rx_crc_d;
-      crc_err_q <= crc_err_d;
+      expected_q <= expected_d;
+      nak_pending_q <= nak_pending_d;
+      naks_q <= naks_d;
+      cred_ret_q <= cred_ret_d;
       crc_errors_q <= crc_errors_d;
+      discards_q <= discards_d;
       rx_packets_q <= rx_packets_d;
     end
   end
 
-  assign stat_crc_err_o = crc_err_q;
   assign stat_crc_errors_o = crc_errors_q;
+  assign stat_discards_o = discards_q;
   assign stat_rx_packets_o = rx_packets_q;
 
-  // ---- Receiver: buffer and credit return ----------------------------------------------------
+  // ---- Receiver: buffer ----------------------------------------------------------------------
   // Storage, entry i at bits [i*130 +: 130] (flat: Yosys 0.23 rejects packed 2-D arrays); not
   // reset, an entry is read only after it is written.
+  /* verilator coverage_off */
   logic [RxBufferFlits*130-1:0] buf_d, buf_q;
+  /* verilator coverage_on */
   logic [129:0]                 buf_front;
   logic [PtrBits-1:0]           wr_ptr_d, wr_ptr_q, rd_ptr_d, rd_ptr_q;
   logic [CountBits-1:0]         count_d, count_q;
-  logic                         rx_push, rx_pop;
-  logic                         phy_tx_credit_d, phy_tx_credit_q;
 
-  assign rx_push = rx_in_valid_q;
   assign rx_pop = rx_valid_o && rx_ready_i;
 
   always_comb begin
@@ -323,8 +294,6 @@ module xf_link #(
     end else if (!rx_push && rx_pop) begin
       count_d = count_q - CountOne;
     end
-    // Credit on pop: one credit per flit the exchange takes.
-    phy_tx_credit_d = rx_pop;
   end
 
   always_ff @(posedge clk_i) begin
@@ -336,38 +305,198 @@ module xf_link #(
       wr_ptr_q <= '0;
       rd_ptr_q <= '0;
       count_q <= '0;
-      phy_tx_credit_q <= 1'b0;
     end else begin
       wr_ptr_q <= wr_ptr_d;
       rd_ptr_q <= rd_ptr_d;
       count_q <= count_d;
-      phy_tx_credit_q <= phy_tx_credit_d;
     end
   end
 
   assign rx_valid_o = (count_q != '0);
   assign rx_flit_o = buf_front;
-  assign phy_tx_credit_o = phy_tx_credit_q;
   assign stat_rx_level_o = count_q;
+
+  // ---- Transmitter -----------------------------------------------------------------------------
+  logic [CountBits-1:0] credits_d, credits_q;
+  logic [7:0]           nxt_d, nxt_q;          // seq of the next new flit
+  logic [7:0]           una_d, una_q;          // oldest unacknowledged seq
+  logic [7:0]           rp_d, rp_q;            // next seq to replay
+  logic                 replaying_d, replaying_q;
+  logic [TimerBits-1:0] timer_d, timer_q;
+  logic [7:0]           cred_seen_d, cred_seen_q;  // far credits count last seen
+  logic [3:0]           naks_seen_d, naks_seen_q;  // far NAK count last seen
+  logic [3:0]           run_d, run_q;
+  logic                 escalated_d, escalated_q;
+  logic [15:0]          timeouts_d, timeouts_q, replays_d, replays_q;
+  logic [31:0]          tx_packets_d, tx_packets_q;
+  logic                 tx_in_pkt_d, tx_in_pkt_q;  // inside a packet (head taken, tail not yet)
+  logic                 tx_fire, progress, nak_new, timeout, start_replay, ack_ok;
+  logic [7:0]           ack_in, cred_in, cred_delta;
+  /* verilator coverage_off */
+  logic [ReplayFlits*130-1:0] rb_d, rb_q;       // replay buffer, entry seq mod ReplayFlits
+  /* verilator coverage_on */
+  logic [129:0]         rb_front;
+  logic                 phy_valid_d, phy_valid_q;
+  logic [129:0]         phy_flit_d, phy_flit_q;
+  logic [31:0]          phy_ctl_d, phy_ctl_q;
+  logic [31:0]          phy_crc_d, phy_crc_q;
+  logic [31:0]          tx_crc_raw;
+  logic                 phy_fv;
+  logic [7:0]           phy_seq;
+
+  assign tx_ready_o = (credits_q != '0) && !replaying_q;
+  assign tx_fire = tx_valid_i && tx_ready_o;
+
+  always_comb begin
+    // Control fields of a good far word: ack, credits, NAKs (cumulative, so a lost word only
+    // delays them). An ack outside una..nxt cannot come from a correct far end; it is ignored.
+    ack_in = rx_in_ctl_q[15:8];
+    cred_in = rx_in_ctl_q[23:16];
+    ack_ok = rx_good && (8'(ack_in - una_q) <= 8'(nxt_q - una_q));
+    una_d = ack_ok ? ack_in : una_q;
+    progress = una_d != una_q;
+    cred_delta = rx_good ? 8'(cred_in - cred_seen_q) : 8'd0;
+    cred_seen_d = rx_good ? cred_in : cred_seen_q;
+    nak_new = rx_good && rx_in_ctl_q[27:24] != naks_seen_q;
+    naks_seen_d = rx_good ? rx_in_ctl_q[27:24] : naks_seen_q;
+    timeout = !replaying_q && una_q != nxt_q && !progress &&
+              timer_q == TimerBits'(ReplayTimeoutCycles - 1);
+    start_replay = nak_new || timeout;
+
+    credits_d = CountBits'(8'(credits_q) - (tx_fire ? 8'd1 : 8'd0) + cred_delta);
+
+    // This cycle's word: a replayed flit, a new flit, or an idle word.
+    rb_d = rb_q;
+    rb_front = '0;
+    for (int i = 0; i < ReplayFlits; i++) begin
+      if (rp_q[RpBits-1:0] == RpBits'(i)) rb_front = rb_q[i*130 +: 130];
+      if (tx_fire && nxt_q[RpBits-1:0] == RpBits'(i)) rb_d[i*130 +: 130] = tx_flit_i;
+    end
+    nxt_d = tx_fire ? nxt_q + 8'd1 : nxt_q;
+    phy_fv = replaying_q || tx_fire;
+    phy_seq = replaying_q ? rp_q : nxt_q;
+    phy_flit_d = replaying_q ? rb_front : (tx_fire ? tx_flit_i : phy_flit_q);
+    phy_ctl_d = {3'd0, phy_fv, naks_d, cred_ret_d, expected_d, phy_seq};
+    phy_valid_d = 1'b1;
+
+    // Replay pointer: a new replay starts from the oldest unacknowledged flit; a running one
+    // ends when it has resent the newest.
+    rp_d = rp_q;
+    replaying_d = replaying_q;
+    if (replaying_q) begin
+      rp_d = rp_q + 8'd1;
+      // An ack that overtakes the replay skips the flits it acknowledges.
+      if (8'(una_d - rp_d) != 8'd0 && !seq_behind(una_d, rp_d)) rp_d = una_d;
+      replaying_d = rp_d != nxt_q;
+    end
+    if (start_replay) begin
+      rp_d = una_d;
+      replaying_d = una_d != nxt_d;
+    end
+
+    // Timer: counts while flits wait for an ack and no replay runs.
+    if (progress || start_replay || replaying_q || una_q == nxt_q) begin
+      timer_d = '0;
+    end else begin
+      timer_d = timer_q + TimerBits'(1);
+    end
+
+    run_d = run_q;
+    if (progress) run_d = 4'd0;
+    if (start_replay && run_d != 4'hF) run_d = run_d + 4'd1;
+    escalated_d = (escalated_q && !clr_i) || run_d >= 4'(EscalateReplays);
+    timeouts_d = sat_inc(timeouts_q, timeout);
+    replays_d = sat_inc(replays_q, start_replay);
+    tx_in_pkt_d = tx_fire ? !tx_flit_i[Tail] : tx_in_pkt_q;
+    tx_packets_d = (tx_fire && tx_flit_i[Tail]) ? tx_packets_q + 32'd1 : tx_packets_q;
+  end
+
+  xf_crc32 #(
+    .DataBits(168)
+  ) u_tx_crc (
+    .crc_i (CrcInit),
+    .data_i({phy_ctl_d, 6'd0, phy_flit_d}),
+    .crc_o (tx_crc_raw)
+  );
+  assign phy_crc_d = ~tx_crc_raw;
+
+  always_ff @(posedge clk_i) begin
+    rb_q <= rb_d;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      credits_q <= RxBufferCount;
+      nxt_q <= '0;
+      una_q <= '0;
+      rp_q <= '0;
+      replaying_q <= 1'b0;
+      timer_q <= '0;
+      cred_seen_q <= '0;
+      naks_seen_q <= '0;
+      run_q <= '0;
+      escalated_q <= 1'b0;
+      timeouts_q <= '0;
+      replays_q <= '0;
+      tx_packets_q <= '0;
+      tx_in_pkt_q <= 1'b0;
+      phy_valid_q <= 1'b0;
+      phy_flit_q <= '0;
+      phy_ctl_q <= '0;
+      phy_crc_q <= '0;
+    end else begin
+      credits_q <= credits_d;
+      nxt_q <= nxt_d;
+      una_q <= una_d;
+      rp_q <= rp_d;
+      replaying_q <= replaying_d;
+      timer_q <= timer_d;
+      cred_seen_q <= cred_seen_d;
+      naks_seen_q <= naks_seen_d;
+      run_q <= run_d;
+      escalated_q <= escalated_d;
+      timeouts_q <= timeouts_d;
+      replays_q <= replays_d;
+      tx_packets_q <= tx_packets_d;
+      tx_in_pkt_q <= tx_in_pkt_d;
+      phy_valid_q <= phy_valid_d;
+      phy_flit_q <= phy_flit_d;
+      phy_ctl_q <= phy_ctl_d;
+      phy_crc_q <= phy_crc_d;
+    end
+  end
+
+  assign phy_tx_valid_o = phy_valid_q;
+  assign phy_tx_flit_o = phy_flit_q;
+  assign phy_tx_ctl_o = phy_ctl_q;
+  assign phy_tx_crc_o = phy_crc_q;
+  assign stat_timeouts_o = timeouts_q;
+  assign stat_replays_o = replays_q;
+  assign stat_run_o = run_q;
+  assign stat_escalated_o = escalated_q;
+  assign stat_tx_packets_o = tx_packets_q;
+  assign stat_tx_credits_o = credits_q;
 
   // ---- Assertions ----------------------------------------------------------------------------
   // The receive buffer never overflows (the credit conservation argument in the header).
-  `ASSERT(RxBufferNoOverflow_A, !(rx_push && count_q == RxBufferCount))
+  `ASSERT(RxBufferNoOverflow_A, !(rx_push && !rx_pop && count_q == RxBufferCount))
   `ASSERT(RxBufferLevelInRange_A, count_q <= RxBufferCount)
   // Credits stay in 0..RxBufferFlits: never spent below zero, never returned above the start.
   `ASSERT(CreditsInRange_A, credits_q <= RxBufferCount)
-  `ASSERT(CreditNoUnderflow_A, !(tx_valid_i && tx_ready_o && credits_q == '0))
-  `ASSERT(CreditNoOverflow_A, !(credit_in_q && !tx_fire && credits_q == RxBufferCount))
+  `ASSERT(CreditNoUnderflow_A, !(tx_fire && credits_q == '0))
+  // The replay buffer never overwrites an unacknowledged flit (the argument in the header).
+  `ASSERT(ReplayNoOverflow_A, !(tx_fire && 8'(nxt_q - una_q) >= 8'(ReplayFlits)))
+  // A replay resends only numbers that were sent.
+  `ASSERT(ReplayInWindow_A, !replaying_q || 8'(rp_q - una_q) < 8'(nxt_q - una_q))
   // Valid/ready rules on the transmit input (the exchange's obligations) and the receive output.
   `ASSERT_KNOWN(TxValidKnown_A, tx_valid_i)
   `ASSERT_KNOWN(RxReadyKnown_A, rx_ready_i)
   `ASSERT_KNOWN(PhyRxValidKnown_A, phy_rx_valid_i)
-  `ASSERT_KNOWN(PhyRxCreditKnown_A, phy_rx_credit_i)
   `ASSERT(TxValidHolds_A, !$past(tx_valid_i && !tx_ready_o) || tx_valid_i)
   `ASSERT_STABLE(TxFlitStable_A, tx_flit_i, tx_valid_i && !tx_ready_o)
   `ASSERT(RxValidHolds_A, !$past(rx_valid_o && !rx_ready_i) || rx_valid_o)
   `ASSERT_STABLE(RxFlitStable_A, rx_flit_o, rx_valid_o && !rx_ready_i)
   // The exchange hands over whole packets (wormhole): a head exactly when no packet is open.
-  `ASSERT(TxFraming_A, !tx_fire || (tx_head == !tx_in_pkt_q))
+  `ASSERT(TxFraming_A, !tx_fire || (tx_flit_i[Head] == !tx_in_pkt_q))
 
 endmodule

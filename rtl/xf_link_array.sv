@@ -1,6 +1,7 @@
 // The link ports of a node: NumLinks xf_link endpoints with their streams and PHY words
 // flattened (link l at bits [l*W +: W]), shared by the chip top and the switch node
-// (docs/chip.md). Only the CRC error counts leave the array; the other link statistics are
+// (docs/chip.md). The retry statistics leave the array as the host-visible registers
+// LinkCrcErrors, LinkStatus and LinkDiscards (docs/errors.md); the other link statistics are
 // visible in simulation inside each xf_link.
 //
 // Combinational paths: those of xf_link (none from inputs to outputs).
@@ -17,29 +18,34 @@ module xf_link_array #(
 ) (
   input  logic                    clk_i,              // clock
   input  logic                    rst_ni,             // asynchronous reset, active low
+  input  logic                    clr_i,              // clear the sticky escalation bits
   // transmit streams from the exchange (router outputs)
   input  logic [NumLinks-1:0]     tx_valid_i,         // link l: a flit is offered
-  output logic [NumLinks-1:0]     tx_ready_o,         // link l holds a credit
+  output logic [NumLinks-1:0]     tx_ready_o,         // link l holds a credit, not replaying
   input  logic [NumLinks*130-1:0] tx_flit_i,          // {head, tail, data}
   // receive streams to the exchange (router inputs)
   output logic [NumLinks-1:0]     rx_valid_o,         // link l's buffer holds a flit
   input  logic [NumLinks-1:0]     rx_ready_i,         // the exchange takes it
   output logic [NumLinks*130-1:0] rx_flit_o,          // the buffer's front flit
-  // PHY words
-  output logic [NumLinks-1:0]     phy_tx_valid_o,     // a flit is on the wire
+  // PHY words (docs/reliability.md section 1)
+  output logic [NumLinks-1:0]     phy_tx_valid_o,     // a word is present
   output logic [NumLinks*130-1:0] phy_tx_flit_o,      // {head, tail, data}
-  output logic [NumLinks*32-1:0]  phy_tx_crc_o,       // the packet's CRC with its tail
-  output logic [NumLinks-1:0]     phy_tx_credit_o,    // one credit to the far end
-  input  logic [NumLinks-1:0]     phy_rx_valid_i,     // a flit arrives
+  output logic [NumLinks*32-1:0]  phy_tx_ctl_o,       // seq, ack, credits, naks, fv
+  output logic [NumLinks*32-1:0]  phy_tx_crc_o,       // CRC-32 of the word
+  input  logic [NumLinks-1:0]     phy_rx_valid_i,     // a word arrives
   input  logic [NumLinks*130-1:0] phy_rx_flit_i,      // {head, tail, data}
-  input  logic [NumLinks*32-1:0]  phy_rx_crc_i,       // its CRC with its tail
-  input  logic [NumLinks-1:0]     phy_rx_credit_i,    // one credit from the far end
-  // statistics
-  output logic [NumLinks*16-1:0]  stat_crc_errors_o   // link l: packets with a CRC mismatch
+  input  logic [NumLinks*32-1:0]  phy_rx_ctl_i,       // seq, ack, credits, naks, fv
+  input  logic [NumLinks*32-1:0]  phy_rx_crc_i,       // CRC-32 of the word
+  // statistics (host registers, link l at [l*W +: W])
+  output logic [NumLinks*16-1:0]  stat_crc_errors_o,  // LinkCrcErrors: words with a bad CRC
+  output logic [NumLinks*32-1:0]  stat_status_o,      // LinkStatus: escalated, run, replays
+  output logic [NumLinks*32-1:0]  stat_discards_o     // LinkDiscards: discards, timeouts
 );
 
   for (genvar l = 0; l < NumLinks; l++) begin : gen_link
-    logic crc_err;
+    logic escalated;
+    logic [3:0] run;
+    logic [15:0] discards, timeouts, replays;
     logic [31:0] tx_packets, rx_packets;
     logic [$clog2(RxBufferFlits+1)-1:0] tx_credits, rx_level;
     logic unused_link;
@@ -49,6 +55,7 @@ module xf_link_array #(
     ) u_link (
       .clk_i            (clk_i),
       .rst_ni           (rst_ni),
+      .clr_i            (clr_i),
       .tx_valid_i       (tx_valid_i[l]),
       .tx_ready_o       (tx_ready_o[l]),
       .tx_flit_i        (tx_flit_i[l*130 +: 130]),
@@ -57,20 +64,26 @@ module xf_link_array #(
       .rx_flit_o        (rx_flit_o[l*130 +: 130]),
       .phy_tx_valid_o   (phy_tx_valid_o[l]),
       .phy_tx_flit_o    (phy_tx_flit_o[l*130 +: 130]),
+      .phy_tx_ctl_o     (phy_tx_ctl_o[l*32 +: 32]),
       .phy_tx_crc_o     (phy_tx_crc_o[l*32 +: 32]),
-      .phy_tx_credit_o  (phy_tx_credit_o[l]),
       .phy_rx_valid_i   (phy_rx_valid_i[l]),
       .phy_rx_flit_i    (phy_rx_flit_i[l*130 +: 130]),
+      .phy_rx_ctl_i     (phy_rx_ctl_i[l*32 +: 32]),
       .phy_rx_crc_i     (phy_rx_crc_i[l*32 +: 32]),
-      .phy_rx_credit_i  (phy_rx_credit_i[l]),
-      .stat_crc_err_o   (crc_err),
       .stat_crc_errors_o(stat_crc_errors_o[l*16 +: 16]),
+      .stat_discards_o  (discards),
+      .stat_timeouts_o  (timeouts),
+      .stat_replays_o   (replays),
+      .stat_run_o       (run),
+      .stat_escalated_o (escalated),
       .stat_tx_packets_o(tx_packets),
       .stat_rx_packets_o(rx_packets),
       .stat_tx_credits_o(tx_credits),
       .stat_rx_level_o  (rx_level)
     );
-    assign unused_link = ^{crc_err, tx_packets, rx_packets, tx_credits, rx_level};
+    assign stat_status_o[l*32 +: 32] = {replays, 8'd0, run, 3'd0, escalated};
+    assign stat_discards_o[l*32 +: 32] = {timeouts, discards};
+    assign unused_link = ^{tx_packets, rx_packets, tx_credits, rx_level};
   end
 
 endmodule

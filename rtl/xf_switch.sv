@@ -38,14 +38,14 @@ module xf_switch #(
   output logic [31:0]             host_rsp_rdata_o,  // read data
   output logic                    host_rsp_err_o,    // the access was not allowed
   // link PHYs (rtl/xf_link.sv), link l at [l*W +: W]
-  output logic [NumLinks-1:0]     phy_tx_valid_o,    // a flit is on the wire
+  output logic [NumLinks-1:0]     phy_tx_valid_o,    // a word is present
   output logic [NumLinks*130-1:0] phy_tx_flit_o,     // {head, tail, data}
-  output logic [NumLinks*32-1:0]  phy_tx_crc_o,      // the packet's CRC with its tail
-  output logic [NumLinks-1:0]     phy_tx_credit_o,   // one credit to the far end
-  input  logic [NumLinks-1:0]     phy_rx_valid_i,    // a flit arrives
+  output logic [NumLinks*32-1:0]  phy_tx_ctl_o,      // seq, ack, credits, naks, fv
+  output logic [NumLinks*32-1:0]  phy_tx_crc_o,      // CRC-32 of the word
+  input  logic [NumLinks-1:0]     phy_rx_valid_i,    // a word arrives
   input  logic [NumLinks*130-1:0] phy_rx_flit_i,     // {head, tail, data}
-  input  logic [NumLinks*32-1:0]  phy_rx_crc_i,      // its CRC with its tail
-  input  logic [NumLinks-1:0]     phy_rx_credit_i,   // one credit from the far end
+  input  logic [NumLinks*32-1:0]  phy_rx_ctl_i,      // seq, ack, credits, naks, fv
+  input  logic [NumLinks*32-1:0]  phy_rx_crc_i,      // CRC-32 of the word
   // status (register)
   output logic                    stat_err_o         // Status bit 31: a misroute or CRC error
 );
@@ -56,6 +56,7 @@ module xf_switch #(
 
   logic [31:0] misroutes;
   logic [L*16-1:0] crc_errors;
+  logic [L*32-1:0] link_status, link_discards;
   logic route_we;
   logic [13:0] route_addr, route_raddr;
   logic [7:0] route_wdata, route_rdata;
@@ -88,6 +89,8 @@ module xf_switch #(
     .misroutes_i      (misroutes),
     .xb_errors_i      (32'd0),
     .crc_errors_i     (crc_errors),
+    .link_status_i    (link_status),
+    .link_discards_i  (link_discards),
     .config_i         ({16'd0, 4'($clog2(TableChips)), 4'(NumLinks), 8'd0}),
     .route_we_o       (route_we),
     .route_addr_o     (route_addr),
@@ -105,7 +108,7 @@ module xf_switch #(
   );
 
   logic unused_host;
-  assign unused_host = ^{index, cycles, ctl_start, ctl_clear, treq_valid, treq_write, treq_addr,
+  assign unused_host = ^{index, cycles, ctl_start, treq_valid, treq_write, treq_addr,
                          treq_wdata};
 
   // ---- Router: link receive buffers in, link transmitters out ---------------------------------
@@ -155,6 +158,7 @@ module xf_switch #(
   ) u_links (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
+    .clr_i            (ctl_clear),
     .tx_valid_i       (ltx_valid),
     .tx_ready_o       (ltx_ready),
     .tx_flit_i        (ltx_flit),
@@ -163,17 +167,19 @@ module xf_switch #(
     .rx_flit_o        (lrx_flit),
     .phy_tx_valid_o   (phy_tx_valid_o),
     .phy_tx_flit_o    (phy_tx_flit_o),
+    .phy_tx_ctl_o     (phy_tx_ctl_o),
     .phy_tx_crc_o     (phy_tx_crc_o),
-    .phy_tx_credit_o  (phy_tx_credit_o),
     .phy_rx_valid_i   (phy_rx_valid_i),
     .phy_rx_flit_i    (phy_rx_flit_i),
+    .phy_rx_ctl_i     (phy_rx_ctl_i),
     .phy_rx_crc_i     (phy_rx_crc_i),
-    .phy_rx_credit_i  (phy_rx_credit_i),
-    .stat_crc_errors_o(crc_errors)
+    .stat_crc_errors_o(crc_errors),
+    .stat_status_o    (link_status),
+    .stat_discards_o  (link_discards)
   );
 
   logic err_q, err_d;
-  assign err_d = misroutes != 0 || crc_errors != '0;
+  assign err_d = misroutes != 0;  // link CRC errors are recovered by retry: not errors
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) err_q <= 1'b0;
     else err_q <= err_d;

@@ -9,7 +9,11 @@
 // decides at most one emission (its "no route" error in t stops the sequencer in t), and the
 // sequencer executes at most one instruction, seeing the send queue after the send engine's
 // step. First error kept (receive engine, then send engine, then sequencer); any error clears
-// running; the engines keep working.
+// running; the engines keep working. With the first error, TileErrInfo takes its detail
+// (docs/errors.md): the receive engine's ErrCheck and the bad packet's source, or the
+// sequencer's watchdog WaitKind and counter (0 for the other errors). TileErrCount counts every
+// packet the receive engine drops (saturating). Both are cleared by start/clear. TileWatchdog
+// (RW, reset 0, kept across start/clear) is the sequencer's watchdog period.
 //
 // Memories (xf_tile_ram, synchronous read, one write port):
 //   IMEM  ImemWords x 64, 2 write lanes of 32 (host), 1 read port: sequencer fetch (next pc),
@@ -25,7 +29,8 @@
 // Host port: one 32-bit access per cycle, response (host_rsp_valid_o) in the cycle after
 // acceptance, in order. host_req_ready_o is low only for a DMEM write while the receive engine
 // writes DMEM (combinational from host_req_write_i and host_req_addr_i). Regions: TileStatus
-// +0x0 (RO), TileCounters +0x100..+0x17F (RO, registered counters), IMEM +0x10000 (RW, two
+// +0x0, TileErrInfo +0x4, TileErrCount +0x8 (RO), TileWatchdog +0xC (RW), TileCounters
+// +0x100..+0x17F (RO, registered counters), IMEM +0x10000 (RW, two
 // halves per word, +0 = bits 31:0), PMEM +0x20000 (RW), DMEM +0x40000 (RW, byte a = byte a%16
 // of word a/16). Unaligned, out-of-range or read-only-written addresses: host_rsp_err_o with
 // rdata 0 and no effect.
@@ -108,11 +113,20 @@ module xf_tile #(
   logic       clear;
   logic       running_d, running_q, done_d, done_q;
   logic [3:0] err_d, err_q;
+  logic [31:0] err_info_d, err_info_q;    // TileErrInfo
+  logic [31:0] err_count_d, err_count_q;  // TileErrCount
+  logic [31:0] wd_period_d, wd_period_q;  // TileWatchdog
   logic       run;
 
   // ---- Block interconnect ------------------------------------------------------------------
   logic                    rx_fail, send_fail, seq_fail, seq_halt;
   logic [3:0]              rx_fail_code, seq_fail_code;
+  logic [3:0]              rx_fail_check;
+  logic [15:0]             rx_fail_src;
+  logic [1:0]              rx_discard;
+  logic [8:0]              seq_fail_info;
+  logic                    rx_progress, send_emit;
+  logic [32:0]             err_count_sum;
   logic [31:0]             avg_scale, pc;
   logic [ImemAddrBits-1:0] seq_imem_raddr;
   logic [63:0]             imem_rdata;
@@ -139,7 +153,7 @@ module xf_tile #(
   logic [4*WordBits-1:0]   hz_lo, hz_hi;
 
   // ---- Host port decode -------------------------------------------------------------------
-  logic        h_status, h_ctr, h_imem, h_pmem, h_dmem, h_hit, h_err, h_accept;
+  logic        h_status, h_ctr, h_imem, h_pmem, h_dmem, h_hit, h_err, h_accept, h_wd_wr;
   logic [19:0] h_dmem_off;
   logic        h_imem_rd, h_imem_wr, h_pmem_rd, h_pmem_wr, h_dmem_rd, h_dmem_wr;
   logic        fetch_bad_d, fetch_bad_q;  // the host had the IMEM port last cycle
@@ -162,14 +176,14 @@ module xf_tile #(
   logic [127:0]                   dmem_wdata;
 
   always_comb begin
-    h_status = host_req_addr_i[19:2] == '0;
+    h_status = host_req_addr_i[19:4] == '0;  // TileStatus, ErrInfo, ErrCount, Watchdog
     h_ctr = host_req_addr_i[19:7] == 13'h2;  // 0x100 .. 0x17F
     h_imem = host_req_addr_i[19:16] == 4'h1 && 32'(host_req_addr_i[15:3]) < ImemWords;
     h_pmem = host_req_addr_i[19:16] == 4'h2 && 32'(host_req_addr_i[15:2]) < PmemWords;
     h_dmem_off = host_req_addr_i - 20'h40000;
     h_dmem = host_req_addr_i >= 20'h40000 && 32'(h_dmem_off) < DmemBytes;
     h_hit = host_req_addr_i[1:0] == 2'b00 && (h_status || h_ctr || h_imem || h_pmem || h_dmem);
-    h_err = !h_hit || (host_req_write_i && (h_status || h_ctr));
+    h_err = !h_hit || (host_req_write_i && ((h_status && host_req_addr_i[3:2] != 2'd3) || h_ctr));
     // A DMEM write waits for a cycle in which the receive engine does not write.
     host_req_ready_o = !(host_req_write_i && h_dmem && recv_we);
     h_accept = host_req_valid_i && host_req_ready_o;
@@ -179,6 +193,7 @@ module xf_tile #(
     h_pmem_wr = h_accept && !h_err && h_pmem && host_req_write_i;
     h_dmem_rd = h_accept && !h_err && h_dmem && !host_req_write_i;
     h_dmem_wr = h_accept && !h_err && h_dmem && host_req_write_i;
+    h_wd_wr = h_accept && !h_err && h_status && host_req_write_i;
 
     rsp_valid_d = h_accept;
     rsp_err_d = h_accept && h_err;
@@ -186,7 +201,14 @@ module xf_tile #(
     rsp_sel_d = host_req_addr_i[3:2];
     rsp_reg_d = '0;
     if (h_accept && !h_err && !host_req_write_i) begin
-      if (h_status) rsp_reg_d = {stat_pc_o, 11'b0, done_q, err_q};
+      if (h_status) begin
+        case (host_req_addr_i[3:2])
+          2'd0: rsp_reg_d = {stat_pc_o, 11'b0, done_q, err_q};
+          2'd1: rsp_reg_d = err_info_q;
+          2'd2: rsp_reg_d = err_count_q;
+          default: rsp_reg_d = wd_period_q;
+        endcase
+      end
       if (h_ctr) rsp_reg_d = host_ctr_rdata;
       if (h_imem) rsp_src_d = 2'd1;
       if (h_pmem) rsp_src_d = 2'd2;
@@ -233,17 +255,32 @@ module xf_tile #(
     running_d = running_q;
     done_d = done_q;
     err_d = err_q;
+    err_info_d = err_info_q;
     if (err_q == xf_defs_pkg::TILE_ERR_NONE) begin
-      if (rx_fail) err_d = rx_fail_code;
-      else if (send_fail) err_d = xf_defs_pkg::TILE_ERR_BAD_PACKET;
-      else if (seq_fail) err_d = seq_fail_code;
+      if (rx_fail) begin
+        err_d = rx_fail_code;
+        // bits 27:24 src tile, 23:12 src chip, 3:0 ErrCheck
+        err_info_d = {4'b0, rx_fail_src, 8'b0, rx_fail_check};
+      end else if (send_fail) begin
+        err_d = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        err_info_d = '0;
+      end else if (seq_fail) begin
+        err_d = seq_fail_code;
+        err_info_d = {23'b0, seq_fail_info};  // Watchdog: bits 8:4 counter, 3:0 WaitKind
+      end
     end
+    // Every packet the receive engine drops, saturating.
+    err_count_sum = {1'b0, err_count_q} + {31'b0, rx_discard};
+    err_count_d = err_count_sum[32] ? '1 : err_count_sum[31:0];
+    wd_period_d = h_wd_wr ? host_req_wdata_i : wd_period_q;
     if (rx_fail || send_fail || seq_fail || seq_halt) running_d = 1'b0;
     if (seq_halt) done_d = 1'b1;
     if (clear) begin
       running_d = ctl_start_i;
       done_d = 1'b0;
       err_d = xf_defs_pkg::TILE_ERR_NONE;
+      err_info_d = '0;
+      err_count_d = '0;
     end
   end
 
@@ -252,6 +289,9 @@ module xf_tile #(
       running_q <= 1'b0;
       done_q <= 1'b0;
       err_q <= '0;
+      err_info_q <= '0;
+      err_count_q <= '0;
+      wd_period_q <= '0;
       fetch_bad_q <= 1'b0;
       rsp_valid_q <= 1'b0;
       rsp_err_q <= 1'b0;
@@ -262,6 +302,9 @@ module xf_tile #(
       running_q <= running_d;
       done_q <= done_d;
       err_q <= err_d;
+      err_info_q <= err_info_d;
+      err_count_q <= err_count_d;
+      wd_period_q <= wd_period_d;
       fetch_bad_q <= fetch_bad_d;
       rsp_valid_q <= rsp_valid_d;
       rsp_err_q <= rsp_err_d;
@@ -376,9 +419,12 @@ module xf_tile #(
     .wait_count_i   (wait_count),
     .bar_wait_o     (bar_wait_o),
     .bar_release_i  (bar_release_i),
+    .wd_period_i    (wd_period_q),
+    .progress_i     (rx_progress || send_emit),
     .halt_o         (seq_halt),
     .fail_o         (seq_fail),
     .fail_code_o    (seq_fail_code),
+    .fail_info_o    (seq_fail_info),
     .pc_o           (pc)
   );
 
@@ -418,7 +464,8 @@ module xf_tile #(
     .hz_valid_o     (hz_valid),
     .hz_lo_o        (hz_lo),
     .hz_hi_o        (hz_hi),
-    .fail_o         (send_fail)
+    .fail_o         (send_fail),
+    .emit_o         (send_emit)
   );
 
   xf_tile_recv #(
@@ -442,6 +489,10 @@ module xf_tile #(
     .dmem_wdata_o    (recv_wdata),
     .fail_o          (rx_fail),
     .fail_code_o     (rx_fail_code),
+    .fail_check_o    (rx_fail_check),
+    .fail_src_o      (rx_fail_src),
+    .discard_o       (rx_discard),
+    .progress_o      (rx_progress),
     .wait_ctr_i      (wait_ctr),
     .wait_count_o    (wait_count),
     .host_ctr_i      (host_req_addr_i[6:2]),

@@ -4,11 +4,10 @@
 //
 // Pipeline (one flit per cycle, no bubbles; Write flits take the same path as Reduce flits so
 // DMEM writes and counter increments stay in arrival order):
-//   stage 0 (t)    accept rx_flit_i: header checks (model order: opcode, len % 16, dst_addr
-//                  % 16, len <= 2048, ALU pair -> BadPacket; dst_addr + len > DmemBytes ->
-//                  DmemRange), payload without an open packet -> BadPacket, hazard check;
-//                  errors are reported in t (fail_o). A Reduce payload flit issues its DMEM read
-//                  (port B) in t.
+//   stage 0 (t)    accept rx_flit_i: header checks, length checks against the flits, hazard
+//                  check (below); errors are reported in t (fail_o with its TileErr, ErrCheck
+//                  and the bad packet's source; discard_o counts the packets dropped in t).
+//                  A Reduce payload flit issues its DMEM read (port B) in t.
 //   stage 1 (t+1)  the DMEM read register holds the local word; the flit and its configuration
 //                  are registered; both enter the ALU. A Write flit enters the ALU as operand a
 //                  with an invalid dtype (7), which the ALU passes through unchanged
@@ -32,13 +31,32 @@
 // rx_ready_o = 0 until that write is done. Within a packet the words increase, so this never
 // happens inside a packet. Write flits are never held (their writes stay in order).
 //
+// Checks (docs/packets.md section 6; ErrCheck in fail_check_o; the model's order):
+//   head     the open packet, if kept, never saw its tail: it is dropped (Short); then, in this
+//            order: opcode not Write/Reduce (Opcode), len % 16 (Length), dst_addr % 16 (Window,
+//            BadPacket), len > 2048 (Length), Reduce with no ALU pair (Pair) -> BadPacket;
+//            dst_addr + len > DmemBytes (Window) -> DmemRange. A failing packet is dropped up
+//            to its tail. len = 0: a token, closed at once. A head with tail and len > 0 that
+//            passed: Short (dropped: nothing written, no counter increment).
+//   payload  no open packet: Headless (BadPacket; the flits up to the next tail are dropped
+//            with it, one discard); flit k >= len / 16 of a kept packet: Long (BadPacket; it
+//            and the rest are dropped, never written; no counter increment); a tail at flit
+//            k < len / 16 - 1: Short (BadPacket; flits 0..k are written, all inside
+//            [dst_addr, dst_addr + len), which the Window check proved inside DMEM; no counter
+//            increment). Hazard: the flit still applies (fail_check_o None).
+//   So a payload flit is written only at word addr_q < end_q <= DmemBytes / 16 (asserted).
+//   A head can drop two packets in its cycle (the open one, Short, and itself): discard_o = 2,
+//   fail_* describe the older. progress_o (for the watchdog): a flit taken or a counter
+//   incremented in this cycle.
+//
 // Start/clear (clear_i): closes the open packet, clears the counters, squashes the flit
 // accepted in that cycle and the counter increments of the flits still in the ALU (their DMEM
 // writes still happen; the chip starts only an idle exchange).
 //
-// Combinational paths: rx_ready_o from rx_valid_i and rx_flit_i (and registers); fail_o,
-// fail_code_o, dmem_re_o, dmem_raddr_o from rx_valid_i, rx_flit_i and hz_*; wait_count_o from
-// wait_ctr_i; host_ctr_rdata_o from host_ctr_i. dmem_we_o/waddr/wdata are the ALU's registers.
+// Combinational paths: rx_ready_o from rx_valid_i and rx_flit_i (and registers); fail_*,
+// discard_o, progress_o, dmem_re_o, dmem_raddr_o from rx_valid_i, rx_flit_i and hz_*;
+// wait_count_o from wait_ctr_i; host_ctr_rdata_o from host_ctr_i. dmem_we_o/waddr/wdata are
+// the ALU's registers.
 //
 // Parameter constraints: DmemBytes a multiple of 16, >= 32; WordBits holds DmemBytes / 16.
 module xf_tile_recv #(
@@ -70,6 +88,10 @@ module xf_tile_recv #(
   // errors in this cycle
   output logic                  fail_o,            // an error (fail_code_o)
   output logic [3:0]            fail_code_o,       // BadPacket, DmemRange or Hazard
+  output logic [3:0]            fail_check_o,      // its ErrCheck (None for Hazard)
+  output logic [15:0]           fail_src_o,        // {src_tile, src_chip} (0 for Headless)
+  output logic [1:0]            discard_o,         // packets dropped in this cycle (0..2)
+  output logic                  progress_o,        // a flit taken or a counter incremented
   // counters
   input  logic [4:0]            wait_ctr_i,        // counter a Wait looks at
   output logic [31:0]           wait_count_o,      // its value including this cycle's increment
@@ -91,6 +113,8 @@ module xf_tile_recv #(
   logic                drop_d, drop_q;      // ... and is being dropped
   logic                reduce_d, reduce_q;
   logic [WordBits:0]   addr_d, addr_q;      // word of the next payload flit
+  logic [WordBits:0]   end_d, end_q;        // one past the packet's last payload word
+  logic [15:0]         src_d, src_q;        // {src_tile, src_chip}
   logic [7:0]          len_w_d, len_w_q;    // len / 16
   logic [2:0]          dtype_d, dtype_q, op_d, op_q;
   logic                sat_d, sat_q, fin_d, fin_q;
@@ -124,9 +148,14 @@ module xf_tile_recv #(
   logic [23:0] h_dst;
   logic [11:0] h_len;
   logic [2:0]  h_dtype, h_op;
-  logic        h_pair_ok, h_bad, h_range_bad;
+  logic [15:0] h_src;
+  logic        h_pair_ok, h_range_bad;
+  logic [3:0]  h_check;  // ErrCheck of the header, None if it passes
+  logic [3:0]  h_code;   // its TileErr
   logic        take, raw;
-  logic        pay_ok;  // a payload flit of an open, kept packet
+  logic        pay_ok;   // a payload flit of an open, kept packet, inside len
+  logic        short_tail;
+  logic [1:0]  discard;
   logic        hazard;
   logic [WordBits-1:0] a_w;
 
@@ -148,14 +177,30 @@ module xf_tile_recv #(
     h_len = rx_flit_i[xf_defs_pkg::HEADER_LEN_LSB +: 12];
     h_dtype = rx_flit_i[xf_defs_pkg::HEADER_DTYPE_LSB +: 3];
     h_op = rx_flit_i[xf_defs_pkg::HEADER_OP_LSB +: 3];
+    h_src = {rx_flit_i[xf_defs_pkg::HEADER_SRC_TILE_LSB +: 4],
+             rx_flit_i[xf_defs_pkg::HEADER_SRC_CHIP_LSB +: 12]};
     // xf::valid_pair: Sum/Max/Min on dtypes 0..6, Avg on the integer dtypes 0..3.
     h_pair_ok = (h_dtype <= 3'd6) && (h_op <= 3'd2 || (h_op == 3'd3 && h_dtype <= 3'd3));
-    h_bad = (h_opc > 4'd1) || (h_len[3:0] != 4'd0) || (h_dst[3:0] != 4'd0) ||
-            (h_len > 12'(xf_defs_pkg::MaxPacketPayloadBytes)) ||
-            (h_opc == 4'd1 && !h_pair_ok);
     h_range_bad = ({1'b0, h_dst} + {13'b0, h_len}) > 25'(DmemBytes);
+    // The header checks in the model's order; an unaligned dst_addr is a Window BadPacket.
+    h_code = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+    h_check = xf_defs_pkg::ERR_CHECK_NONE;
+    if (h_opc > 4'd1) begin
+      h_check = xf_defs_pkg::ERR_CHECK_OPCODE;
+    end else if (h_len[3:0] != 4'd0) begin
+      h_check = xf_defs_pkg::ERR_CHECK_LENGTH;
+    end else if (h_dst[3:0] != 4'd0) begin
+      h_check = xf_defs_pkg::ERR_CHECK_WINDOW;
+    end else if (h_len > 12'(xf_defs_pkg::MaxPacketPayloadBytes)) begin
+      h_check = xf_defs_pkg::ERR_CHECK_LENGTH;
+    end else if (h_opc == 4'd1 && !h_pair_ok) begin
+      h_check = xf_defs_pkg::ERR_CHECK_PAIR;
+    end else if (h_range_bad) begin
+      h_check = xf_defs_pkg::ERR_CHECK_WINDOW;
+      h_code = xf_defs_pkg::TILE_ERR_DMEM_RANGE;
+    end
 
-    pay_ok = !head && active_q && !drop_q;
+    pay_ok = !head && active_q && !drop_q && addr_q < end_q;
     a_w = addr_q[WordBits-1:0];
     // Read after write: the word is still in stage 1 or in the ALU.
     raw = s1_we_q && s1_waddr_q == a_w;
@@ -179,6 +224,8 @@ module xf_tile_recv #(
     drop_d = drop_q;
     reduce_d = reduce_q;
     addr_d = addr_q;
+    end_d = end_q;
+    src_d = src_q;
     len_w_d = len_w_q;
     dtype_d = dtype_q;
     op_d = op_q;
@@ -188,6 +235,10 @@ module xf_tile_recv #(
     ctr_d = ctr_q;
     fail_o = 1'b0;
     fail_code_o = xf_defs_pkg::TILE_ERR_NONE;
+    fail_check_o = xf_defs_pkg::ERR_CHECK_NONE;
+    fail_src_o = src_q;
+    discard = 2'd0;
+    short_tail = 1'b0;
     dmem_re_o = 1'b0;
     dmem_raddr_o = a_w;
     s1_valid_d = 1'b0;
@@ -206,10 +257,19 @@ module xf_tile_recv #(
     s1_amt_d = len_w_q;
 
     if (take && head) begin
+      // The open kept packet never saw its tail: dropped (Short); the first error is its own.
+      if (active_q && !drop_q) begin
+        fail_o = 1'b1;
+        fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
+        discard = 2'd1;
+      end
       active_d = 1'b1;
       drop_d = 1'b0;
       reduce_d = h_opc == 4'd1;
       addr_d = (WordBits + 1)'(h_dst[23:4]);
+      end_d = (WordBits + 1)'(h_dst[23:4]) + (WordBits + 1)'(h_len[11:4]);
+      src_d = h_src;
       len_w_d = h_len[11:4];
       dtype_d = h_dtype;
       op_d = h_op;
@@ -217,13 +277,14 @@ module xf_tile_recv #(
       fin_d = rx_flit_i[xf_defs_pkg::HEADER_AVG_FINAL_LSB];
       shift_d = rx_flit_i[xf_defs_pkg::HEADER_AVG_SHIFT_LSB +: 4];
       ctr_d = rx_flit_i[xf_defs_pkg::HEADER_CTR_LSB +: 5];
-      if (h_bad) begin
-        fail_o = 1'b1;
-        fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
-        drop_d = 1'b1;
-      end else if (h_range_bad) begin
-        fail_o = 1'b1;
-        fail_code_o = xf_defs_pkg::TILE_ERR_DMEM_RANGE;
+      if (h_check != xf_defs_pkg::ERR_CHECK_NONE) begin
+        if (!fail_o) begin
+          fail_o = 1'b1;
+          fail_code_o = h_code;
+          fail_check_o = h_check;
+          fail_src_o = h_src;
+        end
+        discard = discard + 2'd1;
         drop_d = 1'b1;
       end
       if (h_len == 12'd0) begin  // readiness token: +1 through the pipeline, packet closed
@@ -232,22 +293,55 @@ module xf_tile_recv #(
         s1_inc_d = !drop_d;
         s1_ctr_d = ctr_d;
         s1_amt_d = 8'd1;
+      end else if (tail) begin  // a head that is also the tail carries none of its len bytes
+        active_d = 1'b0;
+        if (!drop_d) begin
+          if (!fail_o) begin
+            fail_o = 1'b1;
+            fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+            fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
+            fail_src_o = h_src;
+          end
+          discard = discard + 2'd1;
+        end
       end
     end else if (take) begin
-      if (!active_q) begin
+      if (!active_q) begin  // Headless: dropped with the flits up to its tail
         fail_o = 1'b1;
         fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        fail_check_o = xf_defs_pkg::ERR_CHECK_HEADLESS;
+        fail_src_o = '0;
+        discard = 2'd1;
+        active_d = !tail;
+        drop_d = !tail;
+      end else if (drop_q) begin
+        if (tail) active_d = 1'b0;
+      end else if (!pay_ok) begin  // Long: flit len / 16 or later, dropped with the rest
+        fail_o = 1'b1;
+        fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        fail_check_o = xf_defs_pkg::ERR_CHECK_LONG;
+        discard = 2'd1;
+        drop_d = 1'b1;
+        if (tail) active_d = 1'b0;
       end else begin
-        if (!drop_q) begin
-          if (hazard) begin
-            fail_o = 1'b1;
-            fail_code_o = xf_defs_pkg::TILE_ERR_HAZARD;
-          end
-          s1_valid_d = 1'b1;
-          s1_we_d = addr_q < (WordBits + 1)'(DmemWords);  // beyond DMEM only if a sender broke len
-          s1_inc_d = tail;
-          dmem_re_o = reduce_q && s1_we_d;
+        if (hazard) begin
+          fail_o = 1'b1;
+          fail_code_o = xf_defs_pkg::TILE_ERR_HAZARD;
         end
+        // Short: the tail before the last payload word; written, but no counter increment.
+        short_tail = tail && addr_q + 1'b1 != end_q;
+        if (short_tail) begin
+          if (!fail_o) begin
+            fail_o = 1'b1;
+            fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+            fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
+          end
+          discard = 2'd1;
+        end
+        s1_valid_d = 1'b1;
+        s1_we_d = 1'b1;
+        s1_inc_d = tail && !short_tail;
+        dmem_re_o = reduce_q;
         addr_d = addr_q + 1'b1;
         if (tail) active_d = 1'b0;
       end
@@ -260,6 +354,7 @@ module xf_tile_recv #(
       s1_we_d = 1'b0;
       s1_inc_d = 1'b0;
     end
+    discard_o = discard;
   end
 
   // Shadow of the ALU stages' write addresses (the ALU does not expose its tags in flight).
@@ -301,6 +396,8 @@ module xf_tile_recv #(
     inc_now = alu_out_valid && out_inc && kill_q == 3'd0;
   end
 
+  assign progress_o = take || inc_now;
+
   always_comb begin
     for (int c = 0; c < 32; c++) begin
       counters_d[c] = counters_q[c];
@@ -321,6 +418,8 @@ module xf_tile_recv #(
       drop_q <= 1'b0;
       reduce_q <= 1'b0;
       addr_q <= '0;
+      end_q <= '0;
+      src_q <= '0;
       len_w_q <= '0;
       dtype_q <= '0;
       op_q <= '0;
@@ -351,6 +450,8 @@ module xf_tile_recv #(
       drop_q <= drop_d;
       reduce_q <= reduce_d;
       addr_q <= addr_d;
+      end_q <= end_d;
+      src_q <= src_d;
       len_w_q <= len_w_d;
       dtype_q <= dtype_d;
       op_q <= op_d;
@@ -380,6 +481,9 @@ module xf_tile_recv #(
   end
 
   `ASSERT(NoRawWithinPacket_A, !(rx_valid_i && !rx_ready_o && !pay_ok))
+  // A payload flit is written only inside its packet's window, which lies inside DMEM.
+  `ASSERT(WriteInsideWindow_A, !(s1_we_d && !clear_i) ||
+                               (addr_q < end_q && end_q <= (WordBits + 1)'(DmemWords)))
   // The shadow of the in-flight writes agrees with the ALU's tags.
   `ASSERT(ShadowMatchesAlu_A, !dmem_we_o || (fl_we_q[AluLatencyCycles-1] &&
                                              fl_addr_q[AluLatencyCycles-1] == dmem_waddr_o))

@@ -32,10 +32,10 @@
 // Host port: stall_i (the host reads DMEM through this engine's read port in this cycle)
 // withholds a payload flit for that cycle (any other decision goes ahead).
 //
-// Combinational paths: fail_o, dmem_re_o, dmem_raddr_o, jobs_after_o and session_after_o from
-// xb_msg_*, tx_credit_i, route_rdata_i, stall_i, cfg_*; the hazard ranges from registers only.
-// tx_* are registers (plus the DMEM read register) and never depend on an exchange input in
-// the same cycle.
+// Combinational paths: fail_o, emit_o, dmem_re_o, dmem_raddr_o, jobs_after_o and
+// session_after_o from xb_msg_*, tx_credit_i, route_rdata_i, stall_i, cfg_*; the hazard ranges
+// from registers only. tx_* are registers (plus the DMEM read register) and never depend on an
+// exchange input in the same cycle.
 //
 // Credits: ExchangeLatencyCycles + 1 = 3 at reset and clear (one flit decided in t is taken
 // at the exchange's front in t+2 at the earliest, the credit pulse arrives in t+3 and is
@@ -88,8 +88,9 @@ module xf_tile_send #(
   output logic [3:0]            hz_valid_o,       // entry i holds a job
   output logic [4*WordBits-1:0] hz_lo_o,          // first unread word
   output logic [4*WordBits-1:0] hz_hi_o,          // one past the last word
-  // errors
-  output logic                  fail_o            // BadPacket: no route, job dropped
+  // errors and progress
+  output logic                  fail_o,           // BadPacket: no route, job dropped
+  output logic                  emit_o            // a flit or XREQ/XDONE decided in this cycle
 );
 
   `include "xf_assert.svh"
@@ -290,6 +291,7 @@ module xf_tile_send #(
     end
   end
 
+  assign emit_o = tx_valid_d;
   assign cnt_after_pop = cnt_q - {2'b0, pop};
   assign jobs_after_o = cnt_after_pop;
   assign session_after_o = in_session_d;

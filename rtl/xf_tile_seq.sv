@@ -22,8 +22,20 @@
 // a cycle in which the tile had already been waiting (at_bar_q). Last arrival in t -> chip
 // releases in t+1 (model).
 //
+// Watchdog (docs/errors.md section 5): wd_idle_q counts the consecutive cycles in which the
+// sequencer executed a stalled wait (End or Waits with sends pending: Sends; Send with a full
+// queue: SendQueue; Wait below its target: Counter; Bar not yet released: Barrier) and nothing
+// progressed: no instruction retired, no flit taken by the receive engine, no counter
+// incremented, nothing emitted by the send engine (progress_i). Any other cycle of a running
+// tile (an instruction retires, the first cycle of Lw, an error) resets it; a cycle in which the
+// host took the IMEM port holds it; start/clear resets it. When wd_period_i != 0 and the count
+// reaches wd_period_i, the tile fails with Watchdog in that cycle (the wait keeps its pc) and
+// fail_info_o = {counter (Counter only, else 0), WaitKind}. wd_period_i = 0 never fires, and
+// the watchdog never stalls anything, so correct programs keep their timing.
+//
 // Combinational paths: imem_raddr_o, pmem_*, push_*, fail_o, halt_o from run_i, imem_valid_i,
-// instr_i, jobs_after_i, session_after_i, wait_count_i, bar_release_i, pmem_busy_i;
+// instr_i, jobs_after_i, session_after_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
+// wd_period_i;
 // route_raddr_o and wait_ctr_o from instr_i and the registers only; bar_wait_o from
 // running_i, imem_valid_i, instr_i and registers.
 //
@@ -80,10 +92,14 @@ module xf_tile_seq #(
   // barrier
   output logic                    bar_wait_o,       // executing Bar, waiting
   input  logic                    bar_release_i,    // release pulse
+  // watchdog
+  input  logic [31:0]             wd_period_i,      // TileWatchdog: cycles, 0 = off
+  input  logic                    progress_i,       // a flit moved or a counter changed now
   // results
   output logic                    halt_o,           // End retires: done, not running
   output logic                    fail_o,           // an error in this cycle
   output logic [3:0]              fail_code_o,      // its TileErr code
+  output logic [8:0]              fail_info_o,      // Watchdog: {counter, WaitKind}; else 0
   output logic [31:0]             pc_o              // pc
 );
 
@@ -100,6 +116,9 @@ module xf_tile_seq #(
   logic        lw_phase_d, lw_phase_q;  // Lw: the PMEM read was issued last cycle
   logic        at_bar_d, at_bar_q;      // waiting at Bar since an earlier cycle
   logic [31:0] avg_d, avg_q;
+  logic [31:0] wd_idle_d, wd_idle_q;    // stalled cycles without progress (watchdog)
+  logic [3:0]  wait_kind;               // WaitKind of a stall in this cycle
+  logic        wd_hold;                 // the host took the IMEM port: no count
 
   logic [7:0]  opc;
   logic [4:0]  rd, rs1, rs2, rs3;
@@ -155,6 +174,9 @@ module xf_tile_seq #(
     halt_o = 1'b0;
     fail_o = 1'b0;
     fail_code_o = xf_defs_pkg::TILE_ERR_NONE;
+    fail_info_o = '0;
+    wait_kind = xf_defs_pkg::WAIT_KIND_RUNNING;
+    wd_hold = 1'b0;
     wr_en = 1'b0;
     wr_val = '0;
     retire = 1'b0;
@@ -168,6 +190,7 @@ module xf_tile_seq #(
         fail_o = 1'b1;
         fail_code_o = xf_defs_pkg::TILE_ERR_PC_RANGE;
       end else if (!imem_valid_i) begin  // the host read IMEM last cycle: refetch
+        wd_hold = 1'b1;
         at_bar_d = at_bar_q;
         if (at_bar_q && bar_release_i) begin
           retire = 1'b1;
@@ -180,6 +203,8 @@ module xf_tile_seq #(
             if (jobs_after_i == 3'd0 && !session_after_i) begin
               halt_o = 1'b1;
               retire = 1'b1;
+            end else begin
+              wait_kind = xf_defs_pkg::WAIT_KIND_SENDS;
             end
           end
           xf_defs_pkg::ISA_LI: begin
@@ -278,19 +303,24 @@ module xf_tile_seq #(
                 push_o = 1'b1;
                 retire = 1'b1;
               end
+            end else begin
+              wait_kind = xf_defs_pkg::WAIT_KIND_SEND_QUEUE;
             end
           end
           xf_defs_pkg::ISA_WAIT: begin
             if (wait_count_i >= a) retire = 1'b1;
+            else wait_kind = xf_defs_pkg::WAIT_KIND_COUNTER;
           end
           xf_defs_pkg::ISA_WAITS: begin
             if (jobs_after_i == 3'd0) retire = 1'b1;
+            else wait_kind = xf_defs_pkg::WAIT_KIND_SENDS;
           end
           xf_defs_pkg::ISA_BAR: begin
             if (at_bar_q && bar_release_i) begin
               retire = 1'b1;
             end else begin
               at_bar_d = 1'b1;
+              wait_kind = xf_defs_pkg::WAIT_KIND_BARRIER;
             end
           end
           xf_defs_pkg::ISA_CSRW: begin
@@ -310,6 +340,21 @@ module xf_tile_seq #(
       end
     end
 
+    // Watchdog: count a stalled cycle without progress; fire when the count reaches the period.
+    if (wd_hold) begin
+      wd_idle_d = wd_idle_q;
+    end else if (wait_kind == xf_defs_pkg::WAIT_KIND_RUNNING || progress_i) begin
+      wd_idle_d = '0;
+    end else begin
+      wd_idle_d = wd_idle_q + {31'b0, wd_idle_q != '1};
+    end
+    if (wait_kind != xf_defs_pkg::WAIT_KIND_RUNNING && !progress_i && wd_period_i != '0 &&
+        wd_idle_d >= wd_period_i) begin
+      fail_o = 1'b1;
+      fail_code_o = xf_defs_pkg::TILE_ERR_WATCHDOG;
+      fail_info_o = {wait_kind == xf_defs_pkg::WAIT_KIND_COUNTER ? wait_ctr_o : 5'd0, wait_kind};
+    end
+
     pc_d = retire ? next_pc : pc_q;
     for (int r = 0; r < 32; r++) regs_d[r] = regs_q[r];
     if (wr_en && retire && rd != 5'd0) regs_d[rd] = wr_val;
@@ -320,6 +365,7 @@ module xf_tile_seq #(
       at_bar_d = 1'b0;
       avg_d = 32'h1 << xf_defs_pkg::AvgScaleFracBits;
       push_o = 1'b0;
+      wd_idle_d = '0;
     end
     // Fetch the next instruction; after a host IMEM read re-read the current one.
     imem_raddr_o = pc_d[ImemAddrBits-1:0];
@@ -332,12 +378,14 @@ module xf_tile_seq #(
       lw_phase_q <= 1'b0;
       at_bar_q <= 1'b0;
       avg_q <= 32'h1 << xf_defs_pkg::AvgScaleFracBits;
+      wd_idle_q <= '0;
     end else begin
       for (int r = 0; r < 32; r++) regs_q[r] <= regs_d[r];
       pc_q <= pc_d;
       lw_phase_q <= lw_phase_d;
       at_bar_q <= at_bar_d;
       avg_q <= avg_d;
+      wd_idle_q <= wd_idle_d;
     end
   end
 

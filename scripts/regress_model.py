@@ -8,7 +8,14 @@ Each seed picks a topology kind and size, a collective, a dtype/op pair, a byte 
 divides by nothing in particular, an algorithm valid for the topology, sometimes a chunk size
 and a tile count, and input data from the same seed; `fabric run` checks the result against the reference. Prints a progress
 line, a summary table per topology kind, and for every failure the command that reproduces
-it. Usage: regress_model.py PATH/TO/fabric SEEDS [FIRST_SEED] [--rtl]
+it. Usage: regress_model.py PATH/TO/fabric SEEDS [FIRST_SEED] [--rtl] [--faults]
+
+make regress-faults SEEDS=N (--rtl --faults): the same lock-step runs at small sizes (at most
+2 KiB) under random link faults (docs/reliability.md section 7): word error rates up to 1e-2,
+bit error rates up to 5e-5, drops up to 1e-2, stalls up to 10%, sometimes a link held down; the
+fault seed is the run's seed. A run passes when both backends' outputs are bit-exact and every
+packet stream identical (cycles are not compared under faults); a run that exceeds its time limit
+or whose error names the watchdog or the cycle limit is counted as a hang.
 """
 import random
 import subprocess
@@ -32,7 +39,26 @@ def random_tree(rng, depth, budget, max_leaves=4):
     return "(" + ",".join(kids) + ")"
 
 
-def pick(seed, rtl=False):
+def random_faults(seed):
+    # From its own generator, so that the collective a seed draws is the one `make regress` draws.
+    rng = random.Random(seed * 104729 + 3)
+    parts = []
+    if rng.random() < 0.7:
+        parts.append(f"wer={rng.choice([1e-4, 1e-3, 3e-3, 1e-2])}")
+    if rng.random() < 0.3:
+        parts.append(f"ber={rng.choice([1e-6, 1e-5, 5e-5])}")
+    if rng.random() < 0.5:
+        parts.append(f"drop={rng.choice([1e-4, 1e-3, 1e-2])}")
+    if rng.random() < 0.4:
+        parts.append(f"stall={rng.choice([0.01, 0.05, 0.1])}")
+    if rng.random() < 0.2:
+        parts.append(f"down={rng.choice([1e-4, 1e-3])},downlen={rng.choice([50, 200, 1000])}")
+    if not parts:
+        parts.append("wer=1e-3")
+    return ",".join(parts + [f"seed={seed}"])
+
+
+def pick(seed, rtl=False, faults=False):
     rng = random.Random(seed)
     kind = rng.choice(["ring", "biring", "line", "ladder", "tree"])
     if kind == "ladder":
@@ -56,8 +82,10 @@ def pick(seed, rtl=False):
     count = rng.randint(1, 1500 if rtl else 20000)
     # One RTL seed in eight is a larger run (6 to 32 KiB), drawn from its own generator so that
     # every other draw of a seed stays as it was.
-    if rtl and random.Random(seed * 7919 + 1).random() < 0.125:
+    if rtl and not faults and random.Random(seed * 7919 + 1).random() < 0.125:
         count = random.Random(seed * 7919 + 2).randint(6144, 32768) // SIZES[dtype]
+    if faults:  # small sizes: many seeds within the hour
+        count = 1 + count * (2048 // SIZES[dtype]) // 1501
     args = ["--topology", topo, "--collective", coll, "--dtype", dtype, "--op", op,
             "--bytes", str(count * SIZES[dtype]), "--seed", str(seed)]
     if ints and op == "sum" and rng.random() < 0.2:
@@ -73,23 +101,44 @@ def pick(seed, rtl=False):
         args += ["--tiles", str(rng.choice([1, 2, 3, 4] if rtl else [1, 2, 3, 5, 8, 16]))]
     if rtl:
         args += ["--backend", "both"]
+    if faults:
+        args += ["--faults", random_faults(seed)]
     return kind, args
 
 
 def main():
     rtl = "--rtl" in sys.argv
-    argv = [a for a in sys.argv if a != "--rtl"]
+    faults = "--faults" in sys.argv
+    argv = [a for a in sys.argv if a not in ("--rtl", "--faults")]
     fabric, n = argv[1], int(argv[2])
     first = int(argv[3]) if len(argv) > 3 and argv[3] else 1
-    name = "regress" if rtl else "regress-model"
+    name = "regress-faults" if faults else "regress" if rtl else "regress-model"
+    hangs = wrong = 0
+    fault_totals = defaultdict(int)  # "# faults rtl:" counters summed over the runs
     stats = defaultdict(lambda: [0, 0, 0, 1 << 62, 0, set()])  # kind -> runs, failures, cycles,
     # smallest and largest bytes, collectives
     failures = []
     t0 = time.time()
     for i, seed in enumerate(range(first, first + n)):
-        kind, args = pick(seed, rtl)
-        out = subprocess.run([fabric, "run", *args, "--no-header"], capture_output=True,
-                             text=True)
+        kind, args = pick(seed, rtl, faults)
+        try:
+            out = subprocess.run([fabric, "run", *args, "--no-header"], capture_output=True,
+                                 text=True, timeout=900)
+        except subprocess.TimeoutExpired as e:
+            out = subprocess.CompletedProcess(e.cmd, 124, e.stdout or "",
+                                              (e.stderr or "") + "\nhang: no result in 900 s")
+            out.stdout = out.stdout if isinstance(out.stdout, str) else out.stdout.decode()
+            out.stderr = out.stderr if isinstance(out.stderr, str) else out.stderr.decode()
+        text = out.stdout + out.stderr
+        if out.returncode == 124 or "watchdog" in text or "cycle limit" in text:
+            hangs += 1
+        for line in out.stdout.splitlines():
+            if line.startswith("# faults rtl:"):
+                f = line.split(":", 1)[1].replace("|", "").split()
+                for k, v in zip(f[0::2], f[1::2]):
+                    fault_totals[k] += int(v)
+            elif line.strip() and not line.startswith("#") and len(line.split()) > 11:
+                wrong += int(line.split()[11])
         st = stats[kind]
         st[0] += 1
         nbytes = int(args[args.index("--bytes") + 1])
@@ -109,6 +158,9 @@ def main():
     for kind in sorted(stats):
         r, f, c, lo, hi, colls = stats[kind]
         print(f"{kind:<14} {r:>5} {f:>6} {c:>17} {f'{lo}-{hi}':>13}  {len(colls)}")
+    if faults:
+        print(f"{name}: wrong elements {wrong}, hangs {hangs}; RTL wires and links in all: " +
+              ", ".join(f"{k} {v}" for k, v in fault_totals.items()))
     print(f"{name}: {n} seeds from {first} in {time.time() - t0:.0f} s, {len(failures)} failed")
     for seed, args, tail in failures:
         quoted = " ".join(a if a.replace(":", "").replace("-", "").replace("_", "").isalnum()

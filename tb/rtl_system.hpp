@@ -1,7 +1,9 @@
 // A machine of Verilated chips and switch nodes wired by a Topology (docs/chip.md section 6): one
 // Verilated xf_chip object per chip and one xf_switch object per switch node of the topology,
 // their link PHYs joined in C++ by wires of PhyWireDelayCycles cycles each way (the model's
-// 8-cycle `Channel` with xf_link's 3 register stages), the barrier's AND over all chips, and
+// 8-cycle `Channel` with xf_link's 3 register stages; tb/phy_wire.hpp, which also injects the
+// faults of an optional FaultSpec, docs/reliability.md section 7), the barrier's AND over all
+// chips, and
 // host ports driven through the nodes' real host-port pins. The topology is data: one Verilated
 // chip and one Verilated switch serve every topology whose nodes have at most their NumLinks
 // ports.
@@ -37,9 +39,11 @@
 #include <string>
 #include <vector>
 
+#include "phy_wire.hpp"
 #include "xf/compiler.hpp"
 #include "xf/crc32.hpp"
 #include "xf/defs.hpp"
+#include "xf/faults.hpp"
 #include "xf/host_driver.hpp"
 #include "xf/reference.hpp"
 #include "xf/topology.hpp"
@@ -100,22 +104,19 @@ struct RtlRunStats {
   std::string error;
 };
 
-// Chip, Switch: the Verilated xf_chip and xf_switch classes; Links: their NumLinks; PhyWire: the
-// wire delay.
+// Chip, Switch: the Verilated xf_chip and xf_switch classes; Links: their NumLinks; PhyWireDelay:
+// the wire delay.
 template <class Chip, class Switch, int Links,
-          int PhyWire = static_cast<int>(kLinkLatencyCycles) - 3>
+          int PhyWireDelay = static_cast<int>(kLinkLatencyCycles) - 3>
 class RtlSystem {
  public:
   static constexpr int kFlitBits = 130;
   static constexpr uint64_t kStartDoneRegisterCycles = 2;
-  // One PHY word of a link direction, as sampled from phy_tx_* (flit 130 bits as 5 words).
-  struct PhyWord {
-    bool valid = false, credit = false;
-    uint32_t flit[5] = {};
-    uint32_t crc = 0;
-  };
 
-  RtlSystem(const Topology& topo, int tiles_in_use, VerilatedContext* ctx) : topo_(topo) {
+  // `faults` (may be null: clean wires) applies to every wire, each with its own random stream.
+  RtlSystem(const Topology& topo, int tiles_in_use, VerilatedContext* ctx,
+            const FaultSpec* faults = nullptr)
+      : topo_(topo), tiles_(tiles_in_use) {
     const int N = topo.num_nodes;
     for (int n = 0; n < N; ++n) {
       if (topo.num_ports[n] > Links)
@@ -136,15 +137,18 @@ class RtlSystem {
         w.cfg_num_ports_i = topo.num_ports[n];
       }
     }
-    // wires_[node][port]: the words arriving at that port, oldest first (PhyWire of them).
+    // wires_[node][port]: the words arriving at that port (tb/phy_wire.hpp).
     peer_.assign(N, std::vector<std::pair<int, int>>(Links, {-1, -1}));
     for (const auto& l : topo.links) {
       peer_[l.a][l.pa] = {l.b, l.pb};
       peer_[l.b][l.pb] = {l.a, l.pa};
     }
-    wires_.assign(N, std::vector<std::deque<PhyWord>>(Links));
-    for (auto& node : wires_)
-      for (auto& w : node) w.assign(PhyWire, PhyWord{});
+    wires_.resize(N);
+    for (int n = 0; n < N; ++n)
+      for (int p = 0; p < Links; ++p)
+        wires_[n].emplace_back(
+            new PhyWire(PhyWireDelay, faults, static_cast<uint64_t>(n) << 8 | p));
+    next_new_.assign(static_cast<size_t>(N) * Links, 0);
     host_.resize(N);
     open_.resize(static_cast<size_t>(N) * Links);
     for_all([](auto& m) {
@@ -202,6 +206,14 @@ class RtlSystem {
   int num_nodes() const { return static_cast<int>(chips_.size() + switches_.size()); }
   Chip& chip(int n) { return *chips_[n]; }
   uint64_t cycle() const { return cycle_; }
+  // What the wires' faults did so far (all zero on clean wires).
+  FaultCounts fault_counts() const {
+    FaultCounts c;
+    for (const auto& node : wires_)
+      for (const auto& w : node)
+        if (w->counts()) c += *w->counts();
+    return c;
+  }
 
   // Queues host accesses; flush() runs them on all chips concurrently.
   void queue_write32(int node, uint32_t addr, uint32_t v) {
@@ -281,7 +293,16 @@ class RtlSystem {
       if (cycle_ - start >= max_cycles || cycle_ - last_activity > watchdog_cycles) {
         st.cycles = cycle_ - start;
         st.error = cycle_ - start >= max_cycles ? "cycle limit reached"
-                                                : "watchdog: nothing moved on any link";
+                                                : "watchdog: no new flit on any link for " +
+                                                      std::to_string(watchdog_cycles) + " cycles";
+        // Make every waiting tile say what it waits for: a watchdog period of one cycle halts
+        // each tile that is stuck in a wait with error Watchdog and the wait in TileErrInfo
+        // (docs/errors.md); the driver's diagnosis then names chip, tile and wait.
+        for (int c = 0; c < num_chips(); ++c)
+          for (int t = 0; t < tiles_; ++t)
+            queue_write32(c, reg::kTileBase + t * reg::kTileStride + reg::kTileWatchdog, 1);
+        flush();
+        for (int i = 0; i < 4; ++i) step();
         return st;
       }
       step();
@@ -338,11 +359,12 @@ class RtlSystem {
     for (int n = 0; n < N; ++n) {
       HostQ& h = host_[n];
       visit(n, [&](auto& c) {
-        // Wires: the word that left the far end PhyWire cycles ago.
+        // Wires: the word that left the far end PhyWireDelay cycles ago (or what faults made
+        // of it).
         for (int p = 0; p < Links; ++p) {
-          const PhyWord& w = wires_[n][p].front();
+          const PhyWord w = wires_[n][p]->deliver();
           set_bits(c.phy_rx_valid_i, p, 1, w.valid);
-          set_bits(c.phy_rx_credit_i, p, 1, w.credit);
+          set_bits(c.phy_rx_ctl_i, p * 32, 32, w.ctl);
           set_bits(c.phy_rx_crc_i, p * 32, 32, w.crc);
           for (int k = 0; k < 5; ++k) {
             const int width = k < 4 ? 32 : kFlitBits - 128;
@@ -389,29 +411,35 @@ class RtlSystem {
           h.q.pop_front();
         }
         for (int p = 0; p < Links; ++p) {
-          wires_[n][p].pop_front();  // its word was driven this cycle
           PhyWord w;
           w.valid = get_bits(c.phy_tx_valid_o, p, 1);
-          w.credit = get_bits(c.phy_tx_credit_o, p, 1);
+          w.ctl = static_cast<uint32_t>(get_bits(c.phy_tx_ctl_o, p * 32, 32));
           w.crc = static_cast<uint32_t>(get_bits(c.phy_tx_crc_o, p * 32, 32));
           for (int k = 0; k < 5; ++k) {
             const int width = k < 4 ? 32 : kFlitBits - 128;
             w.flit[k] =
                 static_cast<uint32_t>(get_bits(c.phy_tx_flit_o, p * kFlitBits + 32 * k, width));
           }
-          activity_ = activity_ || w.valid;
-          if (w.valid && observer) observe(n, p, w);
+          // A flit is new when it carries the next sequence number this transmitter has not
+          // sent before; replays (older numbers) are the link's business, not the packet
+          // streams'.
+          uint8_t& next = next_new_[n * Links + p];
+          if (w.valid && w.fv() && w.seq() == next) {
+            ++next;
+            activity_ = true;
+            if (observer) observe(n, p, w);
+          }
           const auto [far, fp] = peer_[n][p];
           if (far >= 0) pending_.push_back({far, fp, w});
         }
       });
     }
-    for (const auto& pw : pending_) wires_[pw.node][pw.port].push_back(pw.word);
-    pending_.clear();
-    // Unconnected ports get an idle word so that every wire keeps PhyWire entries.
+    // Every wire takes one word per cycle: the far end's, or none for an unconnected port.
     for (int n = 0; n < N; ++n)
       for (int p = 0; p < Links; ++p)
-        if (static_cast<int>(wires_[n][p].size()) < PhyWire) wires_[n][p].push_back(PhyWord{});
+        if (peer_[n][p].first < 0) wires_[n][p]->push(PhyWord{});
+    for (const auto& pw : pending_) wires_[pw.node][pw.port]->push(pw.word);
+    pending_.clear();
 #if VM_TRACE_FST
     if (trace_) trace_->dump(2 * cycle_);
 #endif
@@ -432,7 +460,7 @@ class RtlSystem {
 
   void observe(int n, int p, const PhyWord& w) {
     RtlPacket& e = open_[n * Links + p];
-    const bool head = (w.flit[4] >> 1) & 1u, tail = w.flit[4] & 1u;
+    const bool head = w.head(), tail = w.tail();
     if (head) {
       e = RtlPacket{};
       e.node = n;
@@ -461,10 +489,12 @@ class RtlSystem {
     PhyWord word;
   };
   Topology topo_;
+  int tiles_;  // tiles in use per chip
   std::vector<std::unique_ptr<Chip>> chips_;
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<std::vector<std::pair<int, int>>> peer_;
-  std::vector<std::vector<std::deque<PhyWord>>> wires_;
+  std::vector<std::vector<std::unique_ptr<PhyWire>>> wires_;  // [node][port]: arriving words
+  std::vector<uint8_t> next_new_;  // per (node, port): the next new link sequence number
   std::vector<Pending> pending_;
   std::vector<RtlPacket> open_;  // per (node, port): the packet on the wire (observer)
   std::vector<HostQ> host_;

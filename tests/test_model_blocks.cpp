@@ -6,8 +6,15 @@
 // control opcode, a received packet with a bad opcode or outside the memory, a packet for a
 // tile that does not exist) is reported with its cause and nothing outside the window is
 // written; a program that waits forever is turned into a watchdog error that names the chip,
-// tile and counter; the host port rejects addresses that hit nothing. One case per process.
+// tile and counter; the host port rejects addresses that hit nothing. Every receive check
+// (ErrCheck Opcode, Length, Pair, Window, Short, Long, Headless) with TileErrInfo (check and
+// source), TileErrCount and the whole data memory compared before and after (a bad packet writes
+// only inside [dst_addr, dst_addr + len), and only Short/Long ones at all); the tile watchdog
+// (TileWatchdog) for each WaitKind with its exact period rule (the RTL test checks the same
+// cycle counts), silent with period 0 and while progress is made; Control bit 1 clears
+// TileErrInfo/TileErrCount and keeps TileWatchdog. One case per process.
 #include <cstring>
+#include <functional>
 
 #include "model_test_main.hpp"
 #include "system.hpp"
@@ -233,7 +240,9 @@ TEST(ModelBlocks, WaitForeverBecomesAWatchdogErrorNamingTheWait) {
 TEST(ModelBlocks, HostPortRejectsUnmappedAddresses) {
   System sys(parse_topology("ring:2"), 1, 1024);
   uint32_t v = 0;
-  EXPECT_THROW(sys.host_read(0, 0x80, &v, 4), std::out_of_range);
+  // The first address after the link registers (0x80 is LinkDiscards since the retry layer).
+  EXPECT_THROW(sys.host_read(0, reg::kLinkDiscards + reg::kLinkDiscardsSize, &v, 4),
+               std::out_of_range);
   EXPECT_THROW(sys.host_write(0, reg::kTileBase + 5 * reg::kTileStride, &v, 4), std::out_of_range);
   EXPECT_THROW(sys.host_read(7, reg::kStatus, &v, 4), std::out_of_range);
   try {
@@ -312,4 +321,285 @@ TEST(ModelBlocks, HostPortReadsBackProgramsAndCountsCyclesFromStart) {
   EXPECT_GE(cycles, 600u);  // 300 iterations of two instructions since the start
   EXPECT_LT(cycles, 5000u);
   EXPECT_EQ(sys.host_read32(0, reg::kTileBase + reg::kTileStatus) & 16u, 16u) << "done";
+}
+
+namespace {
+
+// Flits of a packet as another sender would inject them into a tile's receive pipe: `flits`
+// payload flits of byte `fill`, the tail on payload flit `tail_at` (-1: the last; -2: none; on the
+// header when there is no payload).
+std::vector<Flit> packet(const Header& h, int flits, uint8_t fill, int tail_at = -1) {
+  std::vector<Flit> v;
+  Flit f;
+  f.head = true;
+  f.tail = flits == 0 && tail_at != -2;
+  const auto w = pack_header(h);
+  std::memcpy(f.data.data(), w.data(), sizeof w);
+  v.push_back(f);
+  for (int i = 0; i < flits; ++i) {
+    Flit p;
+    p.tail = tail_at == -1 ? i + 1 == flits : i == tail_at;
+    p.data.fill(fill);
+    v.push_back(p);
+  }
+  return v;
+}
+
+Header hdr(Opcode opc, uint32_t addr, uint16_t len, uint16_t src_chip, uint8_t src_tile,
+           DType dt = DType::kFp32, RedOp op = RedOp::kSum) {
+  Header h;
+  h.opcode = opc;
+  h.dst_addr = addr;
+  h.len = len;
+  h.src_chip = src_chip;
+  h.src_tile = src_tile;
+  h.dtype = dt;
+  h.op = op;
+  h.ctr = 3;
+  return h;
+}
+
+}  // namespace
+
+TEST(ModelBlocks, EveryReceiveCheckIsRecordedCountedAndWritesOnlyInsideItsPacket) {
+  const uint32_t kDmem = 4096;
+  System sys(parse_topology("ring:2"), 1, kDmem);
+  Tile& tl = sys.node(0).tile(0);
+  const uint32_t base = reg::kTileBase;
+  std::vector<uint8_t> mirror(kDmem);
+  for (uint32_t i = 0; i < kDmem; ++i) mirror[i] = static_cast<uint8_t>(i * 7 + 1);
+  sys.host_write(0, base + reg::kTileDmem, mirror.data(), kDmem);
+  sys.host_write32(0, base + reg::kTileWatchdog, 12345);  // kept across starts and clears
+  struct Case {
+    std::string name;
+    std::vector<Flit> flits;
+    TileErr err;
+    ErrCheck check;
+    uint32_t src_chip, src_tile, dropped;
+    uint32_t wr_lo, wr_hi;  // bytes the case writes (with its fill byte)
+    uint32_t counter3;      // counter 3 afterwards
+  };
+  const Opcode kW = Opcode::kWrite, kR = Opcode::kReduce;
+  std::vector<Case> cases;
+  auto add = [&](std::string name, std::vector<Flit> f, TileErr e, ErrCheck c, uint32_t sc,
+                 uint32_t st, uint32_t dropped = 1, uint32_t lo = 0, uint32_t hi = 0,
+                 uint32_t ctr = 0) {
+    cases.push_back({std::move(name), std::move(f), e, c, sc, st, dropped, lo, hi, ctr});
+  };
+  const TileErr kBad = TileErr::kBadPacket;
+  add("opcode 13", packet(hdr(static_cast<Opcode>(13), 0x100, 32, 1, 1), 2, 0xA1), kBad,
+      ErrCheck::kOpcode, 1, 1);
+  add("opcode Xreq token", packet(hdr(Opcode::kXreq, 0, 0, 2, 3), 0, 0), kBad, ErrCheck::kOpcode, 2,
+      3);
+  add("len % 16", packet(hdr(kW, 0x100, 24, 3, 5), 2, 0xA2), kBad, ErrCheck::kLength, 3, 5);
+  add("dst % 16", packet(hdr(kW, 0x108, 32, 4, 7), 2, 0xA3), kBad, ErrCheck::kWindow, 4, 7);
+  add("len > 2048", packet(hdr(kW, 0x100, 2064, 4095, 15), 129, 0xA4), kBad, ErrCheck::kLength,
+      4095, 15);
+  add("avg on fp32", packet(hdr(kR, 0x100, 32, 6, 0, DType::kFp32, RedOp::kAvg), 2, 0xA5), kBad,
+      ErrCheck::kPair, 6, 0);
+  add("window", packet(hdr(kW, kDmem - 16, 32, 7, 2), 2, 0xA6), TileErr::kDmemRange,
+      ErrCheck::kWindow, 7, 2);
+  add("window 24-bit", packet(hdr(kR, 0xFFF800, 2048, 8, 2, DType::kInt32), 128, 0xA7),
+      TileErr::kDmemRange, ErrCheck::kWindow, 8, 2);
+  add("short: tail at flit 1 of 4", packet(hdr(kW, 0x200, 64, 9, 4), 2, 0xA8), kBad,
+      ErrCheck::kShort, 9, 4, 1, 0x200, 0x220);
+  add("short: header with tail, len 32", packet(hdr(kW, 0x300, 32, 10, 4), 0, 0), kBad,
+      ErrCheck::kShort, 10, 4);
+  {
+    auto f = packet(hdr(kW, 0x400, 64, 11, 6), 2, 0xA9, -2);  // no tail, then a good token
+    const auto tok = packet(hdr(kW, 0, 0, 1, 1), 0, 0);
+    f.insert(f.end(), tok.begin(), tok.end());
+    add("short: cut off by the next header", f, kBad, ErrCheck::kShort, 11, 6, 1, 0x400, 0x420, 1);
+  }
+  add("long: 4 flits for len 32", packet(hdr(kW, 0x500, 32, 12, 8), 4, 0xAA), kBad, ErrCheck::kLong,
+      12, 8, 1, 0x500, 0x520);
+  add("long reduce", packet(hdr(kR, kDmem - 32, 32, 13, 9, DType::kInt8, RedOp::kMax), 3, 0x7F),
+      kBad, ErrCheck::kLong, 13, 9, 1, kDmem - 32, kDmem);
+  {
+    Flit p;
+    p.data.fill(0xAB);
+    Flit t = p;
+    t.tail = true;
+    add("headless", {p, p, t}, kBad, ErrCheck::kHeadless, 0, 0);
+  }
+  {
+    auto f = packet(hdr(kW, 0x600, 64, 14, 1), 1, 0xAC, -2);  // cut off by a bad header
+    const auto bad = packet(hdr(kW, kDmem, 16, 15, 2), 1, 0xAD);
+    f.insert(f.end(), bad.begin(), bad.end());
+    add("short and window in one cycle", f, kBad, ErrCheck::kShort, 14, 1, 2, 0x600, 0x610);
+  }
+  {
+    auto f = packet(hdr(static_cast<Opcode>(7), 0x100, 16, 16, 3), 1, 0xAE);
+    const auto bad = packet(hdr(kW, 0x108, 16, 17, 4), 1, 0xAF);
+    f.insert(f.end(), bad.begin(), bad.end());
+    add("first error kept, both counted", f, kBad, ErrCheck::kOpcode, 16, 3, 2);
+  }
+  add("token at the end of memory", packet(hdr(kW, kDmem, 0, 1, 1), 0, 0), TileErr::kNone,
+      ErrCheck::kNone, 0, 0, 0, 0, 0, 1);
+  add("good packet", packet(hdr(kW, 0x700, 32, 1, 1), 2, 0xB0), TileErr::kNone, ErrCheck::kNone, 0,
+      0, 0, 0x700, 0x720, 2);
+
+  // Chip 0 tile 0 counts down for about 600 cycles and ends, unless an error stops it first.
+  const std::vector<uint64_t> spin = {
+      enc(Isa::kLi, 1, 0, 0, 0, 0, 300), enc(Isa::kAddi, 1, 1, 0, 0, 0, 0xFFFFFFFF),
+      enc(Isa::kBne, 0, 1, 0, 0, 0, 1), enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
+  for (const Case& c : cases) {
+    for (const Flit& f : c.flits) tl.in.push(sys.node(0).ctx.now(), f);
+    load(sys, 0, 0, spin);
+    load(sys, 1, 0, {enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)});
+    const RunStats st = sys.run(5000, 1000);
+    EXPECT_EQ(st.ok, c.err == TileErr::kNone) << c.name << ": " << st.error;
+    const uint32_t status = sys.host_read32(0, base + reg::kTileStatus);
+    const uint32_t info = sys.host_read32(0, base + reg::kTileErrInfo);
+    EXPECT_EQ(status & 15u, static_cast<uint32_t>(c.err)) << c.name << ": " << st.error;
+    EXPECT_EQ(info & 15u, static_cast<uint32_t>(c.check)) << c.name;
+    EXPECT_EQ((info >> 12) & 0xFFFu, c.src_chip) << c.name;
+    EXPECT_EQ((info >> 24) & 0xFu, c.src_tile) << c.name;
+    EXPECT_EQ(info & 0xF0000FF0u, 0u) << c.name;
+    EXPECT_EQ(sys.host_read32(0, base + reg::kTileErrCount), c.dropped) << c.name;
+    EXPECT_EQ(sys.host_read32(0, base + reg::kTileCounters + 12), c.counter3) << c.name;
+    if (c.err != TileErr::kNone) {
+      EXPECT_NE(st.error.find(std::string("check ") + to_string(c.check)), std::string::npos)
+          << st.error;
+    }
+    // The whole data memory: only the case's own bytes changed.
+    for (uint32_t a = c.wr_lo; a < c.wr_hi; ++a) mirror[a] = c.flits[1].data[0];
+    if (c.name == "long reduce")  // int8 max of the old bytes and 0x7F
+      for (uint32_t a = c.wr_lo; a < c.wr_hi; ++a)
+        mirror[a] = static_cast<uint8_t>(
+            std::max<int8_t>(static_cast<int8_t>(static_cast<uint8_t>(a * 7 + 1)), 0x7F));
+    std::vector<uint8_t> got(kDmem);
+    sys.host_read(0, base + reg::kTileDmem, got.data(), kDmem);
+    for (uint32_t a = 0; a < kDmem; ++a)
+      ASSERT_EQ(got[a], mirror[a]) << c.name << ": byte " << a << " changed";
+  }
+  // Control bit 1 clears the error, its detail and the count; the watchdog period stays.
+  sys.host_write32(0, reg::kControl, 2);
+  EXPECT_EQ(sys.host_read32(0, base + reg::kTileStatus) & 15u, 0u);
+  EXPECT_EQ(sys.host_read32(0, base + reg::kTileErrInfo), 0u);
+  EXPECT_EQ(sys.host_read32(0, base + reg::kTileErrCount), 0u);
+  EXPECT_EQ(sys.host_read32(0, base + reg::kTileWatchdog), 12345u);
+  uint32_t v = 0;
+  EXPECT_THROW(sys.host_write(0, base + reg::kTileErrInfo, &v, 4), std::out_of_range);
+  EXPECT_THROW(sys.host_write(0, base + reg::kTileErrCount, &v, 4), std::out_of_range);
+}
+
+// The watchdog: per WaitKind, with the period rule the RTL shares (xf_tile_seq): it fires in the
+// P-th consecutive cycle in which the tile stalls on a wait with no progress (no instruction
+// retired, no flit received or emitted, no counter incremented), so a program Li, Li, Wait runs
+// 2 + P cycles; the RTL test (RtlTile.WatchdogEveryWaitKind) checks the same numbers.
+TEST(ModelBlocks, WatchdogNamesEveryWaitKindWithThePeriodRuleOfTheRtl) {
+  System sys(parse_topology("ring:2"), 1, 16384);
+  for (int c = 0; c < 2; ++c)
+    sys.host_write(c, reg::kRouteTable, std::vector<uint8_t>(kNumLanes * 2, 0).data(),
+                   kNumLanes * 2);
+  Tile& tl = sys.node(0).tile(0);
+  const uint32_t base = reg::kTileBase;
+  uint64_t tick = 0;
+  auto step = [&] {
+    sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_NS));
+    ++tick;
+  };
+  auto start = [&](const std::vector<uint64_t>& prog, uint32_t period) {
+    load(sys, 0, 0, prog);
+    load(sys, 1, 0, {enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)});
+    sys.host_write32(0, base + reg::kTileWatchdog, period);
+    EXPECT_EQ(sys.host_read32(0, base + reg::kTileWatchdog), period);
+    for (int c = 0; c < 2; ++c) sys.host_write32(c, reg::kControl, 1);
+  };
+  // Steps until the tile stops running; returns the cycles it ran (or -1 past the limit).
+  auto run_to_stop = [&](int limit, const std::function<void(int)>& each = nullptr) {
+    for (int k = 1; k <= limit; ++k) {
+      step();
+      if (each) each(k);
+      if (!tl.running) return k;
+    }
+    return -1;
+  };
+  auto status = [&] { return sys.host_read32(0, base + reg::kTileStatus); };
+  auto info = [&] { return sys.host_read32(0, base + reg::kTileErrInfo); };
+  const uint32_t kWatchdog = static_cast<uint32_t>(TileErr::kWatchdog);
+
+  // Counter: Wait at pc 2 on counter (3 + r2) % 32 = 7; runs 2 + P cycles.
+  const std::vector<uint64_t> wait7 = {enc(Isa::kLi, 1, 0, 0, 0, 0, 5),
+                                       enc(Isa::kLi, 2, 0, 0, 0, 0, 4),
+                                       enc(Isa::kWait, 0, 1, 2, 0, 0, 3)};
+  for (uint32_t p : {1u, 37u}) {
+    start(wait7, p);
+    EXPECT_EQ(run_to_stop(1000), static_cast<int>(2 + p)) << "period " << p;
+    EXPECT_EQ(status(), kWatchdog | 2u << 16);
+    EXPECT_EQ(info(), static_cast<uint32_t>(WaitKind::kCounter) | 7u << 4);
+    EXPECT_EQ(sys.host_read32(0, base + reg::kTileErrCount), 0u);
+  }
+  // Period 0: never.
+  start(wait7, 0);
+  EXPECT_EQ(run_to_stop(3000), -1);
+  EXPECT_EQ(status() & 15u, 0u);
+  // Progress keeps it silent: a token (counter 9, not the one waited on) every 15 cycles with
+  // P = 20; after the last one it fires P cycles after the token's counter increment, which
+  // comes RecvPipelineCycles after the token was received.
+  start(wait7, 20);
+  uint64_t last_rx = 0, rx_seen = tl.flits_received;
+  Header tok = hdr(Opcode::kWrite, 0, 0, 1, 0);
+  tok.ctr = 9;
+  const int ran = run_to_stop(2000, [&](int k) {
+    if (k % 15 == 0 && k <= 300)
+      for (const Flit& f : packet(tok, 0, 0)) tl.in.push(sys.node(0).ctx.now(), f);
+    if (tl.flits_received != rx_seen) {
+      rx_seen = tl.flits_received;
+      last_rx = tick;
+    }
+  });
+  ASSERT_GT(ran, 300);
+  EXPECT_EQ(tick - last_rx, kRecvPipelineCycles + 20u);
+  EXPECT_EQ(sys.host_read32(0, base + reg::kTileCounters + 4 * 9), 20u);
+  EXPECT_EQ(info(), static_cast<uint32_t>(WaitKind::kCounter) | 7u << 4);
+
+  // Sends and SendQueue: 4096-byte jobs to chip 1 (link 0); a stray XOFF after the first flits
+  // freezes the session, so nothing moves from then on. The stall while flits still go out is
+  // not counted (emitting is progress); the watchdog fires P cycles after the last emission.
+  auto frozen = [&](std::vector<uint64_t> prog, uint32_t p, WaitKind kind, uint32_t pc) {
+    const std::vector<uint64_t> pro = {
+        enc(Isa::kLi, 1, 0, 0, 0, 0, 0), enc(Isa::kLi, 2, 0, 0, 0, 0, 4096),
+        enc(Isa::kLi, 3, 0, 0, 0, 0, 1), enc(Isa::kLi, 4, 0, 0, 0, 0, 0)};
+    prog.insert(prog.begin(), pro.begin(), pro.end());
+    start(prog, p);
+    const uint64_t sent0 = tl.flits_sent;
+    uint64_t sent = sent0, last_tx = 0;
+    bool xoff = false;
+    const int r = run_to_stop(3000, [&](int) {
+      if (tl.flits_sent != sent) {
+        sent = tl.flits_sent;
+        last_tx = tick;
+      }
+      if (!xoff && tl.flits_sent >= sent0 + 20) {
+        tl.xb_in[0].push(sys.node(0).ctx.now(), XbMsg::kXoff);
+        xoff = true;
+      }
+    });
+    ASSERT_GT(r, 0) << to_string(kind);
+    EXPECT_EQ(tick - last_tx, p) << to_string(kind);
+    EXPECT_EQ(status(), kWatchdog | pc << 16) << to_string(kind);
+    EXPECT_EQ(info(), static_cast<uint32_t>(kind)) << to_string(kind);
+    // Unfreeze: the engines keep working after the error, drain the jobs and close the session.
+    tl.xb_in[0].push(sys.node(0).ctx.now(), XbMsg::kXon);
+    for (int i = 0; i < 2000; ++i) step();
+  };
+  const uint64_t send = enc(Isa::kSend, 0, 1, 2, 3, 4, send_imm(0));
+  frozen({send, send, send, send, send, enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)}, 30, WaitKind::kSendQueue,
+         8);
+  frozen({send, enc(Isa::kWaits, 0, 0, 0, 0, 0, 0), enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)}, 25,
+         WaitKind::kSends, 5);
+  frozen({send, enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)}, 40, WaitKind::kSends, 5);
+
+  // Barrier (last: the barrier keeps this tile's arrival): Bar at pc 0 from the first cycle.
+  start({enc(Isa::kBar, 0, 0, 0, 0, 0, 0)}, 10);
+  EXPECT_EQ(run_to_stop(1000), 10);
+  EXPECT_EQ(status(), kWatchdog);
+  EXPECT_EQ(info(), static_cast<uint32_t>(WaitKind::kBarrier));
+  // Control bit 1 clears the error and its detail; the period stays.
+  sys.host_write32(0, reg::kControl, 2);
+  EXPECT_EQ(status(), 0u);
+  EXPECT_EQ(info(), 0u);
+  EXPECT_EQ(sys.host_read32(0, base + reg::kTileWatchdog), 10u);
 }

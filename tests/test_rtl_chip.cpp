@@ -155,12 +155,18 @@ TEST(HostPort, TileRegions) {
     EXPECT_EQ(sys.host_read32(0, b + reg::kTileDmem + kDmemBytes - 4), v + 4);
     EXPECT_EQ(sys.host_read32(0, b + reg::kTileStatus), 0u);
     EXPECT_EQ(sys.host_read32(0, b + reg::kTileCounters + 4 * 31), 0u);
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTileErrInfo), 0u);
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTileErrCount), 0u);
+    sys.host_write32(0, b + reg::kTileWatchdog, v);  // the one writable tile register
+    EXPECT_EQ(sys.host_read32(0, b + reg::kTileWatchdog), v);
+    sys.host_write32(0, b + reg::kTileWatchdog, 0);
     expect_refused([&] { sys.host_write32(0, b + reg::kTileStatus, 1); }, "TileStatus write");
+    expect_refused([&] { sys.host_write32(0, b + reg::kTileErrInfo, 1); }, "TileErrInfo write");
     expect_refused([&] { sys.host_write32(0, b + reg::kTileCounters, 1); }, "counter write");
     // DMEM fills its window to the end of the tile's 1 MiB; the gaps and ends elsewhere:
     expect_refused([&] { sys.host_read32(0, b + reg::kTilePmem + 16384 * 4); }, "PMEM end");
     expect_refused([&] { sys.host_read32(0, b + reg::kTileCounters + 128); }, "counter end");
-    expect_refused([&] { sys.host_read32(0, b + 0x4); }, "gap after TileStatus");
+    expect_refused([&] { sys.host_read32(0, b + 0x10); }, "gap after TileWatchdog");
     expect_refused([&] { sys.host_read32(0, b + reg::kTileImem + 4096 * 8); }, "IMEM end");
   }
 }

@@ -31,7 +31,11 @@
 // 129 flits in 129 consecutive cycles, a 4096-byte job as 258, rx tail -> Wait 5 cycles, XOFF
 // -> no flit in the next decision; receive Write, Reduce (int8, uint8, int16, int32, fp16,
 // bf16, fp32 with sum, max, min, avg with final scale) against xf::alu_reduce, tokens, every
-// bad-packet kind, DmemRange, Hazard, the read-after-write hold; simultaneous receive-reduce
+// bad-packet kind, DmemRange, Hazard, the read-after-write hold; every ErrCheck (Opcode,
+// Length, Pair, Window, Short, Long, Headless) with TileErrInfo (check, source) and
+// TileErrCount, the whole DMEM compared before and after (a bad packet writes only inside
+// [dst_addr, dst_addr + len)); the watchdog for each WaitKind with the model's cycle counts,
+// silent with period 0 and while progress is made; simultaneous receive-reduce
 // and send at one flit per cycle each; host access to every region, host errors and host
 // access while the tile runs; random loop-back programs under random rx idle insertion and
 // random link stalls (XOFF/XON timing) against a C++ computation, with the XB queue never
@@ -682,6 +686,9 @@ TEST(RtlTile, ResetState) {
   EXPECT_EQ(b.dut().tx_valid_o, 0);
   EXPECT_EQ(b.dut().bar_wait_o, 0);
   EXPECT_EQ(b.host_read(reg::kTileStatus), 0u);
+  EXPECT_EQ(b.host_read(reg::kTileErrInfo), 0u);
+  EXPECT_EQ(b.host_read(reg::kTileErrCount), 0u);
+  EXPECT_EQ(b.host_read(reg::kTileWatchdog), 0u);
   for (uint32_t c = 0; c < 32; ++c) EXPECT_EQ(b.host_read(reg::kTileCounters + 4 * c), 0u);
 }
 
@@ -717,9 +724,11 @@ TEST(RtlTile, HostRegionsAndErrors) {
     uint32_t addr;
   };
   const std::vector<E> errs = {{true, reg::kTileStatus},
+                               {true, reg::kTileErrInfo},
+                               {true, reg::kTileErrCount},
                                {true, reg::kTileCounters},
                                {true, reg::kTileCounters + 0x7C},
-                               {false, 0x4},
+                               {false, 0x10},
                                {false, 0xFC},
                                {false, 0x180},
                                {true, 0x200},
@@ -738,6 +747,14 @@ TEST(RtlTile, HostRegionsAndErrors) {
   }
   // Failed writes changed nothing.
   EXPECT_EQ(b.host_read(reg::kTileStatus), 0u);
+  EXPECT_EQ(b.host_read(reg::kTileErrInfo), 0u);
+  EXPECT_EQ(b.host_read(reg::kTileErrCount), 0u);
+  // TileWatchdog is the one writable tile register; start and clear keep it.
+  b.host_write(reg::kTileWatchdog, 0x89ABCDEFu);
+  EXPECT_EQ(b.host_read(reg::kTileWatchdog), 0x89ABCDEFu);
+  b.clear();
+  EXPECT_EQ(b.host_read(reg::kTileWatchdog), 0x89ABCDEFu);
+  b.host_write(reg::kTileWatchdog, 0);
   EXPECT_EQ(b.host_read(reg::kTileImem), vals[reg::kTileImem]);
   // Pipelined: one access per cycle, responses in order one cycle after acceptance.
   std::vector<uint32_t> got;
@@ -1360,6 +1377,239 @@ TEST(RtlTile, ReceiveErrors) {
     EXPECT_EQ(b.host_read(reg::kTileCounters + 12), c.err == TileErr::kNone ? 1u : 0u) << c.name;
     EXPECT_EQ(b.host_read(reg::kTileCounters + 16), 1u) << c.name;  // the good packet
     EXPECT_EQ(b.read_dmem(0x200, 16), std::vector<uint8_t>(16, 0x77)) << c.name;
+  }
+}
+
+// A packet from another sender: `flits` payload flits of byte `fill`, the tail on payload flit
+// `tail_at` (-1: the last; -2: none; on the header when there is no payload).
+std::vector<Flit> rx_packet(const Hdr& h, int flits, uint8_t fill, int tail_at = -1) {
+  std::vector<Flit> v;
+  v.push_back(pack(h, flits == 0 && tail_at != -2));
+  for (int i = 0; i < flits; ++i) {
+    Flit f;
+    f.w.fill(0x01010101u * fill);
+    f.tail = tail_at == -1 ? i + 1 == flits : i == tail_at;
+    v.push_back(f);
+  }
+  return v;
+}
+
+// Every receive check: TileStatus, TileErrInfo (ErrCheck, source chip and tile), TileErrCount,
+// counter 3, and the whole DMEM against a mirror in which only each case's own bytes changed
+// (the cases use disjoint addresses, so a stray write names its case by address). The same
+// cases as ModelBlocks.EveryReceiveCheckIsRecordedCountedAndWritesOnlyInsideItsPacket.
+TEST(RtlTile, ErrInfoCountAndDmemForEveryCheck) {
+  TileBench b;
+  std::vector<uint8_t> mirror(kDmemBytes, 0);
+  // A pattern around every address a case aims at (the rest of DMEM is zero after reset).
+  for (uint32_t lo : {0x0u, kDmemBytes - 0x100}) {
+    std::vector<uint8_t> pat(0x800);
+    if (lo != 0) pat.resize(0x100);
+    for (uint32_t i = 0; i < pat.size(); ++i) pat[i] = mirror[lo + i] = uint8_t((lo + i) * 7 + 1);
+    b.load_dmem(lo, pat);
+  }
+  ASSERT_EQ(b.read_dmem(0, kDmemBytes), mirror) << "DMEM before the cases";
+  auto hdr = [](uint32_t opc, uint32_t addr, uint32_t len, uint32_t sc, uint32_t st,
+                uint32_t dt = 6, uint32_t op = 0) {
+    Hdr h;
+    h.opcode = opc;
+    h.dst_chip = kChip;
+    h.dst_tile = kTileId;
+    h.dst_addr = addr;
+    h.len = len;
+    h.dtype = dt;
+    h.op = op;
+    h.ctr = 3;
+    h.src_chip = sc;
+    h.src_tile = st;
+    return h;
+  };
+  struct Case {
+    std::string name;
+    std::vector<Flit> flits;
+    TileErr err;
+    ErrCheck check;
+    uint32_t src_chip, src_tile, dropped, wr_lo, wr_hi, counter3;
+    uint8_t wr_byte;
+  };
+  std::vector<Case> cases;
+  auto add = [&](std::string name, std::vector<Flit> f, TileErr e, ErrCheck c, uint32_t sc,
+                 uint32_t st, uint32_t dropped = 1, uint32_t lo = 0, uint32_t hi = 0,
+                 uint32_t ctr = 0, uint8_t byte = 0) {
+    cases.push_back({std::move(name), std::move(f), e, c, sc, st, dropped, lo, hi, ctr, byte});
+  };
+  const TileErr kBad = TileErr::kBadPacket;
+  add("opcode 13", rx_packet(hdr(13, 0x100, 32, 1, 1), 2, 0xA1), kBad, ErrCheck::kOpcode, 1, 1);
+  add("opcode Xreq token", rx_packet(hdr(3, 0, 0, 2, 3), 0, 0), kBad, ErrCheck::kOpcode, 2, 3);
+  add("len % 16", rx_packet(hdr(0, 0x100, 24, 3, 5), 2, 0xA2), kBad, ErrCheck::kLength, 3, 5);
+  add("dst % 16", rx_packet(hdr(0, 0x108, 32, 4, 7), 2, 0xA3), kBad, ErrCheck::kWindow, 4, 7);
+  add("len > 2048", rx_packet(hdr(0, 0x100, 2064, 4095, 15), 129, 0xA4), kBad, ErrCheck::kLength,
+      4095, 15);
+  add("avg on fp32", rx_packet(hdr(1, 0x100, 32, 6, 0, 6, 3), 2, 0xA5), kBad, ErrCheck::kPair, 6,
+      0);
+  add("window", rx_packet(hdr(0, kDmemBytes - 16, 32, 7, 2), 2, 0xA6), TileErr::kDmemRange,
+      ErrCheck::kWindow, 7, 2);
+  add("window 24-bit", rx_packet(hdr(1, 0xFFF800, 2048, 8, 2, 3), 128, 0xA7), TileErr::kDmemRange,
+      ErrCheck::kWindow, 8, 2);
+  add("short: tail at flit 1 of 4", rx_packet(hdr(0, 0x200, 64, 9, 4), 2, 0xA8), kBad,
+      ErrCheck::kShort, 9, 4, 1, 0x200, 0x220, 0, 0xA8);
+  add("short: header with tail, len 32", rx_packet(hdr(0, 0x300, 32, 10, 4), 0, 0), kBad,
+      ErrCheck::kShort, 10, 4);
+  {
+    auto f = rx_packet(hdr(0, 0x400, 64, 11, 6), 2, 0xA9, -2);  // no tail, then a good token
+    const auto tok = rx_packet(hdr(0, 0, 0, 1, 1), 0, 0);
+    f.insert(f.end(), tok.begin(), tok.end());
+    add("short: cut off by the next header", f, kBad, ErrCheck::kShort, 11, 6, 1, 0x400, 0x420, 1,
+        0xA9);
+  }
+  add("long: 4 flits for len 32", rx_packet(hdr(0, 0x500, 32, 12, 8), 4, 0xAA), kBad,
+      ErrCheck::kLong, 12, 8, 1, 0x500, 0x520, 0, 0xAA);
+  add("long reduce", rx_packet(hdr(1, kDmemBytes - 32, 32, 13, 9, 0, 1), 3, 0x7F), kBad,
+      ErrCheck::kLong, 13, 9, 1, kDmemBytes - 32, kDmemBytes, 0, 0x7F);  // int8 max with 127
+  {
+    Flit p;
+    p.w.fill(0xABABABABu);
+    Flit t = p;
+    t.tail = true;
+    add("headless", {p, p, t}, kBad, ErrCheck::kHeadless, 0, 0);
+  }
+  {
+    auto f = rx_packet(hdr(0, 0x600, 64, 14, 1), 1, 0xAC, -2);  // cut off by a bad header
+    const auto bad = rx_packet(hdr(0, kDmemBytes, 16, 15, 2), 1, 0xAD);
+    f.insert(f.end(), bad.begin(), bad.end());
+    add("short and window in one cycle", f, kBad, ErrCheck::kShort, 14, 1, 2, 0x600, 0x610, 0,
+        0xAC);
+  }
+  {
+    auto f = rx_packet(hdr(7, 0x100, 16, 16, 3), 1, 0xAE);
+    const auto bad = rx_packet(hdr(0, 0x108, 16, 17, 4), 1, 0xAF);
+    f.insert(f.end(), bad.begin(), bad.end());
+    add("first error kept, both counted", f, kBad, ErrCheck::kOpcode, 16, 3, 2);
+  }
+  add("token at the end of memory", rx_packet(hdr(0, kDmemBytes, 0, 1, 1), 0, 0), TileErr::kNone,
+      ErrCheck::kNone, 0, 0, 0, 0, 0, 1);
+  add("good packet", rx_packet(hdr(0, 0x700, 32, 1, 1), 2, 0xB0), TileErr::kNone, ErrCheck::kNone,
+      0, 0, 0, 0x700, 0x720, 2, 0xB0);
+
+  for (const Case& c : cases) {
+    b.clear();  // Control bit 1: error, detail, count and counters back to 0
+    EXPECT_EQ(b.host_read(reg::kTileErrInfo), 0u);
+    EXPECT_EQ(b.host_read(reg::kTileErrCount), 0u);
+    b.inject(c.flits);
+    b.settle();
+    const uint32_t info = b.host_read(reg::kTileErrInfo);
+    EXPECT_EQ(b.host_read(reg::kTileStatus) & 15u, static_cast<uint32_t>(c.err)) << c.name;
+    EXPECT_EQ(info & 15u, static_cast<uint32_t>(c.check)) << c.name;
+    EXPECT_EQ((info >> 12) & 0xFFFu, c.src_chip) << c.name;
+    EXPECT_EQ((info >> 24) & 0xFu, c.src_tile) << c.name;
+    EXPECT_EQ(info & 0xF0000FF0u, 0u) << c.name;
+    EXPECT_EQ(b.host_read(reg::kTileErrCount), c.dropped) << c.name;
+    EXPECT_EQ(b.host_read(reg::kTileCounters + 12), c.counter3) << c.name;
+    for (uint32_t a = c.wr_lo; a < c.wr_hi; ++a) mirror[a] = c.wr_byte;
+    if (c.wr_hi > c.wr_lo) {
+      EXPECT_EQ(b.read_dmem(c.wr_lo & ~0xFFu, 0x100),
+                std::vector<uint8_t>(mirror.begin() + (c.wr_lo & ~0xFFu),
+                                     mirror.begin() + (c.wr_lo & ~0xFFu) + 0x100))
+          << c.name;
+    }
+  }
+  const auto after = b.read_dmem(0, kDmemBytes);
+  for (uint32_t a = 0; a < kDmemBytes; ++a)
+    ASSERT_EQ(after[a], mirror[a]) << "DMEM byte 0x" << std::hex << a << " changed";
+}
+
+// The watchdog for each WaitKind (docs/errors.md section 5): it fires in the P-th consecutive
+// cycle in which the tile stalls on a wait with nothing progressing; the same numbers as
+// ModelBlocks.WatchdogNamesEveryWaitKindWithThePeriodRuleOfTheRtl.
+TEST(RtlTile, WatchdogEveryWaitKind) {
+  const uint32_t kWd = static_cast<uint32_t>(TileErr::kWatchdog);
+  auto start = [](TileBench& b, const std::vector<uint64_t>& prog, uint32_t period) {
+    b.load_imem(prog);
+    b.host_write(reg::kTileWatchdog, period);
+    b.start();
+  };
+  // Cycles the tile runs after start (-1: still running after `limit`).
+  auto ran = [](TileBench& b, int limit, const std::function<void()>& each = nullptr) {
+    for (int k = 1; k <= limit; ++k) {
+      if (each) each();
+      b.step();
+      if (!b.dut().stat_running_o) return k;
+    }
+    return -1;
+  };
+  // Counter: Wait at pc 2 on counter (3 + r2) % 32 = 7: 2 + P cycles.
+  const std::vector<uint64_t> wait7 = {LI(1, 5), LI(2, 4), WAIT(1, 2, 3)};
+  for (uint32_t p : {1u, 37u}) {
+    TileBench b;
+    start(b, wait7, p);
+    EXPECT_EQ(ran(b, 1000), static_cast<int>(2 + p)) << "period " << p;
+    EXPECT_EQ(b.host_read(reg::kTileStatus), kWd | 2u << 16);
+    EXPECT_EQ(b.host_read(reg::kTileErrInfo), static_cast<uint32_t>(WaitKind::kCounter) | 7u << 4);
+    EXPECT_EQ(b.host_read(reg::kTileErrCount), 0u);
+    // Control bit 1 clears the error and its detail, not the period.
+    b.clear();
+    EXPECT_EQ(b.host_read(reg::kTileStatus), 0u);
+    EXPECT_EQ(b.host_read(reg::kTileErrInfo), 0u);
+    EXPECT_EQ(b.host_read(reg::kTileWatchdog), p);
+  }
+  {  // Period 0: never.
+    TileBench b;
+    start(b, wait7, 0);
+    EXPECT_EQ(ran(b, 3000), -1);
+    EXPECT_EQ(b.dut().stat_err_o, 0);
+  }
+  {  // Progress keeps it silent: a token on counter 9 every 15 cycles, P = 20; then it fires
+     // 5 + P cycles after the last token is taken (its increment is the last progress).
+    TileBench b;
+    start(b, wait7, 20);
+    Hdr h;
+    h.dst_chip = kChip;
+    h.dst_tile = kTileId;
+    h.ctr = 9;
+    int k = 0;
+    const int r = ran(b, 2000, [&] {
+      if (++k % 15 == 0 && k <= 300) b.inject({pack(h, true)});
+    });
+    ASSERT_GT(r, 300);
+    ASSERT_EQ(b.rx_taken.size(), 20u);
+    EXPECT_EQ(b.cycle() - 1 - b.rx_taken.back().first, 5u + 20u);
+    EXPECT_EQ(b.host_read(reg::kTileCounters + 4 * 9), 20u);
+    EXPECT_EQ(b.host_read(reg::kTileErrInfo), static_cast<uint32_t>(WaitKind::kCounter) | 7u << 4);
+  }
+  // Sends and SendQueue: 4096-byte jobs to chip 7 (link 1); a stray XOFF after 20 data flits
+  // freezes the session. Emitting is progress; it fires P cycles after the last decision.
+  auto frozen = [&](std::vector<uint64_t> prog, uint32_t p, WaitKind kind, uint32_t pc) {
+    TileBench b;
+    b.route[7] = 1;
+    const std::vector<uint64_t> pro = {LI(1, 0), LI(2, 4096), LI(3, 7), LI(4, 0)};
+    prog.insert(prog.begin(), pro.begin(), pro.end());
+    start(b, prog, p);
+    bool xoff = false;
+    const int r = ran(b, 3000, [&] {
+      size_t data = 0;
+      for (const auto& t : b.tx) data += t.ctrl == 0;
+      if (!xoff && data >= 20) {
+        b.stray_msg(b.cycle(), 1, 2);
+        xoff = true;
+      }
+    });
+    ASSERT_GT(r, 0) << to_string(kind);
+    const uint64_t last_decision = b.tx.back().cycle - 1;
+    EXPECT_EQ(b.cycle() - 1 - last_decision, p) << to_string(kind);
+    EXPECT_EQ(b.host_read(reg::kTileStatus), kWd | pc << 16) << to_string(kind);
+    EXPECT_EQ(b.host_read(reg::kTileErrInfo), static_cast<uint32_t>(kind)) << to_string(kind);
+  };
+  const uint64_t send = SEND(1, 2, 3, 4, desc(0, 0, Opcode::kWrite));
+  frozen({send, send, send, send, send, END()}, 30, WaitKind::kSendQueue, 8);
+  frozen({send, I(Isa::kWaits), END()}, 25, WaitKind::kSends, 5);
+  frozen({send, END()}, 40, WaitKind::kSends, 5);
+  {  // Barrier: Bar at pc 0 from the first cycle, never released.
+    TileBench b;
+    start(b, {I(Isa::kBar)}, 10);
+    EXPECT_EQ(ran(b, 1000), 10);
+    EXPECT_EQ(b.host_read(reg::kTileStatus), kWd);
+    EXPECT_EQ(b.host_read(reg::kTileErrInfo), static_cast<uint32_t>(WaitKind::kBarrier));
+    EXPECT_EQ(b.dut().bar_wait_o, 0);
   }
 }
 

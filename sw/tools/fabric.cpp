@@ -29,6 +29,7 @@
 #include "rtl_system.hpp"
 #include "xf/alu.hpp"
 #include "xf/compiler.hpp"
+#include "xf/faults.hpp"
 #include "xf/reference.hpp"
 #include "xf/topology.hpp"
 
@@ -140,11 +141,52 @@ Bytes read_file(const std::string& path, uint64_t want) {
   return b;
 }
 
+// Under --faults: what the wires did and what the retry layer did about it, one line per backend
+// ("# faults rtl: ..."), so that scripts (scripts/bench_faults.sh) can compute goodput.
+void print_model_links(const model::RunStats& st) {
+  const model::LinkStats& l = st.link;
+  std::printf(
+      "# faults model: words %llu corrupted %llu dropped %llu stall %llu down %llu | "
+      "crc_errors %llu replays %llu timeouts %llu discards %llu escalated %llu\n",
+      static_cast<unsigned long long>(l.words), static_cast<unsigned long long>(l.corrupted),
+      static_cast<unsigned long long>(l.dropped), static_cast<unsigned long long>(l.stall_cycles),
+      static_cast<unsigned long long>(l.lost_down), static_cast<unsigned long long>(l.corrupted),
+      static_cast<unsigned long long>(l.replays), static_cast<unsigned long long>(l.timeouts),
+      static_cast<unsigned long long>(l.discards), static_cast<unsigned long long>(l.escalations));
+}
+
+template <class Sys>
+void print_rtl_links(Sys& sys, const Topology& topo) {
+  uint64_t crc = 0, replays = 0, timeouts = 0, discards = 0, escalated = 0;
+  for (int n = 0; n < topo.num_nodes; ++n)
+    for (int p = 0; p < topo.num_ports[n]; ++p) {
+      crc += sys.host_read32(n, reg::kLinkCrcErrors + 4 * p) & 0xFFFFu;
+      const uint32_t st = sys.host_read32(n, reg::kLinkStatus + 4 * p);
+      const uint32_t di = sys.host_read32(n, reg::kLinkDiscards + 4 * p);
+      replays += st >> 16;
+      escalated += st & 1u;
+      discards += di & 0xFFFFu;
+      timeouts += di >> 16;
+    }
+  // The wires' counts after the register reads (which run the machine a few more cycles), from
+  // reset: the RTL's wires also carry faults while the host loads and reads back.
+  const FaultCounts f = sys.fault_counts();
+  std::printf(
+      "# faults rtl: words %llu corrupted %llu dropped %llu stall %llu down %llu | "
+      "crc_errors %llu replays %llu timeouts %llu discards %llu escalated %llu\n",
+      static_cast<unsigned long long>(f.words), static_cast<unsigned long long>(f.flipped_words),
+      static_cast<unsigned long long>(f.dropped), static_cast<unsigned long long>(f.stall_cycles),
+      static_cast<unsigned long long>(f.down_cycles), static_cast<unsigned long long>(crc),
+      static_cast<unsigned long long>(replays), static_cast<unsigned long long>(timeouts),
+      static_cast<unsigned long long>(discards), static_cast<unsigned long long>(escalated));
+}
+
 int usage(const char* why) {
   if (why) std::fprintf(stderr, "fabric: %s\n", why);
   std::fprintf(stderr,
                "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
                "                  [--backend model|rtl|both] [--trace FILE.fst]\n"
+               "                  [--faults ber=P,wer=P,drop=P,stall=P,down=P,downlen=N,seed=S]\n"
                "                  [--algo auto|ring|biring|ladder|line|tree|avg]\n"
                "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
                "                  [--input DIR] [--output DIR] [--packet-log FILE] [--no-header]\n"
@@ -165,11 +207,11 @@ int sc_main(int argc, char** argv) {
   if (cmd != "run" && cmd != "plan") return usage(("unknown command '" + cmd + "'").c_str());
   std::map<std::string, std::string> opt;
   const std::map<std::string, bool> known = {
-      {"topology", true},  {"collective", true}, {"dtype", true},      {"op", true},
-      {"bytes", true},     {"backend", true},    {"algo", true},       {"seed", true},
-      {"root", true},      {"tiles", true},      {"sat", false},       {"chunk", true},
-      {"input", true},     {"output", true},     {"no-header", false}, {"trace", true},
-      {"packet-log", true}};
+      {"topology", true}, {"collective", true}, {"dtype", true},      {"op", true},
+      {"bytes", true},    {"backend", true},    {"algo", true},       {"seed", true},
+      {"root", true},     {"tiles", true},      {"sat", false},       {"chunk", true},
+      {"input", true},    {"output", true},     {"no-header", false}, {"trace", true},
+      {"faults", true},   {"packet-log", true}};
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) return usage(("unexpected argument '" + a + "'").c_str());
@@ -196,6 +238,8 @@ int sc_main(int argc, char** argv) {
       throw Usage("--backend " + backend + ": choose model, rtl or both");
     if (opt.count("trace") && backend == "model")
       throw Usage("--trace records the RTL's waves: use it with --backend rtl or both");
+    // --faults: link faults under the retry layer, on every backend (docs/reliability.md).
+    const FaultSpec faults = opt.count("faults") ? parse_faults(opt["faults"]) : FaultSpec{};
     const Topology topo = parse_topology(opt["topology"]);
     CollectiveSpec spec;
     spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
@@ -296,6 +340,7 @@ int sc_main(int argc, char** argv) {
       uint64_t cycles;
       std::vector<Bytes> outputs;
       double wall;
+      std::vector<std::string> diagnosis;  // xf::diagnose (docs/errors.md)
     };
     std::vector<Result> results;
     if (backend == "both") {
@@ -309,20 +354,24 @@ int sc_main(int argc, char** argv) {
     std::unique_ptr<cosim::ModelChecker> checker;  // --backend both
     if (backend != "rtl") {
       const model::CollectiveRun run =
-          model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer);
+          model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer, faults);
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      results.push_back(
-          {"model", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall});
+      results.push_back({"model", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs,
+                         wall, run.diagnosis});
       if (backend == "both")
-        checker = std::make_unique<cosim::ModelChecker>(
-            model_packets, run.stats.cycles, run.outputs, run_reference(plan, inputs), es);
+        // Under faults the two backends see different faults in different cycles: outputs and
+        // packet streams must still be identical, cycle counts need not be.
+        checker = std::make_unique<cosim::ModelChecker>(model_packets, run.stats.cycles,
+                                                        run.outputs, run_reference(plan, inputs),
+                                                        es, faults.any() ? 1e9 : 0.02);
+      if (faults.any()) print_model_links(run.stats);
     }
     if (backend != "model") {
       const auto t1 = std::chrono::steady_clock::now();
       VerilatedContext ctx;
       if (opt.count("trace")) ctx.traceEverOn(true);
-      rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx);
+      rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx, &faults);
       if (opt.count("trace")) sys.open_trace(opt["trace"]);
       uint64_t zero = 0;  // harness cycle of the collective's cycle 0
       sys.start_observer = [&](uint64_t c) {
@@ -346,6 +395,7 @@ int sc_main(int argc, char** argv) {
       rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
       if (checker && !run.stats.stopped && run.stats.ok)
         checker->on_collective_end(sys.cycle(), run.stats.cycles, run.outputs);
+      if (faults.any()) print_rtl_links(sys, topo);
       sys.close_trace();
 #if VM_COVERAGE  // make coverage: each run writes its counts where XF_COVERAGE_DAT says
       const char* cov = std::getenv("XF_COVERAGE_DAT");
@@ -353,8 +403,8 @@ int sc_main(int argc, char** argv) {
 #endif
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-      results.push_back(
-          {"rtl", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall});
+      results.push_back({"rtl", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall,
+                         run.diagnosis});
     }
     if (opt.count("output") && !results.back().outputs.empty()) {
       const std::vector<Bytes>& out = results.back().outputs;
@@ -388,6 +438,12 @@ int sc_main(int argc, char** argv) {
                   static_cast<unsigned long long>(r.cycles), algbw, busbw, eff,
                   static_cast<unsigned long long>(chk.wrong), r.wall, r.backend);
       status = std::max(status, report(r.backend, r.ok, r.error, chk, spec.op));
+      // A run that succeeded over an escalated link: the data got through, but the link was down
+      // or too noisy for a while (recovered errors are summed in the "# faults" line instead).
+      if (r.ok)
+        for (const std::string& line : r.diagnosis)
+          if (line.find("escalated") != std::string::npos)
+            std::fprintf(stderr, "fabric: %s: %s\n", r.backend, line.c_str());
     }
     if (checker) {
       const Result &m = results[0], &r = results[1];
@@ -396,10 +452,11 @@ int sc_main(int argc, char** argv) {
         status = 1;
       } else if (m.ok && r.ok) {
         std::printf(
-            "# rtl/model cycles: %llu / %llu = %.4f; memories bit-identical; %zu streams, %zu "
+            "# rtl/model cycles: %llu / %llu = %.4f%s; memories bit-identical; %zu streams, %zu "
             "packets identical\n",
             static_cast<unsigned long long>(r.cycles), static_cast<unsigned long long>(m.cycles),
-            static_cast<double>(r.cycles) / static_cast<double>(m.cycles), checker->streams(),
+            static_cast<double>(r.cycles) / static_cast<double>(m.cycles),
+            faults.any() ? " (not compared under faults)" : "", checker->streams(),
             checker->packets());
       }
     }

@@ -19,12 +19,12 @@
 namespace xf {
 
 struct FaultSpec {
-  double ber = 0;         // per bit of a present word
-  double wer = 0;         // per present word: one flipped bit at a random position
-  double drop = 0;        // per present word: lost
-  double stall = 0;       // per cycle: the wire slips one cycle
-  double down = 0;        // per cycle: the link direction goes down
-  uint32_t downlen = 200; // cycles it stays down
+  double ber = 0;          // per bit of a present word
+  double wer = 0;          // per present word: one flipped bit at a random position
+  double drop = 0;         // per present word: lost
+  double stall = 0;        // per cycle: the wire slips one cycle
+  double down = 0;         // per cycle: the link direction goes down
+  uint32_t downlen = 200;  // cycles it stays down
   uint64_t seed = 1;
 
   bool any() const { return ber > 0 || wer > 0 || drop > 0 || stall > 0 || down > 0; }

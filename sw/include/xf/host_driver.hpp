@@ -5,8 +5,12 @@
 //   1. every node's routing table: per lane, the entries the node holds (Config bits 15:12);
 //   2. every chip's index value (IndexWr);
 //   3. every tile's IMEM, PMEM and DMEM (the inputs, laid out by load_tiles);
-//   4. run (the backend starts every chip in the same cycle);
-//   5. every tile's DMEM read back, unpacked by unload_tiles.
+//   4. every tile's watchdog period (TileWatchdog = kDriverWatchdogCycles);
+//   5. run (the backend starts every chip in the same cycle);
+//   6. every error register read and explained (xf::diagnose, docs/errors.md): on a failed run
+//      the explanation is appended to the error; a run that succeeded may still carry warnings
+//      (links that recovered errors or escalated);
+//   7. every tile's DMEM read back, unpacked by unload_tiles.
 //
 // A Host adapts one backend's host port:
 //   uint32_t read32(int node, uint32_t addr);                     // one register, now
@@ -27,6 +31,7 @@
 
 #include "xf/compiler.hpp"
 #include "xf/defs.hpp"
+#include "xf/diagnose.hpp"
 #include "xf/reference.hpp"
 
 namespace xf {
@@ -34,8 +39,16 @@ namespace xf {
 template <class Stats>
 struct HostRun {
   Stats stats;
-  std::vector<Bytes> outputs;  // per chip, as io_out_bytes says; empty when stats.stopped
+  std::vector<Bytes> outputs;          // per chip, as io_out_bytes says; empty when stats.stopped
+  std::vector<std::string> diagnosis;  // xf::diagnose after the run: errors and link warnings
 };
+
+// The tiles' hardware watchdog period the driver programs: a tile waiting this long with no
+// progress at all halts with error Watchdog and says what it waits for (docs/errors.md). Far
+// above any wait of a compiled collective on a working machine (a counter wait makes progress
+// with every packet, at most 129 cycles apart, and a link outage of the fault tests lasts at
+// most a few thousand cycles).
+inline constexpr uint32_t kDriverWatchdogCycles = 1u << 20;
 
 namespace detail {
 template <class Host>
@@ -90,9 +103,18 @@ auto run_collective(Host& h, const Plan& plan, const Image& img, const std::vect
     }
     h.flush();  // `tiles` and `pmem` must outlive a queued write
   }
+  for (int c = 0; c < P; ++c)
+    for (int t = 0; t < plan.tiles; ++t) {
+      const uint32_t period = kDriverWatchdogCycles;
+      h.write(c, reg::kTileBase + t * reg::kTileStride + reg::kTileWatchdog, &period, 4);
+    }
+  h.flush();
   HostRun<decltype(h.run(max_cycles))> r;
   r.stats = h.run(max_cycles);
   if (r.stats.stopped) return r;  // a checker stopped it mid-collective: nothing to read back
+  r.diagnosis = diagnose(h, nodes, P, plan.tiles);
+  if (!r.stats.ok)
+    for (const std::string& line : r.diagnosis) r.stats.error += "\n  " + line;
   r.outputs.resize(P);
   for (int c = 0; c < P; ++c) {
     std::vector<Bytes> tiles(plan.tiles);
