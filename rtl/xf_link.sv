@@ -168,12 +168,14 @@ module xf_link #(
 
   // True when sequence number a lies behind b (a - b in 128..255, modulo 256).
   function automatic logic seq_behind(logic [7:0] a, logic [7:0] b);
-    return 8'(a - b) >= 8'd128;
+    logic [7:0] d;
+    d = a - b;
+    seq_behind = d >= 8'd128;  // (Yosys 0.23 has no `return`)
   endfunction
 
   // Saturating 16-bit increment.
   function automatic logic [15:0] sat_inc(logic [15:0] v, logic en);
-    return (en && v != 16'hFFFF) ? v + 16'd1 : v;
+    sat_inc = (en && v != 16'hFFFF) ? v + 16'd1 : v;
   endfunction
 
   // ---- Receiver: input register and checks ---------------------------------------------------
