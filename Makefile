@@ -37,7 +37,8 @@ check-gen: ## fail if the committed generated files are stale
 	done; echo "check-gen: generated files are up to date"
 
 CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
-              sw/tools/*.cpp model/*.cpp model/*.hpp tests/*.cpp tests/*.hpp tb/*.hpp))
+              sw/tools/*.cpp model/*.cpp model/*.hpp tests/*.cpp tests/*.hpp tb/*.hpp \
+              tests/fuzz/*.cpp))
 
 .PHONY: format
 format: ## apply .clang-format to the C++ sources
@@ -67,9 +68,12 @@ synth-chip: $(SETUP_STAMP) ## Yosys synthesis of the 4-tile, 4-link chip (TILES=
 	@scripts/synth_chip.sh
 
 .PHONY: test
-test: $(SETUP_STAMP) check-gen check-format build lint ## run every test (unit, model, compiler, tool)
+test: $(SETUP_STAMP) check-gen check-format build lint ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
 	@cd $(CMAKE_DIR) && ctest --output-on-failure -j $(JOBS)
 	@scripts/test_fabric_cli.sh $(FABRIC)
+	@scripts/formal.sh
+	@scripts/fuzz.sh build
+	@scripts/fuzz.sh corpus
 
 .PHONY: demo
 demo: $(SETUP_STAMP) build ## collectives on the model, then on the RTL against the model
@@ -128,3 +132,15 @@ bench-model: $(SETUP_STAMP) build ## ring vs biring vs ladder cycles on the mode
 clean: ## remove build outputs
 	rm -rf $(BUILD)
 
+# ---- Fuzzing (docs/fuzzing.md): libFuzzer on the Verilated ingress path, in build/fuzz ----
+FUZZ_SECONDS ?= 600
+
+.PHONY: fuzz
+fuzz: $(SETUP_STAMP) ## fuzz the chip's ingress (link, router, tile receive): make fuzz [FUZZ_SECONDS=600]
+	@scripts/fuzz.sh build
+	@scripts/fuzz.sh run $(FUZZ_SECONDS)
+
+.PHONY: fuzz-corpus
+fuzz-corpus: $(SETUP_STAMP) ## replay the fuzz seed corpus, then a short fuzz run (~60 s)
+	@scripts/fuzz.sh build
+	@scripts/fuzz.sh corpus

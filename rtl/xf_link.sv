@@ -16,8 +16,8 @@
 //
 // Streams (valid/ready, STYLE.md rule 6), flits packed {head, tail, data[127:0]}:
 //   tx_*  exchange -> link: a flit is accepted in a cycle with tx_valid_i && tx_ready_o.
-//         tx_ready_o = (credits_q != 0) && !replaying_q, registers: it does not depend on
-//         tx_valid_i.
+//         tx_ready_o = (credits_q != 0) && !replaying_q && a free replay entry, registers: it
+//         does not depend on tx_valid_i.
 //   rx_*  link -> exchange: rx_valid_o = buffer not empty, rx_flit_o = buffer front, both from
 //         registers; the exchange takes the flit in a cycle with rx_valid_o && rx_ready_i.
 // Combinational paths: none from an input to an output. Every output is a register or a function
@@ -346,7 +346,9 @@ module xf_link #(
   logic                 phy_fv;
   logic [7:0]           phy_seq;
 
-  assign tx_ready_o = (credits_q != '0) && !replaying_q;
+  // The replay-buffer term never binds with a correct far end (the header's argument); it keeps a
+  // far end that returns credits without acks from overwriting unacknowledged flits.
+  assign tx_ready_o = (credits_q != '0) && !replaying_q && 8'(nxt_q - una_q) < 8'(ReplayFlits);
   assign tx_fire = tx_valid_i && tx_ready_o;
 
   always_comb begin

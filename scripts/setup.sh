@@ -4,7 +4,8 @@
 set -euo pipefail
 
 PKGS=(build-essential cmake ninja-build python3 ccache verilator iverilog libsystemc-dev
-      googletest libgtest-dev libbenchmark-dev graphviz clang-format yosys z3)
+      googletest libgtest-dev libbenchmark-dev graphviz clang-format yosys z3
+      clang-14 libclang-rt-14-dev)
 
 missing=()
 for p in "${PKGS[@]}"; do
