@@ -107,7 +107,7 @@ mutation-check: $(SETUP_STAMP) ## one-operator mutations of the ALU, XB and tile
 	@scripts/mutation_check.sh $(BUILD)
 
 .PHONY: formal
-formal: $(SETUP_STAMP) ## prove the XB queue never overflows under XON/XOFF (yosys-smtbmc + z3, ~1.5 min)
+formal: $(SETUP_STAMP) ## prove the XB queue and the link retry layer (yosys-smtbmc + z3, ~5 min)
 	@scripts/formal.sh
 
 .PHONY: coverage
