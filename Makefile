@@ -56,7 +56,7 @@ build: $(SETUP_STAMP) ## build the library, model, fabric tool and tests
 .PHONY: lint
 lint: $(SETUP_STAMP) ## lint the RTL (Verilator -Wall), synthesise it (Yosys), compile it (Icarus)
 	@scripts/lint_rtl.sh
-	@scripts/synth_check.sh
+	@scripts/synth_check.sh $(SYNTH_FLAGS)
 	@scripts/icarus_check.sh
 
 .PHONY: synth-check
@@ -67,6 +67,9 @@ synth-check: $(SETUP_STAMP) ## Yosys generic + iCE40 synthesis of every block, c
 synth-chip: $(SETUP_STAMP) ## Yosys synthesis of the 4-tile, 4-link chip (TILES=, LINKS=, ...), totals
 	@scripts/synth_chip.sh
 
+# make test's lint skips the two slowest synthesis runs (scripts/synth_check.sh --quick says
+# which and why); make lint and make synth-check run them all.
+test: SYNTH_FLAGS = --quick
 .PHONY: test
 test: $(SETUP_STAMP) check-gen check-format build lint ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
 	@cd $(CMAKE_DIR) && ctest --output-on-failure -j $(JOBS)
@@ -124,9 +127,9 @@ regress-alu: $(SETUP_STAMP) build ## RTL ALU: all 2^32 pairs per 16-bit op, 4096
 	@$(CMAKE_DIR)/test_rtl_alu_regress --gtest_also_run_disabled_tests \
 	  --gtest_filter='$(REGRESS_ALU_FILTER)'
 
-.PHONY: bench-model
-bench-model: $(SETUP_STAMP) build ## ring vs biring vs ladder cycles on the model, and the 64-chip run
-	@python3 scripts/bench_model.py $(FABRIC)
+.PHONY: bench
+bench: $(SETUP_STAMP) build ## the performance set: sweeps, RTL at 256K, latency, simulator speed, scale, plot (~30 min; BENCH_RTL=0 ~3 min)
+	@python3 scripts/bench.py $(FABRIC)
 
 .PHONY: clean
 clean: ## remove build outputs

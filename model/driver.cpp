@@ -2,6 +2,7 @@
 // sw/include/xf/host_driver.hpp through the model's host port.
 #include "driver.hpp"
 
+#include <chrono>
 #include <cstring>
 
 #include "xf/host_driver.hpp"
@@ -16,7 +17,12 @@ struct ModelHost {
   void write(int node, uint32_t addr, const void* p, size_t n) { sys.host_write(node, addr, p, n); }
   void read(int node, uint32_t addr, void* p, size_t n) { sys.host_read(node, addr, p, n); }
   void flush() {}
-  RunStats run(uint64_t max_cycles) { return sys.run(max_cycles); }
+  RunStats run(uint64_t max_cycles) {
+    const auto t0 = std::chrono::steady_clock::now();
+    RunStats st = sys.run(max_cycles);
+    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return st;
+  }
   // Memories larger than the host window (large machines on the model) are copied directly.
   bool direct(int chip, int tile, uint32_t region, void* p, size_t n, bool write) {
     Tile& t = sys.node(chip).tile(tile);

@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(build-essential cmake ninja-build python3 ccache verilator iverilog libsystemc-dev
       googletest libgtest-dev libbenchmark-dev graphviz clang-format yosys z3
-      clang-14 libclang-rt-14-dev)
+      clang-14 libclang-rt-14-dev python3-matplotlib)
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -6,6 +6,11 @@
 # Runs SYNTH_JOBS (default: nproc) Yosys processes at once, longest first. Outputs (logs, stat
 # reports) go to build/synth/.
 #
+# `--quick` (what `make test` runs): skips the two slowest runs whose parts are checked on their
+# own, the iCE40 mapping of xf_switch (a router and two links; both are mapped alone) and the
+# generic synthesis of xf_chip (its iCE40 run elaborates and maps the same design). Their rows say
+# "skipped"; `make synth-check` runs everything.
+#
 # Reduced configurations (set with chparam; the table's "config" column says which), chosen to
 # keep the whole check within about 3 minutes on 2 cores:
 #   xf_router  TableChips=64 for both runs: the full table (4 lanes x 4096 chips, one read port
@@ -19,6 +24,12 @@ cd "$(dirname "$0")/.."
 out=build/synth
 rm -rf "$out" && mkdir -p "$out"
 jobs=${SYNTH_JOBS:-$(nproc)}
+skip=""
+case "${1:-}" in
+  --quick) skip="xf_switch:ice40 xf_chip:gen" ;;
+  "") ;;
+  *) echo "synth-check: unknown argument '$1' (the only option is --quick)" >&2; exit 2 ;;
+esac
 
 # The chip top in its smallest configuration (1 tile, 1 link, small memories): the check that it
 # synthesises. The 4-tile, 4-link figures come from `make synth-chip` (scripts/synth_chip.sh),
@@ -68,12 +79,16 @@ export BLOCKS_SERIAL
 BLOCKS_SERIAL=$(printf '%s\n' "${blocks[@]}")
 
 echo "synth-check: Yosys $(yosys -V | awk '{print $2}'), ${#blocks[@]} blocks x (generic," \
-  "iCE40), $jobs at a time; logs in $out/"
+  "iCE40)${skip:+ except $skip}, $jobs at a time; logs in $out/"
 t_start=$(date +%s)
 # Longest runs first (measured), so that the parallel runs finish together.
 order="xf_chip:gen xf_chip:ice40 xf_router:ice40 xf_router:gen xf_reduce_alu:ice40 xf_xb:ice40
        xf_link:ice40 xf_switch:gen xf_switch:ice40 xf_reduce_alu:gen xf_xb:gen xf_link:gen
        xf_host_port:gen xf_host_port:ice40 xf_fifo:ice40 xf_fifo:gen"
+for s in $skip; do
+  order=${order/$s/}
+  echo skipped > "$out/${s%%:*}.${s##*:}.skip"
+done
 tr -s ' \n' '\n' <<< "$order" | grep . | \
   xargs -P "$jobs" -I{} bash -c 'mapfile -t blocks <<< "$BLOCKS_SERIAL"; run_one ${1%%:*} ${1##*:}' \
     _ {}
@@ -82,18 +97,25 @@ t_end=$(date +%s)
 # Count cells of the given types (a regex on the cell name) in the last module section of a stat
 # report (the top, or the hierarchy's totals for a hierarchical design).
 count() {
+  [[ -f $1 ]] || { echo -; return; }
   awk -v re="$2" '
     /^=== / || /design hierarchy/ { n = 0; delete c }
     $1 ~ ("^(" re ")$") && $2 ~ /^[0-9]+$/ { c[$1] = $2 }
     END { s = 0; for (k in c) s += c[k]; print s }' "$1"
 }
-cells() { grep 'Number of cells:' "$1" | tail -1 | awk '{print $4}'; }
+cells() { [[ -f $1 ]] || { echo -; return; }; grep 'Number of cells:' "$1" | tail -1 | awk '{print $4}'; }
+# The time column of one run: "wall/cpu", or "skipped" (--quick).
+times() {
+  if [[ -f $out/$1.skip ]]; then echo skipped; return; fi
+  echo "$(cat "$out/$1.wall")/$(cpu "$out/$1.log")"
+}
 cpu() { grep -o 'CPU: user [0-9.]*s' "$1" | tail -1 | awk '{sub("s", "", $3); print $3}'; }
 
 failed=0
 for entry in "${blocks[@]}"; do
   top=${entry%%|*}
   for target in gen ice40; do
+    [[ -f $out/$top.$target.skip ]] && continue
     if [[ $(cat "$out/$top.$target.rc") != 0 ]]; then
       echo "synth-check: ERROR: Yosys failed on $top ($target); $out/$top.$target.log ends:" >&2
       grep -E 'ERROR|Error' "$out/$top.$target.log" | tail -5 >&2 || true
@@ -125,8 +147,7 @@ for entry in "${blocks[@]}"; do
   printf '%-14s %-58s %9s %7s %6s %6s %5s %13s %13s\n' "$top" "$conf" "$(cells "$g")" \
     "$(count "$i" SB_LUT4)" "$(count "$i" SB_CARRY)" "$(count "$i" 'SB_DFF[A-Z]*')" \
     "$(count "$i" SB_RAM40_4K)" \
-    "$(cat "$out/$top.gen.wall")/$(cpu "$out/$top.gen.log")" \
-    "$(cat "$out/$top.ice40.wall")/$(cpu "$out/$top.ice40.log")"
+    "$(times "$top.gen")" "$(times "$top.ice40")"
 done
-echo "synth-check: all ${#blocks[@]} blocks synthesise (generic and iCE40) in" \
+echo "synth-check: all ${#blocks[@]} blocks synthesise (generic and iCE40${skip:+; skipped: $skip}) in" \
   "$((t_end - t_start)) s wall; times in seconds"

@@ -127,5 +127,30 @@ then ok "--output holds the exact sum on every chip"; else bad "--output content
 head -c 8 /dev/zero > "$tmp/in/chip1.bin"
 expect 2 'has 8 bytes, expected 4000' -- run --topology ring:4 --dtype int32 --bytes 4000 --input "$tmp/in"
 
+# fabric bench: a sweep on the model and one RTL point, CSV and JSON; bad arguments.
+expect 0 '# 6 points, 0 failed' -- bench --topology ring:4 --topology 'tree:((2,1),3)' \
+  --min-bytes 8 --max-bytes 32 --dtype int32 --csv "$tmp/b.csv" --json "$tmp/b.json"
+if python3 - "$tmp/b.csv" "$tmp/b.json" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+js = json.load(open(sys.argv[2]))
+assert len(rows) == 6 and len(js) == 6, (len(rows), len(js))
+assert [int(r["bytes"]) for r in rows] == [8, 16, 32] * 2
+for r, j in zip(rows, js):
+    assert int(r["cycles"]) == j["cycles"] > 0 and j["ok"] and j["wrong"] == 0
+    assert abs(j["eff"] * j["cycles"] - j["bound_cycles"]) < 0.06  # bound printed to 0.1
+PY
+then ok "bench CSV and JSON agree, 6 rows, every point checked"; else bad "bench CSV/JSON"; fi
+expect 0 '# 1 points, 0 failed' -- bench --topology ring:2 --min-bytes 1K --max-bytes 1K \
+  --tiles 1 --backend rtl
+expect 2 'use --min-bytes and --max-bytes' -- bench --topology ring:4 --bytes 4K
+expect 2 'not a multiple of the fp32 element size' -- bench --topology ring:4 --min-bytes 6
+expect 2 'need 0 < min <= max' -- bench --topology ring:4 --min-bytes 1K --max-bytes 64
+expect 2 'choose model or rtl' -- bench --topology ring:4 --backend both
+expect 2 'is for fabric run' -- bench --topology ring:4 --faults wer=1e-3
+expect 2 'is for fabric bench' -- run --topology ring:4 --bytes 4K --csv "$tmp/x.csv"
+expect 2 'only bench takes several' -- run --topology ring:4 --topology ring:2 --bytes 4K
+expect 2 'does the directory exist' -- bench --topology ring:4 --csv /nonexistent/dir/b.csv
+
 echo "fabric CLI: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <deque>
@@ -102,6 +103,7 @@ struct RtlRunStats {
   bool stopped = false;  // request_stop() ended the run (a checker saw a mismatch)
   uint64_t cycles = 0;   // from the start command to the cycle every tile was done
   std::string error;
+  double seconds = 0;    // wall time of the run alone (RtlHost::run), for cycles per second
 };
 
 // Chip, Switch: the Verilated xf_chip and xf_switch classes; Links: their NumLinks; PhyWireDelay:
@@ -519,7 +521,12 @@ struct RtlHost {
   }
   void read(int node, uint32_t addr, void* p, size_t n) { sys.queue_read(node, addr, p, n); }
   void flush() { sys.flush(); }
-  RtlRunStats run(uint64_t max_cycles) { return sys.run(max_cycles); }
+  RtlRunStats run(uint64_t max_cycles) {
+    const auto t0 = std::chrono::steady_clock::now();
+    RtlRunStats st = sys.run(max_cycles);
+    st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return st;
+  }
   bool direct(int, int, uint32_t, void*, size_t, bool) { return false; }  // the pins only
 };
 

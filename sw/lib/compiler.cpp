@@ -862,6 +862,12 @@ Image build_image(const Topology& topo, const Plan& plan) {
   for (const Slice& s : plan.slices) plane_max = std::max(plane_max, s.addr + s.len);
   uint32_t chunk =
       std::clamp<uint32_t>(plane_max / plan.chips / 2 / kF * kF, 512, kMaxPacketPayloadBytes);
+  // The ladder's steps are short (four rings at once): where the 512-byte floor would leave one
+  // chunk per step (no pipelining), 256-byte chunks are faster despite their headers. Measured
+  // (make bench): ladder:8 16K 863 -> 683 cycles, ladder:4 8K 391 -> 321, ladder:16 32K
+  // 1807 -> 1407; ring and biring lose at 256 bytes, so they keep the floor.
+  const uint32_t segment = plane_max / plan.chips / kF * kF;
+  if (plan.algo == Algo::kLadder && chunk >= segment && segment >= 512) chunk = segment / 2;
   for (;;) {
     Image img = build_image_chunked(topo, plan, chunk);
     size_t words = 0;

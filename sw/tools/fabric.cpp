@@ -4,6 +4,10 @@
 //              [--algo A] [--seed S] [--root R] [--tiles N] [--sat] [--chunk B]
 //              [--input DIR] [--output DIR] [--no-header]
 //   fabric plan ...same options...   prints the schedule summary and the program
+//   fabric bench --topology T [--topology T2 ...] [--min-bytes 8] [--max-bytes 1M]
+//              [--backend model|rtl] [--csv FILE] [--json FILE] ...run's collective options
+//                                    sweeps powers of two, one checked run per point, and
+//                                    prints the nccl-tests table (docs/fabric.md section 9)
 //
 // `run` compiles the collective, runs it, checks every chip's result against the plain C++
 // reference (same reduction order, bit for bit) and, where one exists, against the
@@ -11,7 +15,13 @@
 // element or run error and 2 on a bad argument. `--backend rtl` runs the same image on a machine
 // of Verilated chips and switch nodes (tb/rtl_system.hpp); `both` runs the model and the RTL and
 // also requires their memories to be bit-identical and their cycle counts within 2%.
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +31,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "Vxf_chip.h"
 #include "Vxf_switch.h"
@@ -142,43 +153,327 @@ Bytes read_file(const std::string& path, uint64_t want) {
 }
 
 // Under --faults: what the wires did and what the retry layer did about it, one line per backend
-// ("# faults rtl: ..."), so that scripts (scripts/bench_faults.sh) can compute goodput.
-void print_model_links(const model::RunStats& st) {
-  const model::LinkStats& l = st.link;
+// ("# faults rtl: ..."), so that scripts (scripts/bench_faults.py) can compute goodput.
+struct LinkCounts {
+  uint64_t words, corrupted, dropped, stall, down, crc_errors, replays, timeouts, discards,
+      escalated;
+};
+
+void print_link_counts(const char* backend, const LinkCounts& c) {
   std::printf(
-      "# faults model: words %llu corrupted %llu dropped %llu stall %llu down %llu | "
+      "# faults %s: words %llu corrupted %llu dropped %llu stall %llu down %llu | "
       "crc_errors %llu replays %llu timeouts %llu discards %llu escalated %llu\n",
-      static_cast<unsigned long long>(l.words), static_cast<unsigned long long>(l.corrupted),
-      static_cast<unsigned long long>(l.dropped), static_cast<unsigned long long>(l.stall_cycles),
-      static_cast<unsigned long long>(l.lost_down), static_cast<unsigned long long>(l.corrupted),
-      static_cast<unsigned long long>(l.replays), static_cast<unsigned long long>(l.timeouts),
-      static_cast<unsigned long long>(l.discards), static_cast<unsigned long long>(l.escalations));
+      backend, static_cast<unsigned long long>(c.words),
+      static_cast<unsigned long long>(c.corrupted), static_cast<unsigned long long>(c.dropped),
+      static_cast<unsigned long long>(c.stall), static_cast<unsigned long long>(c.down),
+      static_cast<unsigned long long>(c.crc_errors), static_cast<unsigned long long>(c.replays),
+      static_cast<unsigned long long>(c.timeouts), static_cast<unsigned long long>(c.discards),
+      static_cast<unsigned long long>(c.escalated));
 }
 
+LinkCounts model_link_counts(const model::RunStats& st) {
+  const model::LinkStats& l = st.link;
+  return {l.words,     l.corrupted, l.dropped,  l.stall_cycles, l.lost_down,
+          l.corrupted, l.replays,   l.timeouts, l.discards,     l.escalations};
+}
+
+// The RTL's counts: the retry layer's from every node's link registers, the wires' from the
+// harness, after the register reads (which run the machine a few more cycles), from reset: the
+// RTL's wires also carry faults while the host loads and reads back.
 template <class Sys>
-void print_rtl_links(Sys& sys, const Topology& topo) {
-  uint64_t crc = 0, replays = 0, timeouts = 0, discards = 0, escalated = 0;
+LinkCounts rtl_link_counts(Sys& sys, const Topology& topo) {
+  LinkCounts c{};
   for (int n = 0; n < topo.num_nodes; ++n)
     for (int p = 0; p < topo.num_ports[n]; ++p) {
-      crc += sys.host_read32(n, reg::kLinkCrcErrors + 4 * p) & 0xFFFFu;
+      c.crc_errors += sys.host_read32(n, reg::kLinkCrcErrors + 4 * p) & 0xFFFFu;
       const uint32_t st = sys.host_read32(n, reg::kLinkStatus + 4 * p);
       const uint32_t di = sys.host_read32(n, reg::kLinkDiscards + 4 * p);
-      replays += st >> 16;
-      escalated += st & 1u;
-      discards += di & 0xFFFFu;
-      timeouts += di >> 16;
+      c.replays += st >> 16;
+      c.escalated += st & 1u;
+      c.discards += di & 0xFFFFu;
+      c.timeouts += di >> 16;
     }
-  // The wires' counts after the register reads (which run the machine a few more cycles), from
-  // reset: the RTL's wires also carry faults while the host loads and reads back.
   const FaultCounts f = sys.fault_counts();
+  c.words = f.words;
+  c.corrupted = f.flipped_words;
+  c.dropped = f.dropped;
+  c.stall = f.stall_cycles;
+  c.down = f.down_cycles;
+  return c;
+}
+
+// The collective options shared by run, plan and bench.
+CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
+  CollectiveSpec spec;
+  spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
+  spec.dtype = parse_dtype(opt.count("dtype") ? opt["dtype"] : "fp32");
+  spec.op = parse_op(opt.count("op") ? opt["op"] : "sum");
+  if (opt.count("bytes")) spec.bytes = parse_bytes(opt["bytes"]);
+  spec.sat = opt.count("sat");
+  if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
+  if (opt.count("root")) spec.root = static_cast<int>(parse_int("root", opt["root"], 0, 4095));
+  if (opt.count("tiles"))
+    spec.tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, kMaxTiles));
+  if (opt.count("chunk")) spec.chunk_bytes = static_cast<uint32_t>(parse_bytes(opt["chunk"]));
+  return spec;
+}
+
+// Refuses what the Verilated chip cannot build (4 tiles, 4 links).
+void check_rtl_fits(const Topology& topo, const CollectiveSpec& spec) {
+  if (spec.tiles > kRtlTiles)
+    throw Usage("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
+                std::to_string(kRtlTiles) + " tiles; use --tiles 1.." + std::to_string(kRtlTiles) +
+                " with --backend rtl or both");
+  for (int n = 0; n < topo.num_nodes; ++n)
+    if (topo.num_ports[n] > kRtlLinks)
+      throw Usage("--topology " + topo.spec + ": node " + std::to_string(n) + " has " +
+                  std::to_string(topo.num_ports[n]) + " links, the RTL chip and switch " +
+                  std::to_string(kRtlLinks) + "; use --backend model for it");
+}
+
+// One point of `fabric bench`, measured in a child process (SystemC elaborates once per process)
+// and sent back through a pipe as plain bytes.
+struct Point {
+  int32_t ok = 0;       // the run finished and every element is right
+  uint64_t cycles = 0;  // the collective's cycles
+  uint64_t wrong = 0;   // elements wrong, differing between chips, or inexact (section 4)
+  double bound = 0;     // bound_cycles(plan)
+  double run_s = 0;     // wall time of the run step alone (cycles per second)
+  double wall_s = 0;    // the whole point: plan, build, load, run, read back, check
+  long rss_kb = 0;      // the child's peak resident memory (filled in by the parent)
+  char algo[16] = {};
+  char error[480] = {};
+};
+
+Point measure_point(const Topology& topo, const CollectiveSpec& spec, const std::string& backend,
+                    uint64_t seed) {
+  Point pt;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Plan plan = plan_collective(topo, spec);
+  const Image img = build_image(topo, plan);
+  std::snprintf(pt.algo, sizeof pt.algo, "%s", to_string(plan.algo));
+  pt.bound = bound_cycles(plan);
+  const std::vector<Bytes> inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
+  bool ok = false;
+  std::string error;
+  std::vector<Bytes> outputs;
+  if (backend == "model") {
+    const model::CollectiveRun run = model::run_on_model(topo, plan, img, inputs);
+    ok = run.stats.ok;
+    error = run.stats.error;
+    pt.cycles = run.stats.cycles;
+    pt.run_s = run.stats.seconds;
+    outputs = run.outputs;
+  } else {
+    VerilatedContext ctx;
+    rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx);
+    const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
+    ok = run.stats.ok;
+    error = run.stats.error;
+    pt.cycles = run.stats.cycles;
+    pt.run_s = run.stats.seconds;
+    outputs = run.outputs;
+  }
+  if (ok) {
+    const Check chk = check_outputs(plan, inputs, outputs);
+    pt.wrong = chk.wrong + chk.not_identical + chk.inexact;
+    if (pt.wrong) error = std::to_string(pt.wrong) + " wrong elements";
+  }
+  pt.ok = ok && !pt.wrong;
+  std::snprintf(pt.error, sizeof pt.error, "%s", error.c_str());
+  pt.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return pt;
+}
+
+// Runs measure_point in a child; a child that dies is a failed point that says how.
+Point measure_in_child(const Topology& topo, const CollectiveSpec& spec, const std::string& backend,
+                       uint64_t seed) {
+  int fd[2];
+  if (pipe(fd) != 0) throw std::runtime_error("bench: pipe() failed");
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("bench: fork() failed");
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGTERM);  // a killed bench leaves no run behind
+    close(fd[0]);
+    Point pt;
+    try {
+      pt = measure_point(topo, spec, backend, seed);
+    } catch (const std::exception& e) {
+      std::snprintf(pt.error, sizeof pt.error, "%s", e.what());
+    }
+    const char* p = reinterpret_cast<const char*>(&pt);
+    size_t left = sizeof pt;
+    while (left > 0) {
+      const ssize_t n = write(fd[1], p, left);
+      if (n <= 0) break;
+      p += n;
+      left -= static_cast<size_t>(n);
+    }
+    std::fflush(nullptr);
+    _exit(0);
+  }
+  close(fd[1]);
+  Point pt;
+  char* p = reinterpret_cast<char*>(&pt);
+  size_t got = 0;
+  while (got < sizeof pt) {
+    const ssize_t n = read(fd[0], p + got, sizeof pt - got);
+    if (n <= 0) break;
+    got += static_cast<size_t>(n);
+  }
+  close(fd[0]);
+  int status = 0;
+  struct rusage ru {};
+  wait4(pid, &status, 0, &ru);
+  if (got != sizeof pt) {
+    pt = Point{};
+    std::snprintf(pt.error, sizeof pt.error, "the run's process died (%s %d)",
+                  WIFSIGNALED(status) ? "signal" : "exit status",
+                  WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+  }
+  pt.rss_kb = ru.ru_maxrss;
+  return pt;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      o += ' ';
+      continue;
+    }
+    o += c;
+  }
+  return o;
+}
+
+// fabric bench (docs/fabric.md section 9).
+int bench(std::map<std::string, std::string>& opt, const std::vector<std::string>& topo_specs) {
+  if (topo_specs.empty()) throw Usage("--topology is required (give it once per topology)");
+  if (opt.count("bytes"))
+    throw Usage("bench sweeps sizes: use --min-bytes and --max-bytes instead of --bytes");
+  for (const char* o : {"input", "output", "packet-log", "trace", "faults"})
+    if (opt.count(o)) throw Usage(std::string("--") + o + " is for fabric run, not bench");
+  const std::string backend = opt.count("backend") ? opt["backend"] : "model";
+  if (backend != "model" && backend != "rtl")
+    throw Usage("bench --backend " + backend +
+                ": choose model or rtl (fabric run --backend both "
+                "compares them)");
+  CollectiveSpec spec = parse_spec(opt);
+  const uint64_t lo = opt.count("min-bytes") ? parse_bytes(opt["min-bytes"]) : 8;
+  const uint64_t hi = opt.count("max-bytes") ? parse_bytes(opt["max-bytes"]) : (1u << 20);
+  if (lo == 0 || hi < lo || hi > (1ull << 30))
+    throw Usage("--min-bytes " + human(lo) + " --max-bytes " + human(hi) +
+                ": need 0 < min <= max <= 1G");
+  const size_t es = dtype_size(spec.dtype);
+  if (lo % es)
+    throw Usage("--min-bytes " + human(lo) + " is not a multiple of the " +
+                std::string(to_string(spec.dtype)) + " element size (" + std::to_string(es) +
+                " bytes); every point doubles it");
+  const uint64_t seed =
+      opt.count("seed") ? static_cast<uint64_t>(parse_int("seed", opt["seed"], 0, 1ll << 62)) : 1;
+  std::vector<Topology> topos;
+  for (const std::string& t : topo_specs) {
+    topos.push_back(parse_topology(t));
+    if (backend == "rtl") check_rtl_fits(topos.back(), spec);
+  }
+  std::ofstream csv;
+  if (opt.count("csv")) {
+    csv.open(opt["csv"]);
+    if (!csv) throw Usage("--csv: cannot write " + opt["csv"] + " (does the directory exist?)");
+    csv << "topology,chips,algo,collective,bytes,count,dtype,op,tiles,backend,cycles,bound_cycles,"
+           "algbw,busbw,eff,wrong,ok,wall_s,run_s,sim_cycles_per_s,peak_rss_mb,error\n";
+  }
+  std::ofstream json;
+  if (opt.count("json")) {
+    json.open(opt["json"]);
+    if (!json) throw Usage("--json: cannot write " + opt["json"] + " (does the directory exist?)");
+    json << "[";
+  }
+  // SystemC's banner would interleave with the table, once per child.
+  setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);
   std::printf(
-      "# faults rtl: words %llu corrupted %llu dropped %llu stall %llu down %llu | "
-      "crc_errors %llu replays %llu timeouts %llu discards %llu escalated %llu\n",
-      static_cast<unsigned long long>(f.words), static_cast<unsigned long long>(f.flipped_words),
-      static_cast<unsigned long long>(f.dropped), static_cast<unsigned long long>(f.stall_cycles),
-      static_cast<unsigned long long>(f.down_cycles), static_cast<unsigned long long>(crc),
-      static_cast<unsigned long long>(replays), static_cast<unsigned long long>(timeouts),
-      static_cast<unsigned long long>(discards), static_cast<unsigned long long>(escalated));
+      "# fabric bench: %s %s %s, backend %s, %d tiles per chip, seed %llu; sizes %s..%s "
+      "per chip\n",
+      to_string(spec.coll), to_string(spec.dtype), to_string(spec.op), backend.c_str(), spec.tiles,
+      static_cast<unsigned long long>(seed), human(lo).c_str(), human(hi).c_str());
+  std::printf(
+      "# algbw = size / cycles, busbw = algbw * %s factor (bytes per cycle); eff = bound "
+      "/ cycles, bound = 2(P-1)/P * M / (C * 16) for allreduce (docs/compiler.md)\n",
+      "nccl-tests");
+  if (!opt.count("no-header"))
+    std::printf("#%13s %-7s %8s %9s %5s %5s %10s %10s %9s %9s %6s %6s %8s %8s %9s %7s\n",
+                "topology", "algo", "size", "count", "type", "redop", "cycles", "bound", "algbw",
+                "busbw", "eff", "#wrong", "wall_s", "run_s", "cycles/s", "rss_MB");
+  int status = 0, points = 0, failed = 0;
+  for (const Topology& topo : topos)
+    for (uint64_t b = lo; b <= hi; b *= 2) {
+      spec.bytes = b;
+      const Point pt = measure_in_child(topo, spec, backend, seed);
+      const double cyc = static_cast<double>(pt.cycles);
+      const double algbw = pt.cycles ? static_cast<double>(b) / cyc : 0;
+      const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
+      const double eff = pt.cycles ? pt.bound / cyc : 0;
+      const double cps = pt.run_s > 0 ? cyc / pt.run_s : 0;
+      const double rss = static_cast<double>(pt.rss_kb) / 1024.0;
+      std::printf(
+          " %13s %-7s %8s %9llu %5s %5s %10llu %10.0f %9.3f %9.3f %6.3f %6llu %8.2f %8.3f "
+          "%9.0f %7.0f%s\n",
+          topo.spec.c_str(), pt.algo[0] ? pt.algo : "-", human(b).c_str(),
+          static_cast<unsigned long long>(b / es), to_string(spec.dtype), to_string(spec.op),
+          static_cast<unsigned long long>(pt.cycles), pt.bound, algbw, busbw, eff,
+          static_cast<unsigned long long>(pt.wrong), pt.wall_s, pt.run_s, cps, rss,
+          pt.ok ? "" : "  FAILED");
+      std::fflush(stdout);
+      ++points;
+      if (!pt.ok) {
+        ++failed;
+        status = 1;
+        std::fprintf(stderr,
+                     "fabric: bench: %s %s failed: %s\n  reproduce: fabric run "
+                     "--topology '%s' --bytes %s --collective %s --dtype %s --op %s --tiles %d "
+                     "--seed %llu --backend %s\n",
+                     topo.spec.c_str(), human(b).c_str(), pt.error, topo.spec.c_str(),
+                     human(b).c_str(), to_string(spec.coll), to_string(spec.dtype),
+                     to_string(spec.op), spec.tiles, static_cast<unsigned long long>(seed),
+                     backend.c_str());
+      }
+      char fields[1024];
+      std::snprintf(fields, sizeof fields, "%llu,%.1f,%.6f,%.6f,%.6f,%llu,%d,%.3f,%.6f,%.1f,%.1f",
+                    static_cast<unsigned long long>(pt.cycles), pt.bound, algbw, busbw, eff,
+                    static_cast<unsigned long long>(pt.wrong), pt.ok ? 1 : 0, pt.wall_s, pt.run_s,
+                    cps, rss);
+      if (csv.is_open()) {
+        csv << '"' << topo.spec << "\"," << topo.num_chips << ',' << pt.algo << ','
+            << to_string(spec.coll) << ',' << b << ',' << b / es << ',' << to_string(spec.dtype)
+            << ',' << to_string(spec.op) << ',' << spec.tiles << ',' << backend << ',' << fields
+            << ",\"" << json_escape(pt.error) << "\"\n";
+        csv.flush();
+      }
+      if (json.is_open()) {
+        char num[1024];
+        std::snprintf(num, sizeof num,
+                      "\"cycles\": %llu, \"bound_cycles\": %.1f, \"algbw\": %.6f, \"busbw\": "
+                      "%.6f, \"eff\": %.6f, \"wrong\": %llu, \"ok\": %s, \"wall_s\": %.3f, "
+                      "\"run_s\": %.6f, \"sim_cycles_per_s\": %.1f, \"peak_rss_mb\": %.1f",
+                      static_cast<unsigned long long>(pt.cycles), pt.bound, algbw, busbw, eff,
+                      static_cast<unsigned long long>(pt.wrong), pt.ok ? "true" : "false",
+                      pt.wall_s, pt.run_s, cps, rss);
+        json << (points > 1 ? ",\n " : "\n ") << "{\"topology\": \"" << json_escape(topo.spec)
+             << "\", \"chips\": " << topo.num_chips << ", \"algo\": \"" << pt.algo
+             << "\", \"collective\": \"" << to_string(spec.coll) << "\", \"bytes\": " << b
+             << ", \"count\": " << b / es << ", \"dtype\": \"" << to_string(spec.dtype)
+             << "\", \"op\": \"" << to_string(spec.op) << "\", \"tiles\": " << spec.tiles
+             << ", \"backend\": \"" << backend << "\", " << num << ", \"error\": \""
+             << json_escape(pt.error) << "\"}";
+      }
+    }
+  if (json.is_open()) json << "\n]\n";
+  std::printf("# %d points, %d failed\n", points, failed);
+  return status;
 }
 
 int usage(const char* why) {
@@ -191,6 +486,9 @@ int usage(const char* why) {
                "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
                "                  [--input DIR] [--output DIR] [--packet-log FILE] [--no-header]\n"
                "       fabric plan (same options): print the schedule and the program\n"
+               "       fabric bench --topology T [--topology T2 ...] [--min-bytes 8]\n"
+               "                  [--max-bytes 1M] [--backend model|rtl] [--csv FILE]\n"
+               "                  [--json FILE] (and run's collective options): a size sweep\n"
                "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n");
   return 2;
 }
@@ -204,14 +502,17 @@ int sc_main(int argc, char** argv) {
     usage(nullptr);
     return 0;
   }
-  if (cmd != "run" && cmd != "plan") return usage(("unknown command '" + cmd + "'").c_str());
+  if (cmd != "run" && cmd != "plan" && cmd != "bench")
+    return usage(("unknown command '" + cmd + "'").c_str());
   std::map<std::string, std::string> opt;
   const std::map<std::string, bool> known = {
       {"topology", true}, {"collective", true}, {"dtype", true},      {"op", true},
       {"bytes", true},    {"backend", true},    {"algo", true},       {"seed", true},
       {"root", true},     {"tiles", true},      {"sat", false},       {"chunk", true},
       {"input", true},    {"output", true},     {"no-header", false}, {"trace", true},
-      {"faults", true},   {"packet-log", true}};
+      {"faults", true},   {"packet-log", true}, {"min-bytes", true},  {"max-bytes", true},
+      {"csv", true},      {"json", true}};
+  std::vector<std::string> topologies;  // bench takes several
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--", 0) != 0) return usage(("unexpected argument '" + a + "'").c_str());
@@ -229,8 +530,13 @@ int sc_main(int argc, char** argv) {
       val = argv[++i];
     }
     opt[a] = k->second ? val : "1";
+    if (a == "topology") topologies.push_back(val);
   }
   try {
+    if (cmd == "bench") return bench(opt, topologies);
+    for (const char* o : {"min-bytes", "max-bytes", "csv", "json"})
+      if (opt.count(o)) throw Usage(std::string("--") + o + " is for fabric bench");
+    if (topologies.size() > 1) throw Usage("--topology given twice (only bench takes several)");
     for (const char* req : {"topology", "bytes"})
       if (!opt.count(req)) throw Usage(std::string("--") + req + " is required");
     const std::string backend = opt.count("backend") ? opt["backend"] : "model";
@@ -241,31 +547,11 @@ int sc_main(int argc, char** argv) {
     // --faults: link faults under the retry layer, on every backend (docs/reliability.md).
     const FaultSpec faults = opt.count("faults") ? parse_faults(opt["faults"]) : FaultSpec{};
     const Topology topo = parse_topology(opt["topology"]);
-    CollectiveSpec spec;
-    spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
-    spec.dtype = parse_dtype(opt.count("dtype") ? opt["dtype"] : "fp32");
-    spec.op = parse_op(opt.count("op") ? opt["op"] : "sum");
-    spec.bytes = parse_bytes(opt["bytes"]);
-    spec.sat = opt.count("sat");
-    if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
-    if (opt.count("root")) spec.root = static_cast<int>(parse_int("root", opt["root"], 0, 4095));
-    if (opt.count("tiles"))
-      spec.tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, kMaxTiles));
-    if (opt.count("chunk")) spec.chunk_bytes = static_cast<uint32_t>(parse_bytes(opt["chunk"]));
+    const CollectiveSpec spec = parse_spec(opt);
     const uint64_t seed =
         opt.count("seed") ? static_cast<uint64_t>(parse_int("seed", opt["seed"], 0, 1ll << 62)) : 1;
 
-    if (backend != "model") {
-      if (spec.tiles > kRtlTiles)
-        throw Usage("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
-                    std::to_string(kRtlTiles) + " tiles; use --tiles 1.." +
-                    std::to_string(kRtlTiles) + " with --backend rtl or both");
-      for (int n = 0; n < topo.num_nodes; ++n)
-        if (topo.num_ports[n] > kRtlLinks)
-          throw Usage("--topology " + topo.spec + ": node " + std::to_string(n) + " has " +
-                      std::to_string(topo.num_ports[n]) + " links, the RTL chip and switch " +
-                      std::to_string(kRtlLinks) + "; use --backend model for it");
-    }
+    if (backend != "model") check_rtl_fits(topo, spec);
     const Plan plan = plan_collective(topo, spec);
     const Image img = build_image(topo, plan);
     if (cmd == "plan") {
@@ -365,7 +651,7 @@ int sc_main(int argc, char** argv) {
         checker = std::make_unique<cosim::ModelChecker>(model_packets, run.stats.cycles,
                                                         run.outputs, run_reference(plan, inputs),
                                                         es, faults.any() ? 1e9 : 0.02);
-      if (faults.any()) print_model_links(run.stats);
+      if (faults.any()) print_link_counts("model", model_link_counts(run.stats));
     }
     if (backend != "model") {
       const auto t1 = std::chrono::steady_clock::now();
@@ -395,7 +681,7 @@ int sc_main(int argc, char** argv) {
       rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
       if (checker && !run.stats.stopped && run.stats.ok)
         checker->on_collective_end(sys.cycle(), run.stats.cycles, run.outputs);
-      if (faults.any()) print_rtl_links(sys, topo);
+      if (faults.any()) print_link_counts("rtl", rtl_link_counts(sys, topo));
       sys.close_trace();
 #if VM_COVERAGE  // make coverage: each run writes its counts where XF_COVERAGE_DAT says
       const char* cov = std::getenv("XF_COVERAGE_DAT");
