@@ -20,7 +20,7 @@ struct RunStats {
   bool ok = false;
   bool stopped = false;  // never set by the model (the RTL's checker may stop a run)
   uint64_t cycles = 0;
-  std::string error;  // empty when ok
+  std::string error;   // empty when ok
   double seconds = 0;  // wall time of the run alone (the driver's run step), for cycles per second
   uint64_t flits_moved = 0, packets = 0, instrs = 0, xb_overflows = 0, misroutes = 0;
   uint32_t xb_max_occupancy = 0;

@@ -67,6 +67,7 @@ summary() {
 run() {
   local secs=${1:-${FUZZ_SECONDS:-600}}
   mkdir -p "$bdir/corpus" "$bdir/crashes"
+  rm -f "$bdir"/crashes/fuzz-*.log
   local log=$bdir/run.log
   echo "fuzz: fuzzing for $secs s (log: $log, crashes: $bdir/crashes/)"
   local rc=0 jobs=()
@@ -74,7 +75,18 @@ run() {
   # The first directory is the one libFuzzer writes new inputs to: never the committed seeds.
   (cd "$bdir/crashes" && "${nice[@]}" "$bin" "${opts[@]}" -max_total_time="$secs" \
      "${jobs[@]}" "$bdir/corpus" "$seeds") > "$log" 2>&1 || rc=$?
-  summary "$log" "run of $secs s"
+  if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then
+    # Each worker logs to fuzz-<n>.log in the crash directory: a line per worker and the total.
+    local total=0 w n
+    for w in "$bdir"/crashes/fuzz-*.log; do
+      summary "$w" "worker $(basename "$w" .log)"
+      n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w" | tail -1)
+      total=$((total + ${n:-0}))
+    done
+    echo "fuzz: run of $secs s with $FUZZ_JOBS workers: $total execs in all"
+  else
+    summary "$log" "run of $secs s"
+  fi
   if [ $rc -ne 0 ]; then
     grep -E 'fuzz_ingress: FAIL|ERROR: |Test unit written|assertion' "$log" | head -20 >&2 || true
     echo "fuzz: FAILED (exit $rc); reproduce: scripts/fuzz.sh repro $bdir/crashes/crash-*" >&2

@@ -103,7 +103,7 @@ struct RtlRunStats {
   bool stopped = false;  // request_stop() ended the run (a checker saw a mismatch)
   uint64_t cycles = 0;   // from the start command to the cycle every tile was done
   std::string error;
-  double seconds = 0;    // wall time of the run alone (RtlHost::run), for cycles per second
+  double seconds = 0;  // wall time of the run alone (RtlHost::run), for cycles per second
 };
 
 // Chip, Switch: the Verilated xf_chip and xf_switch classes; Links: their NumLinks; PhyWireDelay:
