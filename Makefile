@@ -67,7 +67,7 @@ synth-check: $(SETUP_STAMP) ## Yosys generic + iCE40 synthesis of every block, c
 synth-chip: $(SETUP_STAMP) ## Yosys synthesis of the 4-tile, 4-link chip (TILES=, LINKS=, ...), totals
 	@scripts/synth_chip.sh
 
-# make test's lint skips the two slowest synthesis runs (scripts/synth_check.sh --quick says
+# make test's lint skips the three slowest synthesis runs (scripts/synth_check.sh --quick says
 # which and why); make lint and make synth-check run them all.
 test: SYNTH_FLAGS = --quick
 .PHONY: test

@@ -26,6 +26,14 @@ from collections import defaultdict
 SIZES = {"int8": 1, "uint8": 1, "int16": 2, "int32": 4, "fp16": 2, "bf16": 2, "fp32": 4}
 
 
+def parse_chips(topo):
+    """The number of chips of a topology string: P of kind:P, or the leaves' sum of a tree."""
+    kind, _, spec = topo.partition(":")
+    if kind != "tree":
+        return int(spec)
+    return sum(int(n) for n in spec.replace("(", " ").replace(")", " ").replace(",", " ").split())
+
+
 def random_tree(rng, depth, budget, max_leaves=4):
     if depth == 0 or budget[0] <= 3 or rng.random() < 0.3:
         k = rng.randint(1, min(max_leaves, budget[0]))
@@ -95,6 +103,12 @@ def pick(seed, rtl=False, faults=False):
     if kind == "ladder" and op != "avg" and rng.random() < 0.3:
         args += ["--algo", rng.choice(["ring", "biring", "line"]) if coll == "allreduce"
                  else rng.choice(["ring", "biring"])]
+    # One allreduce in five on a power-of-two machine forces the butterfly (auto picks it only
+    # for sums up to 256 bytes), from its own generator so that every other draw stays as it was.
+    chips = parse_chips(topo)
+    if (coll == "allreduce" and op != "avg" and "--algo" not in args and chips >= 2
+            and chips & (chips - 1) == 0 and random.Random(seed * 7919 + 3).random() < 0.2):
+        args += ["--algo", "butterfly"]
     if rng.random() < 0.2:
         args += ["--chunk", str(rng.choice([256, 512, 1024, 2048, 4096]))]
     if rng.random() < 0.3:

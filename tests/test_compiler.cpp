@@ -116,6 +116,43 @@ TEST(Compiler, ForcedAlgorithms) {
   }
 }
 
+TEST(Compiler, ButterflyForSmallSumsOnPowerOfTwoMachines) {
+  // The butterfly on every power-of-two machine kind, every dtype with sum (the reference then
+  // checks the result is exact and every chip's bits are identical), and forced for max.
+  for (const char* ts : {"ring:4", "biring:8", "ladder:8", "line:4", "tree:((2,2),(2,2))",
+                         "ring:16", "tree:(1,3)"}) {
+    const Topology topo = parse_topology(ts);
+    for (DType dt : {DType::kInt8, DType::kInt32, DType::kFp16, DType::kBf16, DType::kFp32}) {
+      CollectiveSpec s;
+      s.dtype = dt;
+      s.bytes = dtype_size(dt) * 40;
+      check_plan(topo, s, std::string(ts) + " auto " + to_string(dt));
+      EXPECT_EQ(plan_collective(topo, s).algo, Algo::kButterfly) << ts;
+    }
+    CollectiveSpec s;
+    s.algo = Algo::kButterfly;
+    s.op = RedOp::kMax;
+    s.dtype = DType::kInt16;
+    s.bytes = 2 * 3000;
+    s.tiles = 3;
+    check_plan(topo, s, std::string(ts) + " butterfly int16 max, 3 tiles");
+  }
+  // Auto keeps the ring family above the crossover, for max and min, and off powers of two.
+  CollectiveSpec s;
+  s.bytes = kButterflyMaxBytes;
+  EXPECT_EQ(plan_collective(parse_topology("ladder:8"), s).algo, Algo::kButterfly);
+  s.bytes = kButterflyMaxBytes + 4;
+  EXPECT_EQ(plan_collective(parse_topology("ladder:8"), s).algo, Algo::kLadder);
+  s.bytes = 64;
+  s.op = RedOp::kMax;
+  EXPECT_EQ(plan_collective(parse_topology("ring:8"), s).algo, Algo::kRing);
+  s.op = RedOp::kSum;
+  EXPECT_EQ(plan_collective(parse_topology("ring:6"), s).algo, Algo::kRing);
+  EXPECT_EQ(plan_collective(parse_topology("ring:2"), s).algo, Algo::kRing);
+  s.coll = Collective::kReduceScatter;
+  EXPECT_EQ(plan_collective(parse_topology("ring:8"), s).algo, Algo::kRing);
+}
+
 TEST(Compiler, LadderUsesFourRingsOnDistinctLinks) {
   const Topology topo = parse_topology("ladder:8");
   CollectiveSpec s;
@@ -203,6 +240,13 @@ TEST(Compiler, ClearErrors) {
   EXPECT_NE(msg(ring, s).find("ladder"), std::string::npos);
   s.algo = Algo::kTree;
   EXPECT_NE(msg(ring, s).find("tree"), std::string::npos);
+  s.algo = Algo::kButterfly;
+  EXPECT_NE(msg(parse_topology("ring:6"), s).find("power-of-two"), std::string::npos);
+  s.coll = Collective::kAllGather;
+  EXPECT_NE(msg(ring, s).find("implements allreduce"), std::string::npos);
+  s.coll = Collective::kAllReduce;
+  EXPECT_THROW(parse_algo("bfly"), CompileError);
+  EXPECT_EQ(parse_algo("Butterfly"), Algo::kButterfly);
   s.algo = Algo::kAuto;
   s.coll = Collective::kBroadcast;
   s.root = 9;

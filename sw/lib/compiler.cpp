@@ -56,6 +56,8 @@ const char* to_string(Algo a) {
       return "tree";
     case Algo::kAvg:
       return "avg";
+    case Algo::kButterfly:
+      return "butterfly";
   }
   return "?";
 }
@@ -75,9 +77,10 @@ Collective parse_collective(const std::string& s0) {
 Algo parse_algo(const std::string& s0) {
   const std::string s = lower(s0);
   for (Algo a : {Algo::kAuto, Algo::kRing, Algo::kBiring, Algo::kLadder, Algo::kLine, Algo::kTree,
-                 Algo::kAvg})
+                 Algo::kAvg, Algo::kButterfly})
     if (s == to_string(a)) return a;
-  fail("unknown algorithm '" + s0 + "': use auto, ring, biring, ladder, line, tree or avg");
+  fail("unknown algorithm '" + s0 +
+       "': use auto, ring, biring, ladder, line, tree, avg or butterfly");
 }
 
 DType parse_dtype(const std::string& s0) {
@@ -133,6 +136,14 @@ double bound_cycles(const Plan& plan) {
 
 Algo default_algo(const Topology& topo, const CollectiveSpec& spec) {
   if (spec.op == RedOp::kAvg) return Algo::kAvg;
+  // Small sums on a power-of-two machine: log2(P) butterfly rounds beat 2(P-1) ring steps while
+  // the message is latency-bound. Measured on the model (= the RTL), cycles ring-family or tree
+  // / butterfly at 256 bytes: ring:8 498/415, ladder:8 492/361, tree:((2,2),(2,2)) 628/397,
+  // ring:16 1020/757; at 512 bytes ring:8 510/513 and ladder:8 492/492 (algorithms.md section 10).
+  const int P = topo.num_chips;
+  if (spec.coll == Collective::kAllReduce && spec.op == RedOp::kSum && P >= 4 &&
+      (P & (P - 1)) == 0 && spec.bytes <= kButterflyMaxBytes)
+    return Algo::kButterfly;
   switch (topo.kind) {
     case TopoKind::kBiring:
       return Algo::kBiring;
@@ -402,6 +413,28 @@ struct Builder {
   };
   std::vector<Token> tokens;
 
+  // ---- butterfly (recursive doubling) allreduce, P a power of two: in round r every chip c
+  // writes its whole plane to chip c ^ 2^r (a receive buffer per round), then reduces that
+  // buffer into its plane. log2(P) rounds instead of the ring's 2(P-1) steps, at P/2 times the
+  // ring's traffic: the small-message algorithm (algorithms.md section 10). Every chip ends
+  // with the same bits: at each round the two partners reduce the same two operands, in
+  // opposite order, and the sum is commutative (max and min are not, for +0/-0: auto picks the
+  // butterfly for sum only). ----
+  void butterfly() {
+    int p = 0;
+    while ((1 << p) < P) ++p;
+    for (int t = 0; t < T; ++t) {
+      const uint32_t L = plane_len[t];
+      auto buf = [&](int r) { return L * (1 + r); };  // [0,L) data, then one buffer per round
+      for (int r = 0; r < p; ++r)
+        for (int c = 0; c < P; ++c) {
+          add(2 * r, t, c ^ (1 << r), c, 0, buf(r), L, Opcode::kWrite, 0);
+          add(2 * r + 1, t, c, c, buf(r), 0, L, Opcode::kReduce, 0);
+        }
+      plane_len[t] = std::max(plane_len[t], buf(p));  // memory footprint check
+    }
+  }
+
   // ---- averaging (seed 000): butterfly of pairwise averages, scratch buffer per round ----
   void avg() {
     int p = 0;
@@ -464,6 +497,13 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
   plan.algo = a;
   if (spec.op == RedOp::kAvg && a != Algo::kAvg)
     fail("op avg runs only with the averaging algorithm (--algo avg or auto)");
+  if (a == Algo::kButterfly) {
+    if (spec.coll != Collective::kAllReduce)
+      fail("--algo butterfly implements allreduce; use ring for other collectives");
+    if (P < 2 || (P & (P - 1)) != 0)
+      fail("--algo butterfly needs a power-of-two number of chips (" + topo.spec + " has " +
+           std::to_string(P) + "); use ring or avg");
+  }
   if (a == Algo::kAvg) {
     if (spec.op != RedOp::kAvg) fail("--algo avg needs --op avg");
     if (spec.coll != Collective::kAllReduce && spec.coll != Collective::kReduceScatter)
@@ -507,6 +547,9 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
       break;
     case Algo::kAvg:
       b.avg();
+      break;
+    case Algo::kButterfly:
+      b.butterfly();
       break;
     case Algo::kAuto:
       break;

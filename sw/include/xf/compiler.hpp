@@ -29,7 +29,7 @@ struct CompileError : std::runtime_error {
 };
 
 enum class Collective { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce };
-enum class Algo { kAuto, kRing, kBiring, kLadder, kLine, kTree, kAvg };
+enum class Algo { kAuto, kRing, kBiring, kLadder, kLine, kTree, kAvg, kButterfly };
 
 const char* to_string(Collective c);
 const char* to_string(Algo a);
@@ -132,6 +132,9 @@ int plan_channels(const Plan& plan);
 // nccl-tests bus-bandwidth factor (allreduce 2(P-1)/P, RS/AG (P-1)/P, bcast/reduce 1; 0 for
 // a single chip, which moves nothing).
 double busbw_factor(Collective c, int p);
+// Allreduce sums of at most this many bytes per chip on 4, 8, 16, ... chips run the butterfly
+// under Algo::kAuto (measured crossover: compiler.cpp, default_algo).
+inline constexpr uint64_t kButterflyMaxBytes = 256;
 // Picks the algorithm the compiler uses for Algo::kAuto.
 Algo default_algo(const Topology& topo, const CollectiveSpec& spec);
 
