@@ -90,7 +90,7 @@ def main():
     # matplotlib is Debian's python3-matplotlib: the plot runs under Debian's Python.
     plot_python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
     subprocess.run([plot_python, "scripts/bench_plot.py", f"{OUT}/busbw.png",
-                    "allreduce fp32 sum on 8 chips (SystemC model = RTL to the cycle)",
+                    "allreduce fp32 sum on 8 chips (SystemC model)",
                     f"{OUT}/sweep_fp32.json"], check=True)
     sizes = [8, 1024, 16384, 65536, 262144] + ([] if quick else [1 << 20])
     md += ["## allreduce fp32 sum, 8 chips, model: busbw in bytes per cycle (efficiency)", "",
@@ -133,7 +133,8 @@ def main():
     # 3. Latency: 8-byte allreduce.
     lat = []
     ring = bench(fabric, "lat_ring", [f"ring:{p}" for p in range(2, 9)],
-                 ["--min-bytes", "8", "--max-bytes", "8", "--tiles", "1"], quiet=True)
+                 ["--min-bytes", "8", "--max-bytes", "8", "--tiles", "1", "--algo", "ring"],
+                 quiet=True)
     cyc = {r["chips"]: r["cycles"] for r in ring}
     step = (cyc[8] - cyc[2]) / (2 * 7 - 2 * 1)  # ring:P runs 2(P-1) steps
     lat.append({"what": "per ring step (model; slope over ring:2..8, 8 B, 1 tile)",
@@ -142,15 +143,22 @@ def main():
                 "cycles": round(cyc[2] - 2 * step, 2)})
     if rtl:
         rring = bench(fabric, "lat_ring_rtl", ["ring:2", "ring:4"],
-                      ["--backend", "rtl", "--min-bytes", "8", "--max-bytes", "8", "--tiles", "1"],
-                      quiet=True)
+                      ["--backend", "rtl", "--min-bytes", "8", "--max-bytes", "8", "--tiles", "1",
+                       "--algo", "ring"], quiet=True)
         rc = {r["chips"]: r["cycles"] for r in rring}
         lat.append({"what": "per ring step (RTL; slope over ring:2, ring:4)", "backend": "rtl",
                     "cycles": round((rc[4] - rc[2]) / 4, 2)})
-    eight = ["ring:8", "biring:8", "ladder:8", "line:8", TREE8, "tree:(8)"]
+    # 8 chips: each topology's bandwidth algorithm, then what auto picks (the butterfly).
+    eight = [("ring:8", "ring"), ("biring:8", "biring"), ("ladder:8", "ladder"),
+             ("line:8", "line"), (TREE8, "tree"), ("tree:(8)", "tree")]
     for backend in ["model"] + (["rtl"] if rtl else []):
-        rows = bench(fabric, f"lat_8chips_{backend}", eight,
-                     ["--backend", backend, "--min-bytes", "8", "--max-bytes", "8"], quiet=True)
+        rows = []
+        for topo, algo in eight:
+            rows += bench(fabric, f"lat_8chips_{backend}_{algo}_{len(rows)}", [topo],
+                          ["--backend", backend, "--min-bytes", "8", "--max-bytes", "8",
+                           "--algo", algo], quiet=True)
+        rows += bench(fabric, f"lat_8chips_{backend}_auto", [t for t, _ in eight],
+                      ["--backend", backend, "--min-bytes", "8", "--max-bytes", "8"], quiet=True)
         for r in rows:
             lat.append({"what": f"8-byte allreduce, {r['topology']} (algorithm {r['algo']})",
                         "backend": backend, "cycles": r["cycles"]})
