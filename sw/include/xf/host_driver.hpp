@@ -88,21 +88,25 @@ auto run_collective(Host& h, const Plan& plan, const Image& img, const std::vect
       h.write(n, reg::kRouteTable + lane * kMaxChips, &img.route[n][lane * kMaxChips],
               std::max<uint32_t>(table_chips, 4));
   }
+  // Every chip's accesses are queued before one flush, so that a backend with a host port per
+  // chip (the RTL) loads all chips at once; the buffers must outlive the queued writes.
+  std::vector<uint32_t> index(P);
+  std::vector<std::vector<Bytes>> tiles(P);
+  std::vector<std::vector<uint32_t>> pmem = img.pmem;
   for (int c = 0; c < P; ++c) {
-    const uint32_t index = img.index[c];
-    h.write(c, reg::kIndexWr, &index, 4);
-    std::vector<Bytes> tiles = load_tiles(plan, c, inputs[c]);
+    index[c] = img.index[c];
+    h.write(c, reg::kIndexWr, &index[c], 4);
+    tiles[c] = load_tiles(plan, c, inputs[c]);
     for (int t = 0; t < plan.tiles; ++t) {
       h.write(c, reg::kTileBase + t * reg::kTileStride + reg::kTileImem, img.imem[t].data(),
               img.imem[t].size() * 8);
-      std::vector<uint32_t> pmem = img.pmem[t];
-      detail::host_region(h, c, t, reg::kTilePmem, reg::kTilePmemSize, pmem.data(), pmem.size() * 4,
-                          true);
-      detail::host_region(h, c, t, reg::kTileDmem, reg::kTileDmemSize, tiles[t].data(),
-                          tiles[t].size() & ~size_t{3}, true);
+      detail::host_region(h, c, t, reg::kTilePmem, reg::kTilePmemSize, pmem[t].data(),
+                          pmem[t].size() * 4, true);
+      detail::host_region(h, c, t, reg::kTileDmem, reg::kTileDmemSize, tiles[c][t].data(),
+                          tiles[c][t].size() & ~size_t{3}, true);
     }
-    h.flush();  // `tiles` and `pmem` must outlive a queued write
   }
+  h.flush();
   for (int c = 0; c < P; ++c)
     for (int t = 0; t < plan.tiles; ++t) {
       const uint32_t period = kDriverWatchdogCycles;
@@ -116,16 +120,16 @@ auto run_collective(Host& h, const Plan& plan, const Image& img, const std::vect
   if (!r.stats.ok)
     for (const std::string& line : r.diagnosis) r.stats.error += "\n  " + line;
   r.outputs.resize(P);
-  for (int c = 0; c < P; ++c) {
-    std::vector<Bytes> tiles(plan.tiles);
+  for (int c = 0; c < P; ++c) {  // every chip's reads queued, then one flush (as the load)
+    tiles[c].assign(plan.tiles, Bytes{});
     for (int t = 0; t < plan.tiles; ++t) {
-      tiles[t].resize(tile_footprint(plan, t));
-      detail::host_region(h, c, t, reg::kTileDmem, reg::kTileDmemSize, tiles[t].data(),
-                          tiles[t].size() & ~size_t{3}, false);
+      tiles[c][t].resize(tile_footprint(plan, t));
+      detail::host_region(h, c, t, reg::kTileDmem, reg::kTileDmemSize, tiles[c][t].data(),
+                          tiles[c][t].size() & ~size_t{3}, false);
     }
-    h.flush();
-    r.outputs[c] = unload_tiles(plan, c, tiles);
   }
+  h.flush();
+  for (int c = 0; c < P; ++c) r.outputs[c] = unload_tiles(plan, c, tiles[c]);
   return r;
 }
 
