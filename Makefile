@@ -128,7 +128,7 @@ regress-alu: $(SETUP_STAMP) build ## RTL ALU: all 2^32 pairs per 16-bit op, 4096
 	  --gtest_filter='$(REGRESS_ALU_FILTER)'
 
 .PHONY: bench
-bench: $(SETUP_STAMP) build ## the performance set: sweeps, RTL at 256K, latency, simulator speed, scale, plot (~30 min; BENCH_RTL=0 ~3 min)
+bench: $(SETUP_STAMP) build ## the performance set: sweeps, RTL at 256K, latency, simulator speed, scale, plot (~10 min; BENCH_RTL=0 ~1 min)
 	@python3 scripts/bench.py $(FABRIC)
 
 .PHONY: clean
