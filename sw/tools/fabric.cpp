@@ -482,7 +482,7 @@ int usage(const char* why) {
                "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
                "                  [--backend model|rtl|both] [--trace FILE.fst]\n"
                "                  [--faults ber=P,wer=P,drop=P,stall=P,down=P,downlen=N,seed=S]\n"
-               "                  [--algo auto|ring|biring|ladder|line|tree|avg]\n"
+               "                  [--algo auto|ring|biring|ladder|line|tree|avg|butterfly]\n"
                "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
                "                  [--input DIR] [--output DIR] [--packet-log FILE] [--no-header]\n"
                "       fabric plan (same options): print the schedule and the program\n"
