@@ -67,7 +67,8 @@ expect 0 "$cosim" -- run --topology ring:5 --collective allreduce --dtype int8 -
   --bytes 1K --tiles 1 --backend both
 expect 0 "$cosim" -- run --topology ring:4 --collective reduce --root 2 --dtype int32 --op sum \
   --sat --bytes 2K --tiles 2 --backend both
-expect 0 "butterfly .*$cosim" -- run --topology ladder:8 --dtype bf16 --bytes 256 --backend both
+expect 0 'ladder:8 butterfly +allreduce' -- run --topology ladder:8 --dtype bf16 --bytes 256
+expect 0 "$cosim" -- run --topology ladder:8 --dtype bf16 --bytes 256 --backend both
 expect 0 "$cosim" -- run --topology 'tree:(1,3)' --algo butterfly --dtype int8 --op max \
   --bytes 1K --tiles 2 --backend both
 expect 2 'needs a power-of-two number of chips' -- run --topology ring:6 --algo butterfly --bytes 64
