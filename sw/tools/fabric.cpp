@@ -39,12 +39,17 @@
 #include "driver.hpp"
 #include "rtl_system.hpp"
 #include "xf/alu.hpp"
+#include "xf/cli.hpp"
 #include "xf/compiler.hpp"
 #include "xf/faults.hpp"
 #include "xf/reference.hpp"
 #include "xf/topology.hpp"
 
 using namespace xf;
+using cli::human;
+using cli::parse_bytes;
+using cli::parse_int;
+using cli::Usage;
 
 namespace {
 
@@ -94,52 +99,6 @@ int report(const char* backend, bool ok, const std::string& error, const Check& 
     return 1;
   }
   return 0;
-}
-
-struct Usage : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-uint64_t parse_bytes(const std::string& s) {
-  size_t pos = 0;
-  uint64_t v = 0;
-  try {
-    v = std::stoull(s, &pos);
-  } catch (...) {
-    throw Usage("--bytes '" + s + "' is not a size; write e.g. 4096, 64K or 1M");
-  }
-  std::string suf = s.substr(pos);
-  for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (suf == "" || suf == "B") return v;
-  if (suf == "K" || suf == "KB" || suf == "KIB") return v << 10;
-  if (suf == "M" || suf == "MB" || suf == "MIB") return v << 20;
-  if (suf == "G" || suf == "GB" || suf == "GIB") return v << 30;
-  throw Usage("--bytes '" + s + "': unknown suffix '" + suf + "'; use K, M or G");
-}
-
-std::string human(uint64_t b) {
-  char buf[32];
-  if (b >= (1u << 20) && b % (1u << 20) == 0)
-    std::snprintf(buf, sizeof buf, "%lluM", static_cast<unsigned long long>(b >> 20));
-  else if (b >= 1024 && b % 1024 == 0)
-    std::snprintf(buf, sizeof buf, "%lluK", static_cast<unsigned long long>(b >> 10));
-  else
-    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(b));
-  return buf;
-}
-
-long long parse_int(const std::string& opt, const std::string& s, long long lo, long long hi) {
-  size_t pos = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(s, &pos, 0);
-  } catch (...) {
-    pos = 0;
-  }
-  if (pos == 0 || pos != s.size() || v < lo || v > hi)
-    throw Usage("--" + opt + " '" + s + "' must be a whole number from " + std::to_string(lo) +
-                " to " + std::to_string(hi));
-  return v;
 }
 
 Bytes read_file(const std::string& path, uint64_t want) {

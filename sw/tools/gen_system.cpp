@@ -40,12 +40,16 @@
 
 #include "system.hpp"
 #include "xf/alu.hpp"
+#include "xf/cli.hpp"
 #include "xf/compiler.hpp"
 #include "xf/host_driver.hpp"
 #include "xf/reference.hpp"
 #include "xf/topology.hpp"
 
 using namespace xf;
+using cli::parse_bytes;
+using cli::parse_int;
+using cli::Usage;
 
 namespace {
 
@@ -56,10 +60,6 @@ constexpr uint32_t kRtlTableChips = 64;
 constexpr uint32_t kRtlDmemBytes = 786432;
 constexpr int kPhyWireDelayCycles = static_cast<int>(kLinkLatencyCycles) - 3;
 constexpr int kWordBits = 1 + 130 + 32 + 32;  // {valid, flit, ctl, crc} of one PHY direction
-
-struct Usage : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // The Config register of the RTL nodes (rtl/xf_chip.sv, rtl/xf_switch.sv config_i).
 uint32_t rtl_config(bool chip) {
@@ -422,36 +422,6 @@ std::string tb_include(const Topology& topo, const Plan& plan, size_t pins_words
     }
   o << "endtask\n";
   return o.str();
-}
-
-uint64_t parse_bytes(const std::string& s) {
-  size_t pos = 0;
-  uint64_t v = 0;
-  try {
-    v = std::stoull(s, &pos);
-  } catch (...) {
-    throw Usage("--bytes '" + s + "' is not a size; write e.g. 4096, 64K or 1M");
-  }
-  std::string suf = s.substr(pos);
-  for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (suf == "" || suf == "B") return v;
-  if (suf == "K" || suf == "KB" || suf == "KIB") return v << 10;
-  if (suf == "M" || suf == "MB" || suf == "MIB") return v << 20;
-  throw Usage("--bytes '" + s + "': unknown suffix '" + suf + "'; use K or M");
-}
-
-long long parse_int(const std::string& opt, const std::string& s, long long lo, long long hi) {
-  size_t pos = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(s, &pos, 0);
-  } catch (...) {
-    pos = 0;
-  }
-  if (pos == 0 || pos != s.size() || v < lo || v > hi)
-    throw Usage("--" + opt + " '" + s + "' must be a whole number from " + std::to_string(lo) +
-                " to " + std::to_string(hi));
-  return v;
 }
 
 void make_dirs(const std::string& dir) {
