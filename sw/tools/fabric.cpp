@@ -216,22 +216,19 @@ Point measure_point(const Topology& topo, const CollectiveSpec& spec, const std:
   bool ok = false;
   std::string error;
   std::vector<Bytes> outputs;
-  if (backend == "model") {
-    const model::CollectiveRun run = model::run_on_model(topo, plan, img, inputs);
+  auto take = [&](const auto& run) {  // a model::CollectiveRun or an rtl::RtlCollectiveRun
     ok = run.stats.ok;
     error = run.stats.error;
     pt.cycles = run.stats.cycles;
     pt.run_s = run.stats.seconds;
     outputs = run.outputs;
+  };
+  if (backend == "model") {
+    take(model::run_on_model(topo, plan, img, inputs));
   } else {
     VerilatedContext ctx;
     rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx);
-    const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
-    ok = run.stats.ok;
-    error = run.stats.error;
-    pt.cycles = run.stats.cycles;
-    pt.run_s = run.stats.seconds;
-    outputs = run.outputs;
+    take(rtl::run_on_rtl(sys, plan, img, inputs));
   }
   if (ok) {
     const Check chk = check_outputs(plan, inputs, outputs);
@@ -706,16 +703,7 @@ int sc_main(int argc, char** argv) {
       }
     }
     return status;
-  } catch (const Usage& e) {
-    return usage(e.what());
-  } catch (const TopologyError& e) {
-    return usage(e.what());
-  } catch (const CompileError& e) {
-    return usage(e.what());
-  } catch (const std::invalid_argument& e) {
-    return usage(e.what());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "fabric: error: %s\n", e.what());
-    return 1;
+  } catch (...) {
+    return cli::exit_status("fabric", usage);
   }
 }

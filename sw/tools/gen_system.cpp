@@ -581,16 +581,7 @@ int sc_main(int argc, char** argv) {
                 topo.spec.c_str(), P, topo.num_nodes, plan.tiles,
                 static_cast<unsigned long long>(run.stats.cycles), dir.c_str());
     return 0;
-  } catch (const Usage& e) {
-    return usage(e.what());
-  } catch (const TopologyError& e) {
-    return usage(e.what());
-  } catch (const CompileError& e) {
-    return usage(e.what());
-  } catch (const std::invalid_argument& e) {
-    return usage(e.what());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gen_system: error: %s\n", e.what());
-    return 1;
+  } catch (...) {
+    return cli::exit_status("gen_system", usage);
   }
 }

@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "xf/compiler.hpp"
+#include "xf/topology.hpp"
+
 namespace xf::cli {
 
 // A bad argument: the tools print the message and their usage, and exit 2.
@@ -59,6 +62,28 @@ inline long long parse_int(const std::string& opt, const std::string& s, long lo
     throw Usage("--" + opt + " '" + s + "' must be a whole number from " + std::to_string(lo) +
                 " to " + std::to_string(hi));
   return v;
+}
+
+// The exit status of a tool whose body threw; call it from a `catch (...)` handler. A bad
+// argument (Usage, a TopologyError or CompileError from the library, std::invalid_argument from a
+// parser) goes to `usage`, which prints it with the usage and returns 2; anything else prints
+// "<tool>: error: ..." and returns 1.
+template <class UsageFn>
+int exit_status(const char* tool, UsageFn&& usage) {
+  try {
+    throw;
+  } catch (const Usage& e) {
+    return usage(e.what());
+  } catch (const TopologyError& e) {
+    return usage(e.what());
+  } catch (const CompileError& e) {
+    return usage(e.what());
+  } catch (const std::invalid_argument& e) {
+    return usage(e.what());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+    return 1;
+  }
 }
 
 }  // namespace xf::cli
