@@ -24,8 +24,9 @@ setup: ## install missing dependencies (apt-get; needs root or sudo)
 	@mkdir -p $(BUILD) && touch $(SETUP_STAMP)
 
 .PHONY: gen
-gen: ## regenerate headers and doc tables from spec/xf_defs.json
+gen: ## regenerate headers and doc tables from spec/xf_defs.json, FuseSoC cores and file lists
 	python3 scripts/gen_defs.py spec/xf_defs.json .
+	python3 scripts/gen_fusesoc.py .
 
 .PHONY: check-gen
 check-gen: ## fail if the committed generated files are stale
@@ -34,10 +35,16 @@ check-gen: ## fail if the committed generated files are stale
 	@for f in sw/include/xf/defs.hpp rtl/xf_defs_pkg.sv docs/generated/defs.md; do \
 	  diff -u $$f $(BUILD)/gen/$$f > /dev/null || { \
 	    echo "check-gen: $$f is stale; run 'make gen' and commit it"; exit 1; }; \
+	done
+	@python3 scripts/gen_fusesoc.py $(BUILD)/gen
+	@for f in xf_fabric.core xf_fabric_fpga.core rtl/xf_chip.f rtl/xf_switch.f rtl/xf_uart_bridge.f \
+	          $(foreach b,icebreaker ulx3s arty_a7,fpga/$(b)/$(b).f); do \
+	  diff -u $$f $(BUILD)/gen/$$f > /dev/null || { \
+	    echo "check-gen: $$f is stale; run 'make gen' and commit it"; exit 1; }; \
 	done; echo "check-gen: generated files are up to date"
 
 CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
-              sw/tools/*.cpp model/*.cpp model/*.hpp tests/*.cpp tests/*.hpp tb/*.hpp \
+              sw/tools/*.cpp model/*.cpp model/*.hpp tests/*.cpp tests/*.hpp tb/*.hpp tb/*.cpp \
               tests/fuzz/*.cpp))
 
 .PHONY: format
@@ -67,13 +74,44 @@ synth-check: $(SETUP_STAMP) ## Yosys generic + iCE40 synthesis of every block, c
 synth-chip: $(SETUP_STAMP) ## Yosys synthesis of the 4-tile, 4-link chip (TILES=, LINKS=, ...), totals
 	@scripts/synth_chip.sh
 
+# ---- FPGA builds (docs/boards.md): BOARD=icebreaker|ulx3s|arty_a7, outputs in build/fpga/BOARD ----
+FPGA_BOARDS := icebreaker ulx3s arty_a7
+FPGA_SETUP_STAMP := $(BUILD)/.setup-fpga-done
+ifneq ($(filter synth bitstream program,$(MAKECMDGOALS)),)
+ifneq ($(words $(BOARD)) $(filter $(FPGA_BOARDS),$(BOARD)),1 $(strip $(BOARD)))
+$(error BOARD='$(BOARD)': say which board, e.g. make synth BOARD=ulx3s; one of: $(FPGA_BOARDS))
+endif
+endif
+
+$(FPGA_SETUP_STAMP): scripts/setup.sh
+	@scripts/setup.sh fpga
+	@mkdir -p $(BUILD) && touch $@
+
+.PHONY: synth
+synth: $(SETUP_STAMP) $(FPGA_SETUP_STAMP) ## synthesis, place and route, report: make synth BOARD=icebreaker|ulx3s|arty_a7
+	@scripts/fpga_flow.sh synth $(BOARD)
+
+.PHONY: bitstream
+bitstream: $(SETUP_STAMP) $(FPGA_SETUP_STAMP) ## make synth, then the bitstream: make bitstream BOARD=icebreaker|ulx3s (arty_a7: Vivado)
+	@scripts/fpga_flow.sh bitstream $(BOARD)
+
+.PHONY: program
+program: $(SETUP_STAMP) $(FPGA_SETUP_STAMP) ## load the bitstream into the board with openFPGALoader: make program BOARD=...
+	@scripts/fpga_flow.sh program $(BOARD)
+
+.PHONY: fpga-check
+fpga-check: $(SETUP_STAMP) ## quick Yosys read of every board top, pins against constraints (part of make test)
+	@scripts/fpga_flow.sh check
+
 # make test's lint skips the three slowest synthesis runs (scripts/synth_check.sh --quick says
 # which and why); make lint and make synth-check run them all.
 test: SYNTH_FLAGS = --quick
 .PHONY: test
-test: $(SETUP_STAMP) check-gen check-format build lint ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
+test: $(SETUP_STAMP) check-gen check-format build lint fpga-check ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
 	@cd $(CMAKE_DIR) && ctest --output-on-failure -j $(JOBS)
 	@scripts/test_fabric_cli.sh $(FABRIC)
+	@scripts/fpga_machines.sh $(CMAKE_DIR)/gen_system --check
+	@scripts/test_serial.sh $(FABRIC) $(CMAKE_DIR)/xf_board_sim
 	@scripts/formal.sh
 	@scripts/fuzz.sh build
 	@scripts/fuzz.sh corpus

@@ -62,10 +62,31 @@ System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_byte
     channel_stream_.push_back(static_cast<uint64_t>(l.b) << 8 | static_cast<uint64_t>(l.pb));
     channel_stream_.push_back(static_cast<uint64_t>(l.a) << 8 | static_cast<uint64_t>(l.pa));
   }
+  done_cycles_.assign(nodes_.size(), 0);
+  done_armed_.assign(nodes_.size(), 0);
   set_faults(faults);
 }
 
 System::~System() = default;
+
+// The RTL host port (rtl/xf_host_port.sv) captures Cycles in the first cycle, two or more after
+// the start reached the tiles, in which the chip's registered done is high. The model's tiles
+// run from the start's cycle (collective cycle 0 = ctx.start_cycle) and an End retired in
+// collective cycle e sets the RTL tile's done one cycle and the chip's done two cycles later,
+// with Cycles = e + 3 there: DoneCycles = last End + 3 - start = RunStats::cycles + 2 on the chip
+// that finishes last. Evaluated when read (and before a Control write that could clear the
+// tiles); the tiles' done flags only rise between starts, so the value is the same.
+void System::settle_done_cycles(int n) {
+  Node& nd = *nodes_[n];
+  if (!done_armed_[n] || nd.num_tiles() == 0) return;
+  uint64_t last = 0;
+  for (int t = 0; t < nd.num_tiles(); ++t) {
+    if (!nd.tile(t).done) return;
+    last = std::max(last, nd.tile(t).done_cycle);
+  }
+  done_cycles_[n] = static_cast<uint32_t>(last + 3 - nd.ctx.start_cycle);
+  done_armed_[n] = 0;
+}
 
 void System::set_faults(const FaultSpec& faults) {
   // The retry layer holds link state (sequence numbers, credits in flight): it cannot be swapped
@@ -101,6 +122,11 @@ void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
   if (addr == reg::kControl && n == 4) {
     uint32_t v;
     std::memcpy(&v, p, 4);
+    settle_done_cycles(node);  // a clear keeps DoneCycles; a start restarts it
+    if ((v & 1) && nd.num_tiles() > 0) {
+      done_cycles_[node] = 0;
+      done_armed_[node] = 1;
+    }
     if (v & 1) nd.ctx.start_cycle = nd.ctx.now();
     for (int l = 0; l < nd.num_ports() && (v & 2); ++l)  // LinkStatus bit 0: sticky till now
       if (nd.tx_channel(l) && nd.tx_channel(l)->retry) nd.tx_channel(l)->retry->clear_escalation();
@@ -170,6 +196,11 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
           nd.num_tiles() ? static_cast<uint32_t>(nd.tile(0).dmem.size() / 1024) : 0;
       v = static_cast<uint32_t>(nd.num_tiles()) | static_cast<uint32_t>(nd.ctx.num_ports) << 8 |
           12u << 12 | std::min<uint32_t>(dmem_kib, 0xFFFF) << 16;  // the full 4096-chip table
+    } else if (addr == reg::kAluConfig) {
+      v = nd.num_tiles() ? 0x7Fu : 0u;  // the model's ALU has every dtype (AluDtypes = 0x7F)
+    } else if (addr == reg::kDoneCycles) {
+      settle_done_cycles(node);
+      v = done_cycles_[node];
     } else if (addr == reg::kXbErrors) {
       v = nd.xb_overflow_ports;  // the model's tiles never break the XB protocol
     } else if (addr >= reg::kLinkCrcErrors && addr < reg::kLinkDiscards + reg::kLinkDiscardsSize &&

@@ -61,6 +61,9 @@ class System {
   Node& node(int n) { return *nodes_[n]; }
 
  private:
+  // DoneCycles of node n (docs/chip.md section 3): captures the value once every tile is done.
+  void settle_done_cycles(int n);
+
   Topology topo_;
   sc_core::sc_clock clk_;
   Barrier barrier_;
@@ -69,6 +72,9 @@ class System {
   std::vector<uint64_t> channel_stream_;  // per channel: receiving node << 8 | receiving port
   FaultSpec faults_;
   bool ran_ = false;
+  // Per node: DoneCycles, and whether a start has come whose DoneCycles is not captured yet.
+  std::vector<uint32_t> done_cycles_;
+  std::vector<char> done_armed_;
 };
 
 }  // namespace xf::model

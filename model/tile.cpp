@@ -406,6 +406,7 @@ void Tile::sequencer() {
         return;
       }
       done = true;
+      done_cycle = now;
       running = false;
       break;
     case Isa::kLi:

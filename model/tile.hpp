@@ -41,6 +41,7 @@ class Tile : public sc_core::sc_module {
   uint32_t counters[kNumCounters] = {};
   uint32_t avg_scale = 1u << kAvgScaleFracBits;
   bool running = false, done = false;
+  uint64_t done_cycle = 0;  // cycle its End retired (valid while done; the host's DoneCycles)
   TileErr err = TileErr::kNone;
   std::string err_detail;
   // TileErrInfo (the first error's detail: ErrCheck and source of a bad packet, or WaitKind and

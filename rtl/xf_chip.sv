@@ -41,9 +41,15 @@
 // Combinational paths: none from inputs to outputs (the host port, the links and the barrier
 // register their outputs).
 //
+// ALU subsets: AluDtypes (bit d = dtype d) selects the dtypes every tile's reduction ALU is
+// built with (docs/alu.md section 9; the host reads it in AluConfig); a Reduce of another dtype
+// is an invalid pair. The host port's DoneCycles captures Cycles when stat_done_o first rises
+// after a start (docs/chip.md section 3).
+//
 // Parameter constraints: 1 <= NumTiles <= MaxTiles (16); 1 <= NumLinks <= 8; ImemWords,
 // PmemWords >= 1; DmemBytes a multiple of 16; TableChips a power of two, 1..MaxChips;
-// PhyWireDelayCycles and LinkRxBufferFlits as rtl/xf_link.sv requires, equal on both ends.
+// PhyWireDelayCycles and LinkRxBufferFlits as rtl/xf_link.sv requires, equal on both ends;
+// AluDtypes[7] = 0.
 module xf_chip #(
   // tiles instantiated; 1..16
   parameter int NumTiles = 4,
@@ -61,7 +67,9 @@ module xf_chip #(
   // link receive buffer (and initial credits); equal on both ends of every link
   parameter int LinkRxBufferFlits = xf_defs_pkg::LinkRxBufferFlits,
   // PHY wire delay each way, cycles (sizes the link's credit-loop check only)
-  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - 3
+  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - 3,
+  // dtypes the tiles' reduction ALUs are built with: bit d = dtype d (0 int8 .. 6 fp32)
+  parameter logic [7:0] AluDtypes = 8'h7F
 ) (
   input  logic                   clk_i,              // clock
   input  logic                   rst_ni,             // asynchronous reset, active low
@@ -102,6 +110,7 @@ module xf_chip #(
   localparam int L = NumLinks;
 
   // ---- Host port ----------------------------------------------------------------------------
+  logic done_q;  // stat_done_o: every tile in use has ended (the barrier and status section)
   logic [31:0] index;
   logic ctl_start, ctl_clear;
   logic [31:0] cycles;
@@ -145,6 +154,8 @@ module xf_chip #(
     .link_discards_i  (link_discards),
     .config_i         ({16'(DmemBytes / 1024), 4'($clog2(TableChips)), 4'(NumLinks), 3'd0,
                         5'(NumTiles)}),
+    .alu_config_i     ({24'd0, AluDtypes}),
+    .done_i           (done_q),
     .route_we_o       (route_we),
     .route_addr_o     (route_addr),
     .route_wdata_o    (route_wdata),
@@ -183,7 +194,8 @@ module xf_chip #(
       .NumLinks (L),
       .ImemWords(ImemWords),
       .PmemWords(PmemWords),
-      .DmemBytes(DmemBytes)
+      .DmemBytes(DmemBytes),
+      .AluDtypes(AluDtypes)
     ) u_tile (
       .clk_i            (clk_i),
       .rst_ni           (rst_ni),
@@ -318,7 +330,7 @@ module xf_chip #(
 
   // ---- Barrier and status -------------------------------------------------------------------
   logic arrived_q, arrived_d, bar_all_q;
-  logic done_q, done_d, err_q, err_d;
+  logic done_d, err_q, err_d;
   always_comb begin
     arrived_d = (&(bar_wait | ~tile_used)) && !bar_release_q;
     bar_release_d = bar_all_i && !bar_all_q;

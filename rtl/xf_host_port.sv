@@ -31,8 +31,21 @@
 // bit 31 = any error: a tile error, a misroute or an XB error; link CRC errors are recovered by
 // the retry layer and are not errors), Cycles (RO), Misroutes, XbErrors, LinkCrcErrors,
 // LinkStatus, LinkDiscards (RO, from the exchange and the links), Config (RO: the
-// node's build parameters, so that a driver can size what it loads). A switch node
+// node's build parameters, so that a driver can size what it loads), AluConfig (RO: the dtypes
+// the tiles' ALUs are built with, alu_config_i), DoneCycles (RO, below). A switch node
 // (NumTiles = 0) has no tile windows (accesses there are errors) and its Control does nothing.
+//
+// Cycles and DoneCycles. A Control write with bit 0 taken in cycle S-1 raises ctl_start_o in
+// cycle S (the tiles clear in S and run from S+1); Cycles (cycles_q) holds c - S in every cycle
+// c > S. DoneCycles is the value of Cycles in the first cycle D >= S+2 in which done_i (the
+// chip's registered "every tile in use has ended", stat_done_o) is high, so DoneCycles = D - S,
+// held until the next start; it is 0 after reset and from S (a read taken after the Control
+// write) until D. Cycles S and S+1 are left out because done_i still shows the tiles of the
+// previous run there (the tiles clear at the end of S, done_i follows one cycle later). A tile
+// whose End retires in cycle E has its done from E+1, done_i from E+2 if it is the last, so
+// DoneCycles = E + 2 - S: with the collective's cycles counted from the tiles' first running
+// cycle S+1 (cycle 0) to the last End inclusive (N = E - S, as tb/rtl_system.hpp's run() and the
+// model's RunStats count them), DoneCycles = N + 2 on the chip that finishes last.
 //
 // Combinational paths: host_req_ready_o from tile_req_ready_i (the tiles derive it from
 // tile_req_*, which are registers here); nothing from host_req_*. Every other output is a
@@ -72,6 +85,8 @@ module xf_host_port #(
   input  logic [NumLinks*32-1:0]  link_status_i,      // link l's LinkStatus register
   input  logic [NumLinks*32-1:0]  link_discards_i,    // link l's LinkDiscards register
   input  logic [31:0]             config_i,           // Config (static: the node's parameters)
+  input  logic [31:0]             alu_config_i,       // AluConfig (static: the tiles' AluDtypes)
+  input  logic                    done_i,             // every tile in use has ended (register)
   // routing table port (the router's host port)
   output logic                    route_we_o,         // write one entry
   output logic [13:0]             route_addr_o,       // entry lane*4096 + dst_chip
@@ -114,6 +129,9 @@ module xf_host_port #(
   logic [31:0] index_q, index_d;
   logic [31:0] cycles_q, cycles_d;
   logic start_q, start_d, clear_q, clear_d;
+  logic start_dly_q, start_dly_d;  // start_q one cycle later (done_i is stale in S and S+1)
+  logic dc_armed_q, dc_armed_d;    // a start has come and DoneCycles is not yet captured
+  logic [31:0] done_cycles_q, done_cycles_d;
   logic tpend_q, tpend_d;  // a tile took an access last cycle: its response is due now
   logic [3:0] tpend_tile_q, tpend_tile_d;
   logic tpend_write_q, tpend_write_d;
@@ -173,6 +191,14 @@ module xf_host_port #(
       xf_defs_pkg::REG_CONFIG: begin
         reg_ok = !host_req_write_i;
         reg_rdata = config_i;
+      end
+      xf_defs_pkg::REG_ALU_CONFIG: begin
+        reg_ok = !host_req_write_i;
+        reg_rdata = alu_config_i;
+      end
+      xf_defs_pkg::REG_DONE_CYCLES: begin
+        reg_ok = !host_req_write_i;
+        reg_rdata = done_cycles_q;
       end
       default: begin
         if (a >= xf_defs_pkg::REG_LINK_CRC_ERRORS &&
@@ -249,6 +275,14 @@ module xf_host_port #(
     cycles_d = start_q ? 32'd1 : cycles_q + 32'd1;  // the start's cycle is cycle 0
     start_d = 1'b0;
     clear_d = 1'b0;
+    start_dly_d = start_q;
+    // DoneCycles: the Cycles of the first cycle from S+2 on in which every tile is done.
+    dc_armed_d = dc_armed_q;
+    done_cycles_d = done_cycles_q;
+    if (dc_armed_q && done_i && !start_q && !start_dly_q) begin
+      dc_armed_d = 1'b0;
+      done_cycles_d = cycles_q;
+    end
     tpend_d = 1'b0;
     tpend_tile_d = tpend_tile_q;
     tpend_write_d = tpend_write_q;
@@ -318,6 +352,10 @@ module xf_host_port #(
           if (a == xf_defs_pkg::REG_CONTROL && NumTiles > 0) begin
             start_d = host_req_wdata_i[0];
             clear_d = host_req_wdata_i[1];
+            if (host_req_wdata_i[0]) begin  // DoneCycles reads 0 from the start's cycle on
+              dc_armed_d = 1'b1;
+              done_cycles_d = '0;
+            end
           end
         end
       end else if (is_route) begin
@@ -349,6 +387,9 @@ module xf_host_port #(
       cycles_q <= '0;
       start_q <= 1'b0;
       clear_q <= 1'b0;
+      start_dly_q <= 1'b0;
+      dc_armed_q <= 1'b0;
+      done_cycles_q <= '0;
       tpend_q <= 1'b0;
       tpend_tile_q <= '0;
       tpend_write_q <= 1'b0;
@@ -370,6 +411,9 @@ module xf_host_port #(
       cycles_q <= cycles_d;
       start_q <= start_d;
       clear_q <= clear_d;
+      start_dly_q <= start_dly_d;
+      dc_armed_q <= dc_armed_d;
+      done_cycles_q <= done_cycles_d;
       tpend_q <= tpend_d;
       tpend_tile_q <= tpend_tile_d;
       tpend_write_q <= tpend_write_d;

@@ -17,24 +17,37 @@
 //   out_data_o   ------------------< A'>< B'>< C'>--
 //
 // Errors: if (dtype, op) is not a valid pair (xf::valid_pair: Avg only on integer types,
-// ScaleAdd reserved, dtype 7 and op 5..7 undefined), err_o is high with that flit's out_valid_o
-// and out_data_o is in_a_i unchanged.
+// ScaleAdd reserved, dtype 7 and op 5..7 undefined) or the dtype is not built (AluDtypes, below),
+// err_o is high with that flit's out_valid_o and out_data_o is in_a_i unchanged.
 //
 // Lanes (little-endian in the flit, lane i at bits [i*w +: w]): 16 x int8/uint8, 8 x
-// int16/fp16/bf16, 4 x int32/fp32. Every lane unit of every width computes every cycle; the
+// int16/fp16/bf16, 4 x int32/fp32. Every lane unit that is built computes every cycle; the
 // output stage selects by dtype and op.
+//
+// Build subsets (AluDtypes, bit d = dtype d of xf_defs_pkg::dtype_e is built; docs/alu.md
+// section 9): the units a build does not need are not instantiated. int8/uint8 lanes if bit 0
+// or 1; int16 lanes if bit 2; int32 lanes if bit 3; fp16, bf16, fp32 adders if bit 4, 5, 6;
+// the max/min of a float format with its adder, and the max/min delay line if any of 4..6. A
+// flit of a dtype that is not built is an invalid pair. The pass-through of a (errors, and the
+// receive engine's Write flits) takes the first built unit of: the int8 lanes, the int16 lanes,
+// the int32 lanes (each passes a for an op it does not know), the max/min delay line (a is
+// chosen in place of the max/min), a plain delay line of a (AluDtypes = 0). Every build has the
+// same ports and latency; the default 8'h7F builds every unit.
 //
 // Pipeline (LatencyCycles = UnitLatencyCycles + 1 = 4):
 //   cycles 1-3  lane units (xf_int_lane, xf_fp_add: 3 registered stages each); fp max/min is
 //               combinational (xf_fp_maxmin), registered in cycle 1 and delayed to cycle 3;
 //               valid, error, result select and tag travel through xf_delay beside them
-//   cycle 4     result select (int8, int16, int32, fp16 add, bf16 add, fp32 add, fp max/min),
-//               output registers
+//   cycle 4     result select (int8, int16, int32, fp16 add, bf16 add, fp32 add, fp max/min,
+//               the pass-through of a), output registers
 //
-// Parameter constraints: TagBits >= 1. Lanes follow xf_defs_pkg::FlitBits = 128.
+// Parameter constraints: TagBits >= 1; AluDtypes[7] = 0 (dtype 7 does not exist). Lanes follow
+// xf_defs_pkg::FlitBits = 128.
 module xf_reduce_alu #(
   // bits of the user tag carried beside each flit (the receive engine's address)
-  parameter int TagBits = 32
+  parameter int TagBits = 32,
+  // dtypes built: bit d = dtype d (0 int8, 1 uint8, 2 int16, 3 int32, 4 fp16, 5 bf16, 6 fp32)
+  parameter logic [7:0] AluDtypes = 8'h7F
 ) (
   input  logic                 clk_i,           // clock
   input  logic                 rst_ni,          // asynchronous reset, active low
@@ -53,7 +66,7 @@ module xf_reduce_alu #(
   output logic                 out_valid_o,     // a result is presented (in_valid_i 4 cycles ago)
   output logic [127:0]         out_data_o,      // result flit (in_a_i unchanged when err_o)
   output logic [TagBits-1:0]   out_tag_o,       // in_tag_i of that flit
-  output logic                 err_o            // invalid dtype/op pair; only with out_valid_o
+  output logic                 err_o            // invalid or unbuilt pair; only with out_valid_o
 );
 
   `include "xf_assert.svh"
@@ -66,9 +79,28 @@ module xf_reduce_alu #(
   `ASSERT_INIT(TagBitsLegal_A, TagBits >= 1)
   `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits == 128)
   `ASSERT_INIT(LatencyLegal_A, LatencyCycles == UnitLatencyCycles + 1)
+  `ASSERT_INIT(AluDtypesLegal_A, AluDtypes[7] == 1'b0)
+
+  // Units built (docs/alu.md section 9).
+  localparam bit BuildInt8 = AluDtypes[xf_defs_pkg::DTYPE_INT8] ||
+                             AluDtypes[xf_defs_pkg::DTYPE_UINT8];
+  localparam bit BuildInt16 = AluDtypes[xf_defs_pkg::DTYPE_INT16];
+  localparam bit BuildInt32 = AluDtypes[xf_defs_pkg::DTYPE_INT32];
+  localparam bit BuildFp16 = AluDtypes[xf_defs_pkg::DTYPE_FP16];
+  localparam bit BuildBf16 = AluDtypes[xf_defs_pkg::DTYPE_BF16];
+  localparam bit BuildFp32 = AluDtypes[xf_defs_pkg::DTYPE_FP32];
+  localparam bit BuildFpMaxMin = BuildFp16 || BuildBf16 || BuildFp32;
+  // The unit that passes a through (errors, Write flits): the first built of these.
+  localparam int PassInt8 = 0;
+  localparam int PassInt16 = 1;
+  localparam int PassInt32 = 2;
+  localparam int PassFpMaxMin = 3;  // the max/min delay line carries a instead of a max/min
+  localparam int PassDelay = 4;     // nothing else is built: a delay line of a alone
+  localparam int PassUnit = BuildInt8 ? PassInt8 : BuildInt16 ? PassInt16 :
+                            BuildInt32 ? PassInt32 : BuildFpMaxMin ? PassFpMaxMin : PassDelay;
 
   // Which unit's result leaves in the output stage.
-  localparam logic [2:0] SelInt8 = 3'd0;     // int8/uint8 lanes (also the pass-through of a)
+  localparam logic [2:0] SelInt8 = 3'd0;     // int8/uint8 lanes, or the pass-through of a
   localparam logic [2:0] SelInt16 = 3'd1;
   localparam logic [2:0] SelInt32 = 3'd2;
   localparam logic [2:0] SelFp16Add = 3'd3;
@@ -77,31 +109,32 @@ module xf_reduce_alu #(
   localparam logic [2:0] SelFpMaxMin = 3'd6;  // fp16, bf16 or fp32 max/min (selected earlier)
 
   // ---- Decode (cycle 0, combinational from the inputs) ----------------------------------------
-  logic       dtype_known, dtype_float;
+  logic       dtype_built, dtype_float;
   logic       pair_ok;
   logic       in_err;
   logic       int8_signed;
-  logic [2:0] int8_op;  // red_op_e for the int8/uint8 lanes: ScaleAdd (pass a) on an invalid pair
+  logic [2:0] pass_op;  // red_op_e for the pass-through unit: ScaleAdd (pass a) on an invalid pair
   logic       fp_max, fp_sum;
   logic [2:0] in_sel;
 
   always_comb begin
-    // xf::valid_pair: Sum/Max/Min on every defined dtype, Avg on integer dtypes only.
-    dtype_known = (in_dtype_i <= xf_defs_pkg::DTYPE_FP32);
+    // xf::valid_pair: Sum/Max/Min on every defined dtype, Avg on integer dtypes only; and only
+    // on the dtypes this build has (AluDtypes[7] = 0: dtype 7 is never built).
+    dtype_built = AluDtypes[in_dtype_i];
     dtype_float = (in_dtype_i == xf_defs_pkg::DTYPE_FP16) ||
                   (in_dtype_i == xf_defs_pkg::DTYPE_BF16) ||
                   (in_dtype_i == xf_defs_pkg::DTYPE_FP32);
     case (in_op_i)
       xf_defs_pkg::RED_OP_SUM, xf_defs_pkg::RED_OP_MAX, xf_defs_pkg::RED_OP_MIN: begin
-        pair_ok = dtype_known;
+        pair_ok = dtype_built;
       end
-      xf_defs_pkg::RED_OP_AVG: pair_ok = dtype_known && !dtype_float;
+      xf_defs_pkg::RED_OP_AVG: pair_ok = dtype_built && !dtype_float;
       default:                 pair_ok = 1'b0;
     endcase
     in_err = in_valid_i && !pair_ok;
     int8_signed = (in_dtype_i != xf_defs_pkg::DTYPE_UINT8);
-    int8_op = xf_defs_pkg::RED_OP_SCALE_ADD;
-    if (pair_ok) int8_op = in_op_i;
+    pass_op = xf_defs_pkg::RED_OP_SCALE_ADD;
+    if (pair_ok) pass_op = in_op_i;
     fp_max = (in_op_i == xf_defs_pkg::RED_OP_MAX);
     fp_sum = 1'b0;
     in_sel = SelInt8;
@@ -119,140 +152,214 @@ module xf_reduce_alu #(
   end
 
   // ---- Lane units -----------------------------------------------------------------------------
+  // Units that are not built drive 0; the decode never selects them.
   logic [127:0] int8_res, int16_res, int32_res, fp16_add_res, bf16_add_res, fp32_add_res;
   logic [127:0] fp16_mm, bf16_mm, fp32_mm;  // combinational max/min of every format
 
-  for (genvar i = 0; i < 16; i++) begin : gen_lanes8
-    xf_int_lane #(
-      .WidthBits(8)
-    ) u_int8 (
-      .clk_i      (clk_i),
-      .a_i        (in_a_i[i*8+:8]),
-      .b_i        (in_b_i[i*8+:8]),
-      .signed_i   (int8_signed),
-      .op_i       (int8_op),
-      .sat_i      (in_sat_i),
-      .avg_shift_i(in_avg_shift_i),
-      .avg_final_i(in_avg_final_i),
-      .avg_scale_i(in_avg_scale_i),
-      .res_o      (int8_res[i*8+:8])
-    );
+  if (BuildInt8) begin : gen_int8
+    for (genvar i = 0; i < 16; i++) begin : gen_lanes8
+      xf_int_lane #(
+        .WidthBits(8)
+      ) u_int8 (
+        .clk_i      (clk_i),
+        .a_i        (in_a_i[i*8+:8]),
+        .b_i        (in_b_i[i*8+:8]),
+        .signed_i   (int8_signed),
+        .op_i       (pass_op),
+        .sat_i      (in_sat_i),
+        .avg_shift_i(in_avg_shift_i),
+        .avg_final_i(in_avg_final_i),
+        .avg_scale_i(in_avg_scale_i),
+        .res_o      (int8_res[i*8+:8])
+      );
+    end
+  end else begin : gen_no_int8
+    assign int8_res = '0;
   end
 
-  for (genvar i = 0; i < 8; i++) begin : gen_lanes16
-    xf_int_lane #(
-      .WidthBits(16)
-    ) u_int16 (
-      .clk_i      (clk_i),
-      .a_i        (in_a_i[i*16+:16]),
-      .b_i        (in_b_i[i*16+:16]),
-      .signed_i   (1'b1),
-      .op_i       (in_op_i),
-      .sat_i      (in_sat_i),
-      .avg_shift_i(in_avg_shift_i),
-      .avg_final_i(in_avg_final_i),
-      .avg_scale_i(in_avg_scale_i),
-      .res_o      (int16_res[i*16+:16])
-    );
-
-    xf_fp_add #(
-      .ExpBits(5),
-      .ManBits(10)
-    ) u_fp16_add (
-      .clk_i(clk_i),
-      .a_i  (in_a_i[i*16+:16]),
-      .b_i  (in_b_i[i*16+:16]),
-      .sum_o(fp16_add_res[i*16+:16])
-    );
-
-    xf_fp_add #(
-      .ExpBits(8),
-      .ManBits(7)
-    ) u_bf16_add (
-      .clk_i(clk_i),
-      .a_i  (in_a_i[i*16+:16]),
-      .b_i  (in_b_i[i*16+:16]),
-      .sum_o(bf16_add_res[i*16+:16])
-    );
-
-    xf_fp_maxmin #(
-      .ExpBits(5),
-      .ManBits(10)
-    ) u_fp16_maxmin (
-      .a_i  (in_a_i[i*16+:16]),
-      .b_i  (in_b_i[i*16+:16]),
-      .max_i(fp_max),
-      .res_o(fp16_mm[i*16+:16])
-    );
-
-    xf_fp_maxmin #(
-      .ExpBits(8),
-      .ManBits(7)
-    ) u_bf16_maxmin (
-      .a_i  (in_a_i[i*16+:16]),
-      .b_i  (in_b_i[i*16+:16]),
-      .max_i(fp_max),
-      .res_o(bf16_mm[i*16+:16])
-    );
+  if (BuildInt16) begin : gen_int16
+    for (genvar i = 0; i < 8; i++) begin : gen_lanes16
+      xf_int_lane #(
+        .WidthBits(16)
+      ) u_int16 (
+        .clk_i      (clk_i),
+        .a_i        (in_a_i[i*16+:16]),
+        .b_i        (in_b_i[i*16+:16]),
+        .signed_i   (1'b1),
+        .op_i       ((PassUnit == PassInt16) ? pass_op : in_op_i),
+        .sat_i      (in_sat_i),
+        .avg_shift_i(in_avg_shift_i),
+        .avg_final_i(in_avg_final_i),
+        .avg_scale_i(in_avg_scale_i),
+        .res_o      (int16_res[i*16+:16])
+      );
+    end
+  end else begin : gen_no_int16
+    assign int16_res = '0;
   end
 
-  for (genvar i = 0; i < 4; i++) begin : gen_lanes32
-    xf_int_lane #(
-      .WidthBits(32)
-    ) u_int32 (
-      .clk_i      (clk_i),
-      .a_i        (in_a_i[i*32+:32]),
-      .b_i        (in_b_i[i*32+:32]),
-      .signed_i   (1'b1),
-      .op_i       (in_op_i),
-      .sat_i      (in_sat_i),
-      .avg_shift_i(in_avg_shift_i),
-      .avg_final_i(in_avg_final_i),
-      .avg_scale_i(in_avg_scale_i),
-      .res_o      (int32_res[i*32+:32])
-    );
-
-    xf_fp_add #(
-      .ExpBits(8),
-      .ManBits(23)
-    ) u_fp32_add (
-      .clk_i(clk_i),
-      .a_i  (in_a_i[i*32+:32]),
-      .b_i  (in_b_i[i*32+:32]),
-      .sum_o(fp32_add_res[i*32+:32])
-    );
-
-    xf_fp_maxmin #(
-      .ExpBits(8),
-      .ManBits(23)
-    ) u_fp32_maxmin (
-      .a_i  (in_a_i[i*32+:32]),
-      .b_i  (in_b_i[i*32+:32]),
-      .max_i(fp_max),
-      .res_o(fp32_mm[i*32+:32])
-    );
+  if (BuildInt32) begin : gen_int32
+    for (genvar i = 0; i < 4; i++) begin : gen_lanes32
+      xf_int_lane #(
+        .WidthBits(32)
+      ) u_int32 (
+        .clk_i      (clk_i),
+        .a_i        (in_a_i[i*32+:32]),
+        .b_i        (in_b_i[i*32+:32]),
+        .signed_i   (1'b1),
+        .op_i       ((PassUnit == PassInt32) ? pass_op : in_op_i),
+        .sat_i      (in_sat_i),
+        .avg_shift_i(in_avg_shift_i),
+        .avg_final_i(in_avg_final_i),
+        .avg_scale_i(in_avg_scale_i),
+        .res_o      (int32_res[i*32+:32])
+      );
+    end
+  end else begin : gen_no_int32
+    assign int32_res = '0;
   end
 
-  // Max/min of the flit's format, registered and delayed to line up with the lane units.
-  logic [127:0] fp_mm, fp_mm_delayed;
+  if (BuildFp16) begin : gen_fp16
+    for (genvar i = 0; i < 8; i++) begin : gen_lanes16
+      xf_fp_add #(
+        .ExpBits(5),
+        .ManBits(10)
+      ) u_fp16_add (
+        .clk_i(clk_i),
+        .a_i  (in_a_i[i*16+:16]),
+        .b_i  (in_b_i[i*16+:16]),
+        .sum_o(fp16_add_res[i*16+:16])
+      );
 
-  always_comb begin
-    case (in_dtype_i)
-      xf_defs_pkg::DTYPE_FP16: fp_mm = fp16_mm;
-      xf_defs_pkg::DTYPE_BF16: fp_mm = bf16_mm;
-      default:    fp_mm = fp32_mm;
-    endcase
+      xf_fp_maxmin #(
+        .ExpBits(5),
+        .ManBits(10)
+      ) u_fp16_maxmin (
+        .a_i  (in_a_i[i*16+:16]),
+        .b_i  (in_b_i[i*16+:16]),
+        .max_i(fp_max),
+        .res_o(fp16_mm[i*16+:16])
+      );
+    end
+  end else begin : gen_no_fp16
+    assign fp16_add_res = '0;
+    assign fp16_mm = '0;
   end
 
-  xf_delay #(
-    .WidthBits(128),
-    .Depth    (UnitLatencyCycles)
-  ) u_fp_mm_delay (
-    .clk_i (clk_i),
-    .rst_ni(rst_ni),
-    .d_i   (fp_mm),
-    .q_o   (fp_mm_delayed)
-  );
+  if (BuildBf16) begin : gen_bf16
+    for (genvar i = 0; i < 8; i++) begin : gen_lanes16
+      xf_fp_add #(
+        .ExpBits(8),
+        .ManBits(7)
+      ) u_bf16_add (
+        .clk_i(clk_i),
+        .a_i  (in_a_i[i*16+:16]),
+        .b_i  (in_b_i[i*16+:16]),
+        .sum_o(bf16_add_res[i*16+:16])
+      );
+
+      xf_fp_maxmin #(
+        .ExpBits(8),
+        .ManBits(7)
+      ) u_bf16_maxmin (
+        .a_i  (in_a_i[i*16+:16]),
+        .b_i  (in_b_i[i*16+:16]),
+        .max_i(fp_max),
+        .res_o(bf16_mm[i*16+:16])
+      );
+    end
+  end else begin : gen_no_bf16
+    assign bf16_add_res = '0;
+    assign bf16_mm = '0;
+  end
+
+  if (BuildFp32) begin : gen_fp32
+    for (genvar i = 0; i < 4; i++) begin : gen_lanes32
+      xf_fp_add #(
+        .ExpBits(8),
+        .ManBits(23)
+      ) u_fp32_add (
+        .clk_i(clk_i),
+        .a_i  (in_a_i[i*32+:32]),
+        .b_i  (in_b_i[i*32+:32]),
+        .sum_o(fp32_add_res[i*32+:32])
+      );
+
+      xf_fp_maxmin #(
+        .ExpBits(8),
+        .ManBits(23)
+      ) u_fp32_maxmin (
+        .a_i  (in_a_i[i*32+:32]),
+        .b_i  (in_b_i[i*32+:32]),
+        .max_i(fp_max),
+        .res_o(fp32_mm[i*32+:32])
+      );
+    end
+  end else begin : gen_no_fp32
+    assign fp32_add_res = '0;
+    assign fp32_mm = '0;
+  end
+
+  // Max/min of the flit's format, registered and delayed to line up with the lane units. A
+  // format that is not built falls back to one that is (its flits are errors: never selected),
+  // so a build with one float format has no multiplexer here. When no integer lanes are built,
+  // this line also carries a through for the errors.
+  logic [127:0] fp_mm_any;  // the fallback: fp32, else bf16, else fp16
+  logic [127:0] fp_mm_delayed;
+  assign fp_mm_any = BuildFp32 ? fp32_mm : BuildBf16 ? bf16_mm : fp16_mm;
+
+  if (BuildFpMaxMin) begin : gen_fp_mm
+    logic [127:0] fp_mm;
+
+    always_comb begin
+      case (in_dtype_i)
+        xf_defs_pkg::DTYPE_FP16: fp_mm = BuildFp16 ? fp16_mm : fp_mm_any;
+        xf_defs_pkg::DTYPE_BF16: fp_mm = BuildBf16 ? bf16_mm : fp_mm_any;
+        default:    fp_mm = fp_mm_any;
+      endcase
+      if (PassUnit == PassFpMaxMin && !pair_ok) fp_mm = in_a_i;
+    end
+
+    xf_delay #(
+      .WidthBits(128),
+      .Depth    (UnitLatencyCycles)
+    ) u_fp_mm_delay (
+      .clk_i (clk_i),
+      .rst_ni(rst_ni),
+      .d_i   (fp_mm),
+      .q_o   (fp_mm_delayed)
+    );
+  end else begin : gen_no_fp_mm
+    assign fp_mm_delayed = '0;
+  end
+
+  // Inputs and results a subset build may leave unused.
+  logic unused_subset;
+  assign unused_subset = ^{int8_signed, pass_op, fp_max, in_sat_i, in_avg_shift_i,
+                           in_avg_final_i, in_avg_scale_i, in_b_i, int8_res, fp_mm_any};
+
+  // The pass-through of a and the int8/uint8 results (the output stage's default).
+  logic [127:0] pass_res;
+
+  if (PassUnit == PassInt8) begin : gen_pass_int8
+    assign pass_res = int8_res;
+  end else if (PassUnit == PassInt16) begin : gen_pass_int16
+    assign pass_res = int16_res;
+  end else if (PassUnit == PassInt32) begin : gen_pass_int32
+    assign pass_res = int32_res;
+  end else if (PassUnit == PassFpMaxMin) begin : gen_pass_fp_mm
+    assign pass_res = fp_mm_delayed;
+  end else begin : gen_pass_delay
+    xf_delay #(
+      .WidthBits(128),
+      .Depth    (UnitLatencyCycles)
+    ) u_pass_delay (
+      .clk_i (clk_i),
+      .rst_ni(rst_ni),
+      .d_i   (in_a_i),
+      .q_o   (pass_res)
+    );
+  end
 
   // Control beside the lane units: valid, error, result select, tag.
   localparam int CtrlBits = 1 + 1 + 3 + TagBits;
@@ -287,7 +394,7 @@ module xf_reduce_alu #(
       SelBf16Add:  out_data_d = bf16_add_res;
       SelFp32Add:  out_data_d = fp32_add_res;
       SelFpMaxMin: out_data_d = fp_mm_delayed;
-      default:     out_data_d = int8_res;
+      default:     out_data_d = pass_res;  // int8/uint8, or a passed through
     endcase
   end
 

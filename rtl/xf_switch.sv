@@ -92,6 +92,8 @@ module xf_switch #(
     .link_status_i    (link_status),
     .link_discards_i  (link_discards),
     .config_i         ({16'd0, 4'($clog2(TableChips)), 4'(NumLinks), 8'd0}),
+    .alu_config_i     (32'd0),
+    .done_i           (1'b0),
     .route_we_o       (route_we),
     .route_addr_o     (route_addr),
     .route_wdata_o    (route_wdata),

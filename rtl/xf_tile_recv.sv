@@ -34,7 +34,8 @@
 // Checks (docs/packets.md section 6; ErrCheck in fail_check_o; the model's order):
 //   head     the open packet, if kept, never saw its tail: it is dropped (Short); then, in this
 //            order: opcode not Write/Reduce (Opcode), len % 16 (Length), dst_addr % 16 (Window,
-//            BadPacket), len > 2048 (Length), Reduce with no ALU pair (Pair) -> BadPacket;
+//            BadPacket), len > 2048 (Length), Reduce with no ALU pair (Pair: an invalid
+//            pair, or a dtype this build's ALU leaves out, AluDtypes) -> BadPacket;
 //            dst_addr + len > DmemBytes (Window) -> DmemRange. A failing packet is dropped up
 //            to its tail. len = 0: a token, closed at once. A head with tail and len > 0 that
 //            passed: Short (dropped: nothing written, no counter increment).
@@ -58,10 +59,13 @@
 // wait_count_o from wait_ctr_i; host_ctr_rdata_o from host_ctr_i. dmem_we_o/waddr/wdata are
 // the ALU's registers.
 //
-// Parameter constraints: DmemBytes a multiple of 16, >= 32; WordBits holds DmemBytes / 16.
+// Parameter constraints: DmemBytes a multiple of 16, >= 32; WordBits holds DmemBytes / 16;
+// AluDtypes[7] = 0.
 module xf_tile_recv #(
   // data memory size in bytes
   parameter int DmemBytes = 786432,
+  // dtypes the ALU is built with (xf_reduce_alu): bit d = dtype d; a Reduce of another is a Pair
+  parameter logic [7:0] AluDtypes = 8'h7F,
   // bits of a DMEM word index (derived; do not override)
   parameter int WordBits = $clog2(DmemBytes / 16 + 1)
 ) (
@@ -107,6 +111,7 @@ module xf_tile_recv #(
 
   `ASSERT_INIT(DmemBytesLegal_A, DmemBytes % 16 == 0 && DmemBytes >= 32)
   `ASSERT_INIT(WordBitsLegal_A, (1 << WordBits) > DmemWords && WordBits <= 20)
+  `ASSERT_INIT(AluDtypesLegal_A, AluDtypes[7] == 1'b0)
 
   // ---- Open packet --------------------------------------------------------------------------
   logic                active_d, active_q;  // a packet is open
@@ -179,8 +184,10 @@ module xf_tile_recv #(
     h_op = rx_flit_i[xf_defs_pkg::HEADER_OP_LSB +: 3];
     h_src = {rx_flit_i[xf_defs_pkg::HEADER_SRC_TILE_LSB +: 4],
              rx_flit_i[xf_defs_pkg::HEADER_SRC_CHIP_LSB +: 12]};
-    // xf::valid_pair: Sum/Max/Min on dtypes 0..6, Avg on the integer dtypes 0..3.
-    h_pair_ok = (h_dtype <= 3'd6) && (h_op <= 3'd2 || (h_op == 3'd3 && h_dtype <= 3'd3));
+    // xf::valid_pair: Sum/Max/Min on dtypes 0..6, Avg on the integer dtypes 0..3; and only on
+    // the dtypes the ALU is built with.
+    h_pair_ok = (h_dtype <= 3'd6) && AluDtypes[h_dtype] &&
+                (h_op <= 3'd2 || (h_op == 3'd3 && h_dtype <= 3'd3));
     h_range_bad = ({1'b0, h_dst} + {13'b0, h_len}) > 25'(DmemBytes);
     // The header checks in the model's order; an unaligned dst_addr is a Window BadPacket.
     h_code = xf_defs_pkg::TILE_ERR_BAD_PACKET;
@@ -368,7 +375,8 @@ module xf_tile_recv #(
   assign alu_dtype = s1_reduce_q ? s1_dtype_q : 3'd7;  // Write: invalid dtype, a passes through
 
   xf_reduce_alu #(
-    .TagBits(TagBits)
+    .TagBits  (TagBits),
+    .AluDtypes(AluDtypes)
   ) u_alu (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),

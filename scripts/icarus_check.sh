@@ -14,6 +14,8 @@ blocks=(
   "xf_link|rtl/xf_crc32.sv rtl/xf_link.sv"
   "xf_router|rtl/xf_router.sv"
   "xf_fifo|rtl/xf_fifo.sv"
+  "xf_uart_bridge|$(scripts/rtl_files.sh xf_uart_bridge)"
+  "xf_reset_sync|rtl/xf_reset_sync.sv"
   "xf_host_port|rtl/xf_host_port.sv"
   "xf_switch|$(scripts/rtl_files.sh xf_switch)"
   "xf_chip|$(scripts/rtl_files.sh xf_chip)"

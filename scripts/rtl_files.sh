@@ -13,5 +13,6 @@ case "${1:-}" in
   xf_switch) echo "rtl/xf_fifo.sv rtl/xf_router.sv $link rtl/xf_host_port.sv rtl/xf_switch.sv" ;;
   xf_tile) echo "$tile" ;;
   xf_exchange) echo "$exchange" ;;
-  *) echo "usage: $0 xf_chip|xf_switch|xf_tile|xf_exchange" >&2; exit 2 ;;
+  xf_uart_bridge) echo "rtl/xf_uart_rx.sv rtl/xf_uart_tx.sv rtl/xf_uart_bridge.sv" ;;
+  *) echo "usage: $0 xf_chip|xf_switch|xf_tile|xf_exchange|xf_uart_bridge" >&2; exit 2 ;;
 esac

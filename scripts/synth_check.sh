@@ -46,6 +46,8 @@ rtl/xf_reduce_alu.sv|||-noflatten"
   "xf_xb|rtl/xf_fifo.sv rtl/xf_xb.sv|||"
   "xf_link|rtl/xf_crc32.sv rtl/xf_link.sv|||"
   "xf_fifo|rtl/xf_fifo.sv|||"
+  "xf_uart_bridge|$(scripts/rtl_files.sh xf_uart_bridge)|-set NumNodes 2 -set NumChips 2|\
+-set NumNodes 2 -set NumChips 2|"
   "xf_host_port|rtl/xf_host_port.sv|||"
   "xf_switch|$(scripts/rtl_files.sh xf_switch)|-set NumLinks 2 -set TableChips 16|-set NumLinks 2 -set TableChips 16|"
   "xf_chip|$(scripts/rtl_files.sh xf_chip)|$CHIP_SMALL|$CHIP_SMALL|-noflatten"

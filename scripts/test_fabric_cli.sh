@@ -45,7 +45,7 @@ expect 2 'unknown dtype' -- run --topology ring:4 --dtype fp64 --bytes 4K
 expect 2 'unknown op' -- run --topology ring:4 --op prod --bytes 4K
 expect 2 'unknown option' -- run --topology ring:4 --bytez 4K
 expect 2 'bytes is required' -- run --topology ring:4
-expect 2 'choose model, rtl or both' -- run --topology ring:4 --bytes 4K --backend fpga
+expect 2 'choose model, rtl, both or serial' -- run --topology ring:4 --bytes 4K --backend fpga
 expect 2 'the RTL chip has 4 tiles' -- run --topology ring:4 --bytes 4K --tiles 8 --backend rtl
 expect 2 'use --backend model' -- run --topology tree:5 --bytes 4K --backend both
 # Co-simulation subset: every topology kind, every collective, five types, all four ops, each

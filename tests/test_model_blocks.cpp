@@ -12,7 +12,10 @@
 // only inside [dst_addr, dst_addr + len), and only Short/Long ones at all); the tile watchdog
 // (TileWatchdog) for each WaitKind with its exact period rule (the RTL test checks the same
 // cycle counts), silent with period 0 and while progress is made; Control bit 1 clears
-// TileErrInfo/TileErrCount and keeps TileWatchdog. One case per process.
+// TileErrInfo/TileErrCount and keeps TileWatchdog. The host port's AluConfig (0x7F on chips, 0
+// on a switch) and DoneCycles (each chip's last End + 3 cycles after the start, held across a
+// clear, 0 before the first start and on a switch; the same numbers as the RTL's
+// HostPort.AluConfigAndDoneCycles). One case per process.
 #include <cstring>
 #include <functional>
 
@@ -299,6 +302,49 @@ TEST(ModelBlocks, WatchdogSetsTheTileStatusCode) {
   EXPECT_EQ(status & 15u, static_cast<uint32_t>(TileErr::kWatchdog));
   EXPECT_EQ(status >> 16, 1u) << "pc of the WAIT";
   EXPECT_EQ(sys.host_read32(0, reg::kStatus) >> 31, 1u);
+}
+
+// AluConfig and DoneCycles (docs/chip.md section 3) on tree:3 (chips 0..2, switch 3), 2 tiles per
+// chip. Every tile loops N = 10 * index + 3 * tile + 5 times after 8 straight instructions, so
+// its End retires in collective cycle 8 + 2N and chip i's DoneCycles is its tile 1's End + 3 =
+// 27 + 20 i; the run takes 8 + 2 * 28 + 1 = 65 cycles = chip 2's DoneCycles - 2. The RTL test
+// HostPort.AluConfigAndDoneCycles expects the same numbers.
+TEST(ModelBlocks, AluConfigAndDoneCyclesOfChipsAndSwitch) {
+  const Topology topo = parse_topology("tree:3");
+  System sys(topo, 2, 1024);
+  const std::vector<uint64_t> prog = {
+      enc(Isa::kGeti, 2, 0, 0, 0, 0, 0),            // 0: r2 = index
+      enc(Isa::kGeti, 3, 0, 0, 0, 0, 1),            // 1: r3 = tile
+      enc(Isa::kLi, 4, 0, 0, 0, 0, 10),             // 2
+      enc(Isa::kMul, 1, 2, 4, 0, 0, 0),             // 3: r1 = 10 * index
+      enc(Isa::kLi, 4, 0, 0, 0, 0, 3),              // 4
+      enc(Isa::kMul, 5, 3, 4, 0, 0, 0),             // 5: r5 = 3 * tile
+      enc(Isa::kAdd, 1, 1, 5, 0, 0, 0),             // 6
+      enc(Isa::kAddi, 1, 1, 0, 0, 0, 5),            // 7: r1 = N
+      enc(Isa::kAddi, 1, 1, 0, 0, 0, 0xFFFFFFFFu),  // 8: loop: r1 -= 1
+      enc(Isa::kBne, 0, 1, 0, 0, 0, 8),             // 9: while r1 != 0
+      enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};            // 10: cycle 8 + 2N
+  for (int c = 0; c < 3; ++c) {
+    sys.host_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
+    for (int t = 0; t < 2; ++t) load(sys, c, t, prog);
+  }
+  for (int n = 0; n < 4; ++n) {
+    EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), n < 3 ? 0x7Fu : 0u) << "node " << n;
+    EXPECT_EQ(sys.host_read32(n, reg::kDoneCycles), 0u) << "node " << n << " before a start";
+  }
+  for (int run = 0; run < 2; ++run) {
+    const RunStats st = sys.run(100000);
+    ASSERT_TRUE(st.ok) << st.error;
+    EXPECT_EQ(st.cycles, 65u);
+    for (int c = 0; c < 3; ++c)
+      EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), 27u + 20u * c) << "chip " << c;
+    EXPECT_EQ(sys.host_read32(3, reg::kDoneCycles), 0u) << "switch";
+    for (int c = 0; c < 3; ++c) sys.host_write32(c, reg::kControl, 2);  // clear: kept
+    for (int c = 0; c < 3; ++c)
+      EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), 27u + 20u * c) << "chip " << c;
+  }
+  sys.host_write32(0, reg::kControl, 1);  // a start: 0 until the tiles are done again
+  EXPECT_EQ(sys.host_read32(0, reg::kDoneCycles), 0u);
 }
 
 TEST(ModelBlocks, HostPortReadsBackProgramsAndCountsCyclesFromStart) {

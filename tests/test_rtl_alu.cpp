@@ -1,4 +1,9 @@
 // RTL_TOP: xf_reduce_alu
+// RTL_TOP: xf_reduce_alu Vxf_reduce_alu_d08 -GAluDtypes=8'h08
+// RTL_TOP: xf_reduce_alu Vxf_reduce_alu_d03 -GAluDtypes=8'h03
+// RTL_TOP: xf_reduce_alu Vxf_reduce_alu_d24 -GAluDtypes=8'h24
+// RTL_TOP: xf_reduce_alu Vxf_reduce_alu_d50 -GAluDtypes=8'h50
+// RTL_TOP: xf_reduce_alu Vxf_reduce_alu_d00 -GAluDtypes=8'h00
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
 // RTL_SRCS: rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv
 // Block test of the RTL reduction ALU (rtl/xf_reduce_alu.sv, Verilated) against the C++
@@ -24,6 +29,15 @@
 //    configurations would fail; about 1% of the cycles are idle (in_valid low, random inputs).
 // The other tests check reset, latency and idle behaviour, the docs/alu.md examples, and every
 // (dtype, op) code for the error output.
+//
+// Subset builds (RtlAluSubset.*, docs/alu.md section 9): five more Verilated models of the ALU
+// with AluDtypes = 8'h08 (int32 only: a passed through by the int32 lanes), 8'h03 (int8 and
+// uint8), 8'h24 (int16 and bf16: a through the int16 lanes), 8'h50 (fp16 and fp32: a through
+// the max/min delay line) and 8'h00 (nothing: a through a delay line of its own). Each gets a
+// random mixed stream of every source below (the int8/uint8 exhaustive pairs thinned to every
+// 4th flit, the structured sweeps left out, 40000 flits of each random source) plus every
+// (dtype, op) code 16 times: a built dtype must match xf::alu_reduce bit for bit, an unbuilt one
+// must give err_o with out_data_o = a, with its tag and valid, exactly as an invalid pair.
 //
 // 16-bit sweeps (Fp16AllVsSubset, Bf16AllVsSubset, Int16AllVsSubset; one configuration per run,
 // one flit of 8 lanes per cycle, no idle cycles): every one of the 65536 values x against values
@@ -86,6 +100,13 @@
 #include <vector>
 
 #include "Vxf_reduce_alu.h"
+#ifndef XF_ALU_REGRESS
+#include "Vxf_reduce_alu_d00.h"
+#include "Vxf_reduce_alu_d03.h"
+#include "Vxf_reduce_alu_d08.h"
+#include "Vxf_reduce_alu_d24.h"
+#include "Vxf_reduce_alu_d50.h"
+#endif
 #include "rtl_test_util.hpp"
 #include "xf/alu.hpp"
 
@@ -136,12 +157,16 @@ std::string describe(const Vec& v) {
 }
 
 // The Verilated ALU with a scoreboard: step() presents one input (or an idle cycle), clocks
-// once and checks the output of the flit presented kLatencyCycles earlier.
-class AluBench {
+// once and checks the output of the flit presented kLatencyCycles earlier. Dut is a Verilated
+// class of xf_reduce_alu built with AluDtypes = dtypes: a flit of a dtype outside it must come
+// out as an invalid pair's (err_o, a unchanged).
+template <class Dut>
+class AluBenchT {
  public:
-  AluBench() : ctx_(std::make_unique<VerilatedContext>()) {
+  explicit AluBenchT(uint8_t dtypes = 0x7F)
+      : dtypes_(dtypes), ctx_(std::make_unique<VerilatedContext>()) {
     ctx_->fatalOnError(true);
-    dut_ = std::make_unique<Vxf_reduce_alu>(ctx_.get(), "dut");
+    dut_ = std::make_unique<Dut>(ctx_.get(), "dut");
     dut_->clk_i = 0;
     dut_->rst_ni = 0;
     dut_->in_valid_i = 0;
@@ -150,7 +175,7 @@ class AluBench {
     dut_->rst_ni = 1;
     dut_->eval();
   }
-  ~AluBench() { dut_->final(); }
+  ~AluBenchT() { dut_->final(); }
 
   // Presents v (or an idle cycle when !v.valid), clocks, and checks the oldest flit in flight.
   void step(const Vec& v) {
@@ -227,7 +252,8 @@ class AluBench {
     }
     if (!v.valid) return;
     std::array<uint8_t, 16> want = v.a;
-    const bool want_err = !valid_pair(v.cfg.dtype, v.cfg.op);
+    const bool built = (dtypes_ >> static_cast<unsigned>(v.cfg.dtype)) & 1u;
+    const bool want_err = !valid_pair(v.cfg.dtype, v.cfg.op) || !built;
     if (!want_err) alu_reduce(v.cfg, want.data(), v.b.data(), want.size());
     std::array<uint8_t, 16> got{};
     for (int w = 0; w < 4; ++w) {
@@ -260,8 +286,9 @@ class AluBench {
     }
   }
 
+  uint8_t dtypes_;
   std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vxf_reduce_alu> dut_;
+  std::unique_ptr<Dut> dut_;
   std::deque<Vec> in_flight_;
   uint64_t cycle_ = 0;
   uint64_t vectors_ = 0;
@@ -270,6 +297,7 @@ class AluBench {
   uint64_t last_result_cycle_ = 0;
   int failures_ = 0;
 };
+using AluBench = AluBenchT<Vxf_reduce_alu>;
 
 // ---- Value generators ----------------------------------------------------------------------
 
@@ -719,6 +747,79 @@ TEST(RtlAlu, DocExamples) {
   std::printf("[  VECTORS ] %s: %" PRIu64 " flits\n", test_name().c_str(), bench.vectors());
   EXPECT_EQ(bench.failures(), 0);
 }
+
+// A subset build (AluDtypes = dtypes, the Verilated class Dut): a random mixed stream of every
+// source (int8/uint8 exhaustive: every 4th flit; no structured sweeps; at most 40000 flits of
+// the others) and every (dtype, op) code 16 times. The bench expects alu_reduce's result for a
+// valid pair of a built dtype and err_o with a passed through for everything else.
+template <class Dut>
+void subset_stream(uint8_t dtypes) {
+  Rng rng = make_rng();
+  std::vector<std::pair<size_t, uint64_t>> work;  // (source, vector index)
+  for (size_t s = 0; s < std::size(kSources); ++s) {
+    if (std::string(kSources[s].name).find("structured") != std::string::npos) continue;
+    if (s == 0) {  // the exhaustive int8/uint8 pairs
+      for (uint64_t k = 0; k < kSources[s].count / 4; ++k) work.push_back({s, k * 4 + k % 4});
+    } else {
+      for (uint64_t k = 0; k < std::min<uint64_t>(kSources[s].count, 40000); ++k)
+        work.push_back({s, k});
+    }
+  }
+  std::shuffle(work.begin(), work.end(), rng);
+  AluBenchT<Dut> bench(dtypes);
+  uint64_t built = 0, unbuilt = 0, invalid = 0;
+  auto step = [&](Vec& v) {
+    v.tag = static_cast<uint32_t>(rng());
+    if (!valid_pair(v.cfg.dtype, v.cfg.op))
+      ++invalid;
+    else if ((dtypes >> static_cast<unsigned>(v.cfg.dtype)) & 1u)
+      ++built;
+    else
+      ++unbuilt;
+    bench.step(v);
+  };
+  for (const auto& [s, i] : work) {
+    if (rnd(rng, 100) == 0) {  // an idle cycle with random inputs
+      Vec idle;
+      make_invalid(0, rng, idle);
+      idle.valid = false;
+      bench.step(idle);
+    }
+    Vec v;
+    kSources[s].make(i, rng, v);
+    step(v);
+    if (bench.failures() > kMaxReportedFailures) break;
+  }
+  for (int rep = 0; rep < 16; ++rep) {
+    for (unsigned t = 0; t < 8; ++t) {
+      for (unsigned op = 0; op < 8; ++op) {
+        Vec v;
+        make_invalid(0, rng, v);
+        v.cfg.dtype = static_cast<DType>(t);
+        v.cfg.op = static_cast<RedOp>(op);
+        step(v);
+      }
+    }
+  }
+  bench.drain();
+  std::printf(
+      "[  VECTORS ] %s: AluDtypes 0x%02x, %" PRIu64 " flits: %" PRIu64 " of built dtypes, %" PRIu64
+      " of dtypes left out, %" PRIu64 " invalid pairs; %d mismatches\n",
+      test_name().c_str(), dtypes, bench.vectors(), built, unbuilt, invalid, bench.failures());
+  EXPECT_EQ(bench.failures(), 0);
+  EXPECT_EQ(bench.vectors(), built + unbuilt + invalid);
+  EXPECT_GT(unbuilt, 10000u);
+  EXPECT_GT(invalid, 10000u);
+  if (dtypes != 0) {
+    EXPECT_GT(built, 10000u);
+  }
+}
+
+TEST(RtlAluSubset, Int32Only) { subset_stream<Vxf_reduce_alu_d08>(0x08); }
+TEST(RtlAluSubset, Int8AndUint8) { subset_stream<Vxf_reduce_alu_d03>(0x03); }
+TEST(RtlAluSubset, Int16AndBf16) { subset_stream<Vxf_reduce_alu_d24>(0x24); }
+TEST(RtlAluSubset, Fp16AndFp32) { subset_stream<Vxf_reduce_alu_d50>(0x50); }
+TEST(RtlAluSubset, NoDtypes) { subset_stream<Vxf_reduce_alu_d00>(0x00); }
 
 #endif  // XF_ALU_REGRESS
 

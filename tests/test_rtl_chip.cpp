@@ -15,6 +15,14 @@
 //    errors), unaligned and unmapped addresses, tile windows of tiles that do not exist, the
 //    routing table (write, read back, the end of the table), every tile region (IMEM, PMEM, DMEM
 //    written and read back, TileStatus, TileCounters, refused writes, DMEM end);
+//  - AluConfig and DoneCycles (HostPort.AluConfigAndDoneCycles): tree:3, 2 tiles per chip, a
+//    loop of a length set by the chip index and the tile; 0x7F and 0 (switch), DoneCycles 0
+//    before a start, each chip's last End + 3 after it (the model's test expects the same
+//    numbers), run() cycles = the last chip's DoneCycles - 2; a second start right after the
+//    first (the chip's done still high from the first run) captures the same values; a clear
+//    keeps them; DoneCyclesVsModel.*: after compiled collectives on ring:3, tree:((2,1),3) and
+//    ladder:4, every node's DoneCycles and AluConfig equal the model's, and the last chip's
+//    DoneCycles - 2 is the cycle count of both;
 //  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop; every tile
 //    checks after `Bar` that the cycle count has passed the late tile's loop (an early release
 //    jumps to an illegal instruction, which the run reports), then a second barrier right after
@@ -35,6 +43,7 @@
 #include <gtest/gtest.h>
 #include <verilated.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -175,6 +184,59 @@ TEST(HostPort, TileRegions) {
 // `kLoop` iterations (2 instructions each). After the barrier each tile reads the cycle count
 // (Geti 3) and jumps to an illegal instruction if it is below 2 * kLoop: a tile released early
 // fails the run. Then all meet at a second barrier at once and end.
+// The model's ModelBlocks.AluConfigAndDoneCyclesOfChipsAndSwitch runs the same program: every
+// tile loops N = 10 * index + 3 * tile + 5 times after 8 straight instructions, so its End
+// retires in collective cycle 8 + 2N and chip i's DoneCycles is 27 + 20 i; 65 cycles in all.
+TEST(HostPort, AluConfigAndDoneCycles) {
+  auto ctx = make_ctx();
+  Sys sys(parse_topology("tree:3"), 2, ctx.get());
+  using isa::enc;
+  const std::vector<uint64_t> prog = {
+      enc(Isa::kGeti, 2, 0, 0, 0, 0, 0),            // 0: r2 = index
+      enc(Isa::kGeti, 3, 0, 0, 0, 0, 1),            // 1: r3 = tile
+      enc(Isa::kLi, 4, 0, 0, 0, 0, 10),             // 2
+      enc(Isa::kMul, 1, 2, 4, 0, 0, 0),             // 3: r1 = 10 * index
+      enc(Isa::kLi, 4, 0, 0, 0, 0, 3),              // 4
+      enc(Isa::kMul, 5, 3, 4, 0, 0, 0),             // 5: r5 = 3 * tile
+      enc(Isa::kAdd, 1, 1, 5, 0, 0, 0),             // 6
+      enc(Isa::kAddi, 1, 1, 0, 0, 0, 5),            // 7: r1 = N
+      enc(Isa::kAddi, 1, 1, 0, 0, 0, 0xFFFFFFFFu),  // 8: loop: r1 -= 1
+      enc(Isa::kBne, 0, 1, 0, 0, 0, 8),             // 9: while r1 != 0
+      enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};            // 10: cycle 8 + 2N
+  for (int c = 0; c < 3; ++c) {
+    sys.queue_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
+    for (int t = 0; t < 2; ++t)
+      sys.queue_write(c, tile_base(t) + reg::kTileImem, prog.data(), prog.size() * 8);
+  }
+  sys.flush();
+  for (int n = 0; n < 4; ++n) {
+    EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), n < 3 ? 0x7Fu : 0u) << "node " << n;
+    EXPECT_EQ(sys.host_read32(n, reg::kDoneCycles), 0u) << "node " << n << " before a start";
+  }
+  expect_refused([&] { sys.host_write32(0, reg::kAluConfig, 1); }, "write to AluConfig");
+  expect_refused([&] { sys.host_write32(0, reg::kDoneCycles, 1); }, "write to DoneCycles");
+  const rtl::RtlRunStats st = sys.run(100000);
+  ASSERT_TRUE(st.ok) << st.error;
+  EXPECT_EQ(st.cycles, 65u);
+  auto expect_done_cycles = [&](const char* when) {
+    for (int c = 0; c < 3; ++c)
+      EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), 27u + 20u * c) << "chip " << c << when;
+    EXPECT_EQ(sys.host_read32(3, reg::kDoneCycles), 0u) << "switch" << when;
+  };
+  expect_done_cycles(" after the run");
+  // Started again with every tile still done (stat_done_o is high in the start's cycle and the
+  // next): 0 from the start until the tiles are done again, then the same values.
+  for (int c = 0; c < 3; ++c) sys.queue_write32(c, reg::kControl, 1);
+  sys.flush();
+  EXPECT_EQ(sys.host_read32(2, reg::kDoneCycles), 0u) << "right after the second start";
+  for (int i = 0; i < 200 && sys.host_read32(2, reg::kDoneCycles) == 0; ++i) {
+  }
+  expect_done_cycles(" after the second start");
+  for (int c = 0; c < 3; ++c) sys.queue_write32(c, reg::kControl, 2);  // clear: kept
+  sys.flush();
+  expect_done_cycles(" after a clear");
+}
+
 TEST(Barrier, AllTilesOfAllChips) {
   auto ctx = make_ctx();
   const Topology topo = parse_topology("ring:2");
@@ -291,6 +353,65 @@ const Case kCases[] = {
 
 INSTANTIATE_TEST_SUITE_P(Rtl, Collectives, ::testing::ValuesIn(kCases),
                          [](const ::testing::TestParamInfo<Case>& i) {
+                           return std::string(i.param.name);
+                         });
+
+// DoneCycles after a compiled collective on the RTL and on the model (docs/chip.md section 3):
+// equal on every node (0 on switches), and DoneCycles - 2 of the chip that finishes last is the
+// cycle count of both runs. AluConfig: 0x7F on chips, 0 on switches, on both.
+struct DoneCase {
+  const char* topo;
+  DType dtype;
+  const char* name;
+};
+class DoneCyclesVsModel : public ::testing::TestWithParam<DoneCase> {};
+
+TEST_P(DoneCyclesVsModel, EveryNodeAgrees) {
+  const DoneCase& k = GetParam();
+  const Topology topo = parse_topology(k.topo);
+  CollectiveSpec spec;
+  spec.dtype = k.dtype;
+  spec.bytes = 4096;
+  spec.tiles = 2;
+  const Plan plan = plan_collective(topo, spec);
+  const Image img = build_image(topo, plan);
+  const std::vector<Bytes> inputs = make_inputs(plan, rtltest::base_seed(0xD0CEu), 1);
+  uint32_t dmem = 0;
+  for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
+  model::System msys(topo, plan.tiles, dmem);
+  const model::CollectiveRun m = model::run_on_system(msys, plan, img, inputs, 10'000'000);
+  ASSERT_TRUE(m.stats.ok) << m.stats.error;
+  auto ctx = make_ctx();
+  Sys sys(topo, plan.tiles, ctx.get());
+  const rtl::RtlCollectiveRun r = rtl::run_on_rtl(sys, plan, img, inputs);
+  ASSERT_TRUE(r.stats.ok) << r.stats.error;
+  EXPECT_EQ(r.stats.cycles, m.stats.cycles);
+  uint32_t last_rtl = 0, last_model = 0;
+  for (int n = 0; n < topo.num_nodes; ++n) {
+    const bool chip = !topo.is_switch(n);
+    const uint32_t dr = sys.host_read32(n, reg::kDoneCycles);
+    const uint32_t dm = msys.host_read32(n, reg::kDoneCycles);
+    EXPECT_EQ(dr, dm) << "node " << n;
+    EXPECT_EQ(dr != 0, chip) << "node " << n;
+    EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), chip ? 0x7Fu : 0u) << "node " << n;
+    EXPECT_EQ(msys.host_read32(n, reg::kAluConfig), chip ? 0x7Fu : 0u) << "node " << n;
+    std::printf("%s node %d: DoneCycles RTL %u, model %u\n", k.name, n, dr, dm);
+    last_rtl = std::max(last_rtl, dr);
+    last_model = std::max(last_model, dm);
+  }
+  EXPECT_EQ(last_rtl - 2, r.stats.cycles);
+  EXPECT_EQ(last_model - 2, m.stats.cycles);
+  std::printf("%s: %llu cycles (RTL), %llu (model); last DoneCycles %u\n", k.name,
+              static_cast<unsigned long long>(r.stats.cycles),
+              static_cast<unsigned long long>(m.stats.cycles), last_rtl);
+}
+
+const DoneCase kDoneCases[] = {{"ring:3", DType::kFp32, "ring3_fp32"},
+                               {"tree:((2,1),3)", DType::kBf16, "tree_asym_bf16"},
+                               {"ladder:4", DType::kInt32, "ladder4_int32"}};
+
+INSTANTIATE_TEST_SUITE_P(Rtl, DoneCyclesVsModel, ::testing::ValuesIn(kDoneCases),
+                         [](const ::testing::TestParamInfo<DoneCase>& i) {
                            return std::string(i.param.name);
                          });
 

@@ -1,4 +1,5 @@
 // RTL_TOP: xf_tile
+// RTL_TOP: xf_tile Vxf_tile_d08 -GAluDtypes=8'h08
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
 // RTL_SRCS: rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv
 // RTL_SRCS: rtl/xf_tile_send.sv rtl/xf_tile_recv.sv rtl/xf_tile.sv
@@ -41,6 +42,13 @@
 // random link stalls (XOFF/XON timing) against a C++ computation, with the XB queue never
 // above its 32 flits and no link data flit outside a granted, XON'd session.
 //
+// ALU subset (AluSubsetTreatsUnbuiltDtypesAsInvalidPairs): a second Verilated tile with
+// AluDtypes = 8'h08 (int32 only). A received Reduce of another dtype (valid pair or token) is
+// dropped exactly as an invalid pair: BadPacket, ErrCheck Pair, its source, one count, no
+// counter increment, DMEM unchanged; a Send of a Reduce of another dtype fails with
+// IllegalInstr at its pc, as an invalid pair; int32 Reduce and Write packets still work
+// (checked against xf::alu_reduce).
+//
 // Inputs change away from the rising edge. Random data: std::mt19937_64 seeded with a fixed
 // default that XF_SEED overrides; each test prints its seed.
 #include <gtest/gtest.h>
@@ -61,6 +69,7 @@
 #include <vector>
 
 #include "Vxf_tile.h"
+#include "Vxf_tile_d08.h"
 #include "rtl_test_util.hpp"
 #include "xf/alu.hpp"
 #include "xf/compiler.hpp"
@@ -206,7 +215,9 @@ struct XbMsgRec {
   int link, kind;
 };
 
-class TileBench {
+// Dut: a Verilated xf_tile class (the default build, or Vxf_tile_d08 with the int32-only ALU).
+template <class Dut>
+class TileBenchT {
  public:
   // Configuration (cfg_*), route table, random knobs.
   uint32_t chip = kChip, tile = kTileId, index = 0x00C0FFEEu, num_chips = 4096, num_tiles = 4,
@@ -227,9 +238,9 @@ class TileBench {
   int bad_link_flits = 0;  // link data flits the tile emitted outside a granted, XON'd session
   uint64_t start_cycle = 0;
 
-  TileBench() : ctx_(std::make_unique<VerilatedContext>()) {
+  TileBenchT() : ctx_(std::make_unique<VerilatedContext>()) {
     ctx_->fatalOnError(true);
-    dut_ = std::make_unique<Vxf_tile>(ctx_.get(), "dut");
+    dut_ = std::make_unique<Dut>(ctx_.get(), "dut");
     link_out.resize(kLinks);
     xb_.resize(kLinks);
     dut_->clk_i = 0;
@@ -240,8 +251,8 @@ class TileBench {
     dut_->rst_ni = 1;
     dut_->eval();
   }
-  ~TileBench() { dut_->final(); }
-  Vxf_tile& dut() { return *dut_; }
+  ~TileBenchT() { dut_->final(); }
+  Dut& dut() { return *dut_; }
   uint64_t cycle() const { return cycle_; }
 
   // Inject a packet from "another sender" into the rx path.
@@ -619,7 +630,7 @@ class TileBench {
   }
 
   std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vxf_tile> dut_;
+  std::unique_ptr<Dut> dut_;
   uint64_t cycle_ = 0;
   bool start_now_ = false, clear_now_ = false;
   std::map<uint64_t, int> credits_due_;
@@ -640,6 +651,7 @@ class TileBench {
   int m_link_ = -1;
   bool prev_session_ = false, prev_xon_ = false, prev_requested_ = false;
 };
+using TileBench = TileBenchT<Vxf_tile>;
 
 // Registers used by observe(): r31 = 16, r15, r14, r13 scratch (a Send's destination address
 // register is r0..r15).
@@ -662,7 +674,8 @@ void observe(std::vector<uint64_t>& p, unsigned r, uint32_t expect, uint32_t tag
 }
 
 // Link-bound headers seen on link `l` (data packets), in order.
-std::vector<Hdr> link_headers(const TileBench& b, int l) {
+template <class Dut>
+std::vector<Hdr> link_headers(const TileBenchT<Dut>& b, int l) {
   std::vector<Hdr> v;
   for (const auto& f : b.link_out[l])
     if (f.head) v.push_back(unpack(f));
@@ -1516,6 +1529,116 @@ TEST(RtlTile, ErrInfoCountAndDmemForEveryCheck) {
   const auto after = b.read_dmem(0, kDmemBytes);
   for (uint32_t a = 0; a < kDmemBytes; ++a)
     ASSERT_EQ(after[a], mirror[a]) << "DMEM byte 0x" << std::hex << a << " changed";
+}
+
+// ALU subset build (AluDtypes = 8'h08, int32 only): a Reduce of a dtype the ALU leaves out is
+// an invalid pair on both sides. Received: dropped with BadPacket / ErrCheck Pair, counted once,
+// no counter increment, nothing written (the same as "avg on fp32", an invalid pair, on the same
+// tile); int32 Reduce and Write packets are applied. Sent: IllegalInstr at the Send's pc, as
+// for an invalid pair; an int32 Reduce is queued and sent.
+TEST(RtlTile, AluSubsetTreatsUnbuiltDtypesAsInvalidPairs) {
+  auto rng = make_rng();
+  // One bench at a time: Verilator 5.006 destroys a model's scopes through the thread's last
+  // context, so a bench must not outlive one built after it.
+  {
+    TileBenchT<Vxf_tile_d08> b;
+    const std::vector<uint8_t> pat = random_bytes(rng, 0x800);
+    b.load_dmem(0, pat);
+    std::vector<uint8_t> mirror = pat;
+    auto hdr = [](uint32_t opc, uint32_t addr, uint32_t len, DType dt, RedOp op) {
+      Hdr h;
+      h.opcode = opc;
+      h.dst_chip = kChip;
+      h.dst_tile = kTileId;
+      h.dst_addr = addr;
+      h.len = len;
+      h.dtype = static_cast<uint32_t>(dt);
+      h.op = static_cast<uint32_t>(op);
+      h.ctr = 3;
+      h.src_chip = 21;
+      h.src_tile = 6;
+      return h;
+    };
+    struct Case {
+      std::string name;
+      Hdr h;
+      bool dropped;
+    };
+    const std::vector<Case> cases = {
+        {"int8 sum (not built)", hdr(1, 0x100, 64, DType::kInt8, RedOp::kSum), true},
+        {"uint8 avg (not built)", hdr(1, 0x140, 32, DType::kUint8, RedOp::kAvg), true},
+        {"int16 max (not built)", hdr(1, 0x180, 32, DType::kInt16, RedOp::kMax), true},
+        {"fp16 sum (not built)", hdr(1, 0x1C0, 32, DType::kFp16, RedOp::kSum), true},
+        {"bf16 min (not built)", hdr(1, 0x200, 32, DType::kBf16, RedOp::kMin), true},
+        {"fp32 sum (not built)", hdr(1, 0x240, 128, DType::kFp32, RedOp::kSum), true},
+        {"fp32 sum token (not built)", hdr(1, 0x300, 0, DType::kFp32, RedOp::kSum), true},
+        {"avg on fp32 (invalid pair)", hdr(1, 0x340, 32, DType::kFp32, RedOp::kAvg), true},
+        {"int32 sum (built)", hdr(1, 0x400, 64, DType::kInt32, RedOp::kSum), false},
+        {"int32 avg (built)", hdr(1, 0x440, 32, DType::kInt32, RedOp::kAvg), false},
+        {"int32 token (built)", hdr(1, 0x480, 0, DType::kInt32, RedOp::kMax), false},
+        {"write", hdr(0, 0x500, 48, DType::kFp16, RedOp::kAvg), false},
+    };
+    for (const Case& c : cases) {
+      b.clear();
+      const std::vector<uint8_t> payload = random_bytes(rng, c.h.len);
+      b.inject(make_packet(c.h, payload));
+      b.settle();
+      const uint32_t status = b.host_read(reg::kTileStatus);
+      const uint32_t info = b.host_read(reg::kTileErrInfo);
+      if (c.dropped) {
+        EXPECT_EQ(status & 15u, static_cast<uint32_t>(TileErr::kBadPacket)) << c.name;
+        EXPECT_EQ(info, static_cast<uint32_t>(ErrCheck::kPair) | 21u << 12 | 6u << 24) << c.name;
+        EXPECT_EQ(b.host_read(reg::kTileErrCount), 1u) << c.name;
+        EXPECT_EQ(b.host_read(reg::kTileCounters + 12), 0u) << c.name;
+      } else {
+        EXPECT_EQ(status & 15u, 0u) << c.name;
+        EXPECT_EQ(info, 0u) << c.name;
+        EXPECT_EQ(b.host_read(reg::kTileErrCount), 0u) << c.name;
+        EXPECT_EQ(b.host_read(reg::kTileCounters + 12), c.h.len ? c.h.len / 16 : 1u) << c.name;
+        uint8_t* local = &mirror[c.h.dst_addr];
+        if (c.h.opcode == 0) {
+          std::memcpy(local, payload.data(), payload.size());
+        } else {
+          AluCfg cfg;
+          cfg.dtype = static_cast<DType>(c.h.dtype);
+          cfg.op = static_cast<RedOp>(c.h.op);
+          cfg.avg_scale = 0x80000000u;
+          alu_reduce(cfg, local, payload.data(), payload.size());
+        }
+      }
+      EXPECT_EQ(b.read_dmem(0, 0x800), mirror) << c.name << ": DMEM";
+    }
+  }
+
+  // Send: a Reduce of each dtype (Sum) and an invalid pair, to chip 7 (routed to link 1).
+  const std::vector<uint64_t> pro = {LI(1, 0x100), LI(2, 32), LI(3, 7), LI(4, 0x40)};
+  for (unsigned t = 0; t < 8; ++t) {
+    for (RedOp op : {RedOp::kSum, RedOp::kAvg}) {
+      const DType dt = static_cast<DType>(t);
+      TileBenchT<Vxf_tile_d08> s;
+      s.route[7] = 1;
+      std::vector<uint64_t> p = pro;
+      p.push_back(SEND(1, 2, 3, 4, desc(0, 0, Opcode::kReduce, dt, op)));
+      p.push_back(END());
+      s.load_imem(p);
+      s.start();
+      s.run(300);
+      const bool ok = dt == DType::kInt32;  // the only dtype built; Avg is a valid int32 pair
+      const std::string name = "send reduce dtype " + std::to_string(t) + " op " +
+                               std::to_string(static_cast<unsigned>(op));
+      if (ok) {
+        EXPECT_EQ(s.dut().stat_err_o, 0) << name;
+        EXPECT_EQ(s.dut().stat_done_o, 1) << name;
+        ASSERT_EQ(link_headers(s, 1).size(), 1u) << name;
+        EXPECT_EQ(link_headers(s, 1)[0].dtype, t) << name;
+      } else {
+        EXPECT_EQ(s.dut().stat_err_o, static_cast<int>(TileErr::kIllegalInstr)) << name;
+        EXPECT_EQ(s.dut().stat_pc_o, pro.size()) << name << ": the Send keeps its pc";
+        EXPECT_EQ(s.dut().stat_done_o, 0) << name;
+        EXPECT_TRUE(s.tx.empty()) << name << ": nothing sent";
+      }
+    }
+  }
 }
 
 // The watchdog for each WaitKind (docs/errors.md section 5): it fires in the P-th consecutive

@@ -43,6 +43,7 @@
 #include "xf/compiler.hpp"
 #include "xf/faults.hpp"
 #include "xf/reference.hpp"
+#include "xf/serial.hpp"
 #include "xf/topology.hpp"
 
 using namespace xf;
@@ -188,6 +189,56 @@ void check_rtl_fits(const Topology& topo, const CollectiveSpec& spec) {
       throw Usage("--topology " + topo.spec + ": node " + std::to_string(n) + " has " +
                   std::to_string(topo.num_ports[n]) + " links, the RTL chip and switch " +
                   std::to_string(kRtlLinks) + "; use --backend model for it");
+}
+
+// --backend serial:DEV[@BAUD]: the device and the rate.
+std::pair<std::string, int> parse_serial_backend(const std::string& backend) {
+  std::string dev = backend.substr(7);
+  int baud = serial::kDefaultBaud;
+  const size_t at = dev.rfind('@');
+  if (at != std::string::npos) {
+    baud = static_cast<int>(parse_int("baud", dev.substr(at + 1), 1200, 12'000'000));
+    dev = dev.substr(0, at);
+  }
+  if (dev.empty())
+    throw Usage(
+        "--backend serial:DEV[@BAUD]: name the board's serial device, e.g. "
+        "serial:/dev/ttyUSB1 or serial:/dev/ttyUSB1@1000000");
+  return {dev, baud};
+}
+
+// Refuses a collective the board's machine cannot run, saying what the board holds.
+void check_board(const serial::BoardInfo& bi, serial::SerialHost& h, const Topology& topo,
+                 const Plan& plan, const CollectiveSpec& spec) {
+  if (bi.machine.empty() || parse_topology(bi.machine).spec != topo.spec)
+    throw std::runtime_error("serial: the board's machine is " +
+                             (bi.machine.empty() ? std::string("unnamed") : bi.machine) + " (" +
+                             std::to_string(bi.chips) + " chips), not " + topo.spec +
+                             "; run with --topology " + bi.machine);
+  const uint32_t config = h.read32(0, reg::kConfig);
+  const int tiles = static_cast<int>(config & 0x1F);
+  if (spec.tiles != tiles)
+    throw std::runtime_error("serial: the board's chips have " + std::to_string(tiles) +
+                             " tiles; run with --tiles " + std::to_string(tiles));
+  const uint64_t dmem = static_cast<uint64_t>(config >> 16) * 1024;
+  for (int t = 0; t < plan.tiles; ++t)
+    if (tile_footprint(plan, t) > dmem)
+      throw std::runtime_error("serial: the collective needs " +
+                               std::to_string(tile_footprint(plan, t)) +
+                               " bytes of data memory per tile; the board's tiles have " +
+                               std::to_string(dmem) + "; use fewer --bytes");
+  const bool reduces = spec.coll == Collective::kAllReduce ||
+                       spec.coll == Collective::kReduceScatter || spec.coll == Collective::kReduce;
+  const uint32_t alu = h.read32(0, reg::kAluConfig) & 0xFF;
+  if (reduces && !((alu >> static_cast<int>(spec.dtype)) & 1)) {
+    std::string built;
+    for (int d = 0; d < 7; ++d)
+      if ((alu >> d) & 1) built += std::string(built.empty() ? "" : ", ") + to_string(DType(d));
+    throw std::runtime_error(std::string("serial: the board's ALUs were built without ") +
+                             to_string(spec.dtype) + "; they reduce " +
+                             (built.empty() ? std::string("nothing") : built) +
+                             " (choose one of those with --dtype)");
+  }
 }
 
 // One point of `fabric bench`, measured in a child process (SystemC elaborates once per process)
@@ -496,10 +547,17 @@ int sc_main(int argc, char** argv) {
     for (const char* req : {"topology", "bytes"})
       if (!opt.count(req)) throw Usage(std::string("--") + req + " is required");
     const std::string backend = opt.count("backend") ? opt["backend"] : "model";
-    if (backend != "model" && backend != "rtl" && backend != "both")
-      throw Usage("--backend " + backend + ": choose model, rtl or both");
-    if (opt.count("trace") && backend == "model")
+    const bool on_board = backend.rfind("serial:", 0) == 0;  // a board, or xf_board_sim
+    if (backend != "model" && backend != "rtl" && backend != "both" && !on_board)
+      throw Usage("--backend " + backend + ": choose model, rtl, both or serial:DEV[@BAUD]");
+    if (opt.count("trace") && (backend == "model" || on_board))
       throw Usage("--trace records the RTL's waves: use it with --backend rtl or both");
+    if (on_board)
+      for (const char* o : {"faults", "packet-log"})
+        if (opt.count(o))
+          throw Usage(std::string("--") + o +
+                      " needs a simulated machine: use it with --backend "
+                      "model, rtl or both, not serial");
     // --faults: link faults under the retry layer, on every backend (docs/reliability.md).
     const FaultSpec faults = opt.count("faults") ? parse_faults(opt["faults"]) : FaultSpec{};
     const Topology topo = parse_topology(opt["topology"]);
@@ -507,7 +565,7 @@ int sc_main(int argc, char** argv) {
     const uint64_t seed =
         opt.count("seed") ? static_cast<uint64_t>(parse_int("seed", opt["seed"], 0, 1ll << 62)) : 1;
 
-    if (backend != "model") check_rtl_fits(topo, spec);
+    if (backend == "rtl" || backend == "both") check_rtl_fits(topo, spec);
     const Plan plan = plan_collective(topo, spec);
     const Image img = build_image(topo, plan);
     if (cmd == "plan") {
@@ -594,7 +652,7 @@ int sc_main(int argc, char** argv) {
     }
     const size_t es = dtype_size(spec.dtype);
     std::unique_ptr<cosim::ModelChecker> checker;  // --backend both
-    if (backend != "rtl") {
+    if (backend == "model" || backend == "both") {
       const model::CollectiveRun run =
           model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer, faults);
       const double wall =
@@ -609,7 +667,27 @@ int sc_main(int argc, char** argv) {
                                                         es, faults.any() ? 1e9 : 0.02);
       if (faults.any()) print_link_counts("model", model_link_counts(run.stats));
     }
-    if (backend != "model") {
+    if (on_board) {
+      // The same driver sequence over the serial host bridge (docs/fpga.md section 5).
+      const auto [dev, baud] = parse_serial_backend(backend);
+      serial::SerialPort port(dev, baud);
+      serial::Client client(port);
+      const serial::BoardInfo bi = serial::read_board_info(client);
+      serial::SerialHost host(client, bi.chips, bi.clock_hz, spec.tiles);
+      check_board(bi, host, topo, plan, spec);
+      const HostRun<serial::RunStats> run = run_collective(host, plan, img, inputs, 50'000'000);
+      const double wall =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf(
+          "# serial %s: board %s, %d chips at %.1f MHz; %llu requests, %llu sent again; "
+          "run %.2f s of %.2f s\n",
+          dev.c_str(), bi.machine.c_str(), bi.chips, bi.clock_hz / 1e6,
+          static_cast<unsigned long long>(client.requests()),
+          static_cast<unsigned long long>(client.retried()), run.stats.seconds, wall);
+      results.push_back({"serial", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs,
+                         wall, run.diagnosis});
+    }
+    if (backend == "rtl" || backend == "both") {
       const auto t1 = std::chrono::steady_clock::now();
       VerilatedContext ctx;
       if (opt.count("trace")) ctx.traceEverOn(true);
