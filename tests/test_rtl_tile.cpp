@@ -1610,7 +1610,8 @@ TEST(RtlTile, AluSubsetTreatsUnbuiltDtypesAsInvalidPairs) {
     }
   }
 
-  // Send: a Reduce of each dtype (Sum) and an invalid pair, to chip 7 (routed to link 1).
+  // Send: a Reduce with Sum and with Avg of every dtype code 0..7, to chip 7 (routed to link 1):
+  // only int32 (Sum and Avg) is sent; every other one fails as an invalid pair does.
   const std::vector<uint64_t> pro = {LI(1, 0x100), LI(2, 32), LI(3, 7), LI(4, 0x40)};
   for (unsigned t = 0; t < 8; ++t) {
     for (RedOp op : {RedOp::kSum, RedOp::kAvg}) {
