@@ -89,7 +89,8 @@ t_start=$(date +%s)
 # Longest runs first (measured), so that the parallel runs finish together.
 order="xf_chip:gen xf_chip:ice40 xf_router:ice40 xf_router:gen xf_reduce_alu:ice40 xf_xb:ice40
        xf_link:ice40 xf_switch:gen xf_switch:ice40 xf_reduce_alu:gen xf_xb:gen xf_link:gen
-       xf_host_port:gen xf_host_port:ice40 xf_fifo:ice40 xf_fifo:gen"
+       xf_host_port:gen xf_host_port:ice40 xf_uart_bridge:ice40 xf_uart_bridge:gen xf_fifo:ice40
+       xf_fifo:gen"
 for s in $skip; do
   order=${order/$s/}
   echo skipped > "$out/${s%%:*}.${s##*:}.skip"
