@@ -31,7 +31,8 @@
 # FPGA_PNR_ANYWAY=1 (place and route even when synthesis says the design does not fit),
 # FPGA_ALLOW_TIMING_FAIL=1, XF_SYSTEM_TOP=FILE (another machine, scripts/fpga_files.sh),
 # FPGA_FILES="a.sv b.sv ..." (a whole file list instead of scripts/fpga_files.sh's),
-# FPGA_OUT=DIR (outputs in DIR instead of build/fpga/BOARD, for a trial beside the real build).
+# FPGA_OUT=DIR (outputs in DIR instead of build/fpga/BOARD, for a trial beside the real build),
+# FPGA_PNR_ARGS="..." (more nextpnr options, e.g. --router router2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -259,6 +260,8 @@ do_pnr() {
   esac
   pnr_args+=(--json "$out/fpga.json" --freq "$clk_mhz" --seed "$SEED" --timing-allow-fail
              --report "$out/pnr_report.json")
+  # shellcheck disable=SC2206  # extra options, split on spaces on purpose
+  [[ -n ${FPGA_PNR_ARGS:-} ]] && pnr_args+=($FPGA_PNR_ARGS)
   nv=$(tool_version "${pnr_cmd[@]}" --version)
   meta nextpnr "$nv"
   key=$(inputs_key "$SYNTH_KEY" "$cons" "${pnr_args[*]}" "$nv")
@@ -277,14 +280,16 @@ do_pnr() {
     meta pnr_s "-"
     return 3
   fi
-  if phase "place and route ($nv)" "$out/pnr.log" "${pnr_cmd[@]}" "${pnr_args[@]}"; then
-    meta pnr_s "$PHASE_S"
+  local rc=0 why
+  phase "place and route ($nv)" "$out/pnr.log" "${pnr_cmd[@]}" "${pnr_args[@]}" || rc=$?
+  meta pnr_s "$PHASE_S"
+  if ((rc == 0)); then
     meta status "placed and routed"
     echo "$key" > "$out/pnr.key"
     return 0
   fi
-  meta pnr_s "$PHASE_S"
-  meta status "place and route failed: $(grep -m1 'ERROR' "$out/pnr.log" | cut -c1-150)"
+  why=$(grep -m1 'ERROR' "$out/pnr.log" | cut -c1-150 || true)
+  meta status "place and route failed: ${why:-nextpnr exited with status $rc}"
   return 3
 }
 
