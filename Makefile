@@ -44,8 +44,8 @@ check-gen: ## fail if the committed generated files are stale
 	done; echo "check-gen: generated files are up to date"
 
 CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
-              sw/tools/*.cpp model/*.cpp model/*.hpp tests/*.cpp tests/*.hpp tb/*.hpp tb/*.cpp \
-              tests/fuzz/*.cpp))
+              sw/tools/*.cpp sw/tools/*.hpp sw/examples/*.cpp model/*.cpp model/*.hpp \
+              tests/*.cpp tests/*.hpp tb/*.hpp tb/*.cpp tests/fuzz/*.cpp))
 
 .PHONY: format
 format: ## apply .clang-format to the C++ sources
@@ -110,11 +110,17 @@ test: SYNTH_FLAGS = --quick
 test: $(SETUP_STAMP) check-gen check-format build lint fpga-check ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
 	@cd $(CMAKE_DIR) && ctest --output-on-failure -j $(JOBS)
 	@scripts/test_fabric_cli.sh $(FABRIC)
+	@scripts/test_driver.sh $(FABRIC) $(CMAKE_DIR)/example_allreduce
 	@scripts/fpga_machines.sh $(CMAKE_DIR)/gen_system --check
+	@scripts/topo_pictures.sh $(FABRIC) --check
 	@scripts/test_serial.sh $(FABRIC) $(CMAKE_DIR)/xf_board_sim
 	@scripts/formal.sh
 	@scripts/fuzz.sh build
 	@scripts/fuzz.sh corpus
+
+.PHONY: topo-pictures
+topo-pictures: $(SETUP_STAMP) build ## redraw docs/img/topo_*.png and .dot with fabric topo (Graphviz); commit both
+	@scripts/topo_pictures.sh $(FABRIC)
 
 .PHONY: demo
 demo: $(SETUP_STAMP) build ## collectives on the model, then on the RTL against the model

@@ -42,20 +42,22 @@ struct ModelHost {
 }  // namespace
 
 CollectiveRun run_on_system(System& sys, const Plan& plan, const Image& img,
-                            const std::vector<Bytes>& inputs, uint64_t max_cycles) {
+                            const std::vector<Bytes>& inputs, uint64_t max_cycles,
+                            std::vector<SgdState>* state_in, std::vector<SgdState>* state_out) {
   ModelHost host{sys};
-  HostRun<RunStats> r = run_collective(host, plan, img, inputs, max_cycles);
+  HostRun<RunStats> r = run_collective(host, plan, img, inputs, max_cycles, state_in, state_out);
   return {r.stats, std::move(r.outputs), std::move(r.diagnosis)};
 }
 
 CollectiveRun run_on_model(const Topology& topo, const Plan& plan, const Image& img,
                            const std::vector<Bytes>& inputs, uint64_t max_cycles,
-                           const PacketObserver& observer, const FaultSpec& faults) {
+                           const PacketObserver& observer, const FaultSpec& faults,
+                           std::vector<SgdState>* state_in, std::vector<SgdState>* state_out) {
   uint32_t dmem = 0;
   for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
   System sys(topo, plan.tiles, dmem, faults);
   for (int n = 0; n < topo.num_nodes; ++n) sys.node(n).observer = observer;
-  return run_on_system(sys, plan, img, inputs, max_cycles);
+  return run_on_system(sys, plan, img, inputs, max_cycles, state_in, state_out);
 }
 
 }  // namespace xf::model

@@ -44,6 +44,7 @@ void Tile::reset_state() {
   pending_counts_.clear();
   seq_ = 0;
   avg_scale = 1u << kAvgScaleFracBits;
+  scale = kScaleAddResetBits;
 }
 
 void Tile::fail(TileErr e, const std::string& why, uint32_t info) {
@@ -240,6 +241,7 @@ void Tile::receive() {
       cfg.avg_shift = rx_hdr_.avg_shift;
       cfg.avg_final = rx_hdr_.avg_final;
       cfg.avg_scale = avg_scale;
+      cfg.scale = scale;
       alu_reduce(cfg, &dmem[a], f.data.data(), kFlitBytes);
     }
     rx_off_ += kFlitBytes;
@@ -540,9 +542,11 @@ void Tile::sequencer() {
       break;
     }
     case Isa::kCsrw:
-      if (imm == 16)
+      if (imm == kCsrAvgScale) {
         avg_scale = a;
-      else {
+      } else if (imm == kCsrAluScale) {
+        scale = a;
+      } else {
         fail(TileErr::kIllegalInstr, "Csrw to csr " + std::to_string(imm));
         return;
       }

@@ -39,7 +39,8 @@ class Tile : public sc_core::sc_module {
   std::vector<uint32_t> pmem;
   std::vector<uint8_t> dmem;
   uint32_t counters[kNumCounters] = {};
-  uint32_t avg_scale = 1u << kAvgScaleFracBits;
+  uint32_t avg_scale = 1u << kAvgScaleFracBits;  // CSR 16: Avg final scale, Q1.31
+  uint32_t scale = kScaleAddResetBits;           // CSR 17: ScaleAdd factor s, fp32 bits
   bool running = false, done = false;
   uint64_t done_cycle = 0;  // cycle its End retired (valid while done; the host's DoneCycles)
   TileErr err = TileErr::kNone;

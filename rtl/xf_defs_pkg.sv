@@ -22,6 +22,12 @@ package xf_defs_pkg;
   localparam int MaxTiles = 16;
   // fraction bits of the avg final-scale factor (Q1.31, fits 32 bits because the factor is below 2)
   localparam int AvgScaleFracBits = 31;
+  // CSR number of the avg final-scale factor (Csrw; Q1.31; start, clear and reset set it to 1.0 = 0x80000000)
+  localparam int CsrAvgScale = 16;
+  // CSR number of the ScaleAdd factor s (Csrw; fp32 bit pattern; start, clear and reset set it to 1.0 = 0x3F800000)
+  localparam int CsrAluScale = 17;
+  // value of CSR 17 after reset, start and clear: 0x3F800000, fp32 1.0
+  localparam int ScaleAddResetBits = 1065353216;
   // cycles from a flit entering a link transmitter to it leaving the far receiver buffer
   localparam int LinkLatencyCycles = 8;
   // flits of the link receive buffer; credits start at this value

@@ -4,7 +4,7 @@
 // per cycle, each flit with its own configuration.
 //
 // Protocol: no back-pressure. A flit is accepted in every cycle in which in_valid_i is high,
-// with its configuration (in_dtype_i .. in_avg_scale_i) and tag sampled in the same cycle. Its
+// with its configuration (in_dtype_i .. in_scale_i) and tag sampled in the same cycle. Its
 // result appears on out_valid_o / out_data_o / out_tag_o / err_o exactly LatencyCycles = 4
 // cycles later, for one cycle; out_valid_o is in_valid_i delayed by 4, so a gap-free input stream
 // gives a gap-free output stream. Every output is a register (nothing is combinational from an
@@ -17,7 +17,7 @@
 //   out_data_o   ------------------< A'>< B'>< C'>--
 //
 // Errors: if (dtype, op) is not a valid pair (xf::valid_pair: Avg only on integer types,
-// ScaleAdd reserved, dtype 7 and op 5..7 undefined) or the dtype is not built (AluDtypes, below),
+// ScaleAdd only on fp32, dtype 7 and op 5..7 undefined) or the dtype is not built (AluDtypes),
 // err_o is high with that flit's out_valid_o and out_data_o is in_a_i unchanged.
 //
 // Lanes (little-endian in the flit, lane i at bits [i*w +: w]): 16 x int8/uint8, 8 x
@@ -26,8 +26,9 @@
 //
 // Build subsets (AluDtypes, bit d = dtype d of xf_defs_pkg::dtype_e is built; docs/alu.md
 // section 9): the units a build does not need are not instantiated. int8/uint8 lanes if bit 0
-// or 1; int16 lanes if bit 2; int32 lanes if bit 3; fp16, bf16, fp32 adders if bit 4, 5, 6;
-// the max/min of a float format with its adder, and the max/min delay line if any of 4..6. A
+// or 1; int16 lanes if bit 2; int32 lanes if bit 3; fp16, bf16, fp32 adders if bit 4, 5, 6
+// (the fp32 ScaleAdd multipliers with the fp32 adders); the max/min of a float format with its
+// adder, and the max/min delay line if any of 4..6. A
 // flit of a dtype that is not built is an invalid pair. The pass-through of a (errors, and the
 // receive engine's Write flits) takes the first built unit of: the int8 lanes, the int16 lanes,
 // the int32 lanes (each passes a for an op it does not know), the max/min delay line (a is
@@ -37,7 +38,10 @@
 // Pipeline (LatencyCycles = UnitLatencyCycles + 1 = 4):
 //   cycles 1-3  lane units (xf_int_lane, xf_fp_add: 3 registered stages each); fp max/min is
 //               combinational (xf_fp_maxmin), registered in cycle 1 and delayed to cycle 3;
-//               valid, error, result select and tag travel through xf_delay beside them
+//               valid, error, result select and tag travel through xf_delay beside them.
+//               fp32 ScaleAdd (a + s*b): the combinational xf_fp_mul forms s*b (rounded) in
+//               cycle 1, in front of the fp32 adder's first stage, which takes it in place of b;
+//               the adder then runs as for Sum (two roundings, as xf::alu_reduce)
 //   cycle 4     result select (int8, int16, int32, fp16 add, bf16 add, fp32 add, fp max/min,
 //               the pass-through of a), output registers
 //
@@ -61,6 +65,7 @@ module xf_reduce_alu #(
   input  logic [3:0]           in_avg_shift_i,  // Avg: b is floor-divided by 2^avg_shift first
   input  logic                 in_avg_final_i,  // Avg: apply the final scale
   input  logic [31:0]          in_avg_scale_i,  // Avg final scale, unsigned Q1.31 (< 2.0)
+  input  logic [31:0]          in_scale_i,      // ScaleAdd factor s, fp32 bit pattern (CSR 17)
   input  logic [TagBits-1:0]   in_tag_i,        // user tag, returned unchanged with the result
   // output stream, LatencyCycles after the input
   output logic                 out_valid_o,     // a result is presented (in_valid_i 4 cycles ago)
@@ -114,12 +119,14 @@ module xf_reduce_alu #(
   logic       in_err;
   logic       int8_signed;
   logic [2:0] pass_op;  // red_op_e for the pass-through unit: ScaleAdd (pass a) on an invalid pair
-  logic       fp_max, fp_sum;
+  logic       fp_max, fp_add;
+  logic       fp_scale_add;  // fp32 adder: b is s*b (the op is ScaleAdd)
   logic [2:0] in_sel;
 
   always_comb begin
-    // xf::valid_pair: Sum/Max/Min on every defined dtype, Avg on integer dtypes only; and only
-    // on the dtypes this build has (AluDtypes[7] = 0: dtype 7 is never built).
+    // xf::valid_pair: Sum/Max/Min on every defined dtype, Avg on integer dtypes only, ScaleAdd
+    // on fp32 only; and only on the dtypes this build has (AluDtypes[7] = 0: dtype 7 is never
+    // built).
     dtype_built = AluDtypes[in_dtype_i];
     dtype_float = (in_dtype_i == xf_defs_pkg::DTYPE_FP16) ||
                   (in_dtype_i == xf_defs_pkg::DTYPE_BF16) ||
@@ -129,6 +136,9 @@ module xf_reduce_alu #(
         pair_ok = dtype_built;
       end
       xf_defs_pkg::RED_OP_AVG: pair_ok = dtype_built && !dtype_float;
+      xf_defs_pkg::RED_OP_SCALE_ADD: begin
+        pair_ok = dtype_built && (in_dtype_i == xf_defs_pkg::DTYPE_FP32);
+      end
       default:                 pair_ok = 1'b0;
     endcase
     in_err = in_valid_i && !pair_ok;
@@ -136,16 +146,18 @@ module xf_reduce_alu #(
     pass_op = xf_defs_pkg::RED_OP_SCALE_ADD;
     if (pair_ok) pass_op = in_op_i;
     fp_max = (in_op_i == xf_defs_pkg::RED_OP_MAX);
-    fp_sum = 1'b0;
+    fp_scale_add = (in_op_i == xf_defs_pkg::RED_OP_SCALE_ADD);
+    fp_add = 1'b0;
     in_sel = SelInt8;
     if (pair_ok) begin
-      fp_sum = (in_op_i == xf_defs_pkg::RED_OP_SUM);
+      // Sum, or (fp32 only, the only valid pair) ScaleAdd: both leave through the adders.
+      fp_add = (in_op_i == xf_defs_pkg::RED_OP_SUM) || fp_scale_add;
       case (in_dtype_i)
         xf_defs_pkg::DTYPE_INT16: in_sel = SelInt16;
         xf_defs_pkg::DTYPE_INT32: in_sel = SelInt32;
-        xf_defs_pkg::DTYPE_FP16:  in_sel = fp_sum ? SelFp16Add : SelFpMaxMin;
-        xf_defs_pkg::DTYPE_BF16:  in_sel = fp_sum ? SelBf16Add : SelFpMaxMin;
-        xf_defs_pkg::DTYPE_FP32:  in_sel = fp_sum ? SelFp32Add : SelFpMaxMin;
+        xf_defs_pkg::DTYPE_FP16:  in_sel = fp_add ? SelFp16Add : SelFpMaxMin;
+        xf_defs_pkg::DTYPE_BF16:  in_sel = fp_add ? SelBf16Add : SelFpMaxMin;
+        xf_defs_pkg::DTYPE_FP32:  in_sel = fp_add ? SelFp32Add : SelFpMaxMin;
         default:                  in_sel = SelInt8;
       endcase
     end
@@ -275,13 +287,24 @@ module xf_reduce_alu #(
 
   if (BuildFp32) begin : gen_fp32
     for (genvar i = 0; i < 4; i++) begin : gen_lanes32
+      logic [31:0] scaled_b;  // s * b, rounded (combinational)
+
+      xf_fp_mul #(
+        .ExpBits(8),
+        .ManBits(23)
+      ) u_fp32_mul (
+        .a_i   (in_scale_i),
+        .b_i   (in_b_i[i*32+:32]),
+        .prod_o(scaled_b)
+      );
+
       xf_fp_add #(
         .ExpBits(8),
         .ManBits(23)
       ) u_fp32_add (
         .clk_i(clk_i),
         .a_i  (in_a_i[i*32+:32]),
-        .b_i  (in_b_i[i*32+:32]),
+        .b_i  (fp_scale_add ? scaled_b : in_b_i[i*32+:32]),
         .sum_o(fp32_add_res[i*32+:32])
       );
 
@@ -335,8 +358,9 @@ module xf_reduce_alu #(
 
   // Inputs and results a subset build may leave unused.
   logic unused_subset;
-  assign unused_subset = ^{int8_signed, pass_op, fp_max, in_sat_i, in_avg_shift_i,
-                           in_avg_final_i, in_avg_scale_i, in_b_i, int8_res, fp_mm_any};
+  assign unused_subset = ^{int8_signed, pass_op, fp_max, fp_scale_add, in_sat_i, in_avg_shift_i,
+                           in_avg_final_i, in_avg_scale_i, in_scale_i, in_b_i, int8_res,
+                           fp_mm_any};
 
   // The pass-through of a and the int8/uint8 results (the output stage's default).
   logic [127:0] pass_res;

@@ -133,7 +133,7 @@ module xf_tile #(
   logic [8:0]              seq_fail_info;
   logic                    rx_progress, send_emit;
   logic [32:0]             err_count_sum;
-  logic [31:0]             avg_scale, pc;
+  logic [31:0]             avg_scale, scale, pc;
   logic [ImemAddrBits-1:0] seq_imem_raddr;
   logic [63:0]             imem_rdata;
   logic                    seq_pmem_re;
@@ -405,6 +405,7 @@ module xf_tile #(
     .cfg_chip_id_i  (cfg_chip_id_i),
     .cycles_i       (cycles_i),
     .avg_scale_o    (avg_scale),
+    .scale_o        (scale),
     .imem_raddr_o   (seq_imem_raddr),
     .imem_valid_i   (!fetch_bad_q),
     .instr_i        (imem_rdata),
@@ -489,6 +490,7 @@ module xf_tile #(
     .hz_lo_i         (hz_lo),
     .hz_hi_i         (hz_hi),
     .avg_scale_i     (avg_scale),
+    .scale_i         (scale),
     .dmem_re_o       (recv_re),
     .dmem_raddr_o    (recv_raddr),
     .dmem_rdata_i    (dmem_rdata[255:128]),

@@ -80,8 +80,9 @@ module xf_tile_recv #(
   input  logic [3:0]            hz_valid_i,        // entry i holds a job
   input  logic [4*WordBits-1:0] hz_lo_i,           // first unread word
   input  logic [4*WordBits-1:0] hz_hi_i,           // one past the last word
-  // avg scale CSR (sampled with each flit)
-  input  logic [31:0]           avg_scale_i,       // Q1.31
+  // CSRs (sampled with each flit)
+  input  logic [31:0]           avg_scale_i,       // CSR 16, Avg final scale, Q1.31
+  input  logic [31:0]           scale_i,           // CSR 17, ScaleAdd factor, fp32 bits
   // DMEM: read port B and the write port
   output logic                  dmem_re_o,         // Reduce: read the local word in this cycle
   output logic [WordBits-1:0]   dmem_raddr_o,      // its word index
@@ -136,6 +137,7 @@ module xf_tile_recv #(
   logic                s1_sat_d, s1_sat_q, s1_fin_d, s1_fin_q;
   logic [3:0]          s1_shift_d, s1_shift_q;
   logic [31:0]         s1_scale_d, s1_scale_q;
+  logic [31:0]         s1_fscale_d, s1_fscale_q;  // ScaleAdd factor
   logic                s1_inc_d, s1_inc_q;
   logic [4:0]          s1_ctr_d, s1_ctr_q;
   logic [7:0]          s1_amt_d, s1_amt_q;
@@ -184,10 +186,11 @@ module xf_tile_recv #(
     h_op = rx_flit_i[xf_defs_pkg::HEADER_OP_LSB +: 3];
     h_src = {rx_flit_i[xf_defs_pkg::HEADER_SRC_TILE_LSB +: 4],
              rx_flit_i[xf_defs_pkg::HEADER_SRC_CHIP_LSB +: 12]};
-    // xf::valid_pair: Sum/Max/Min on dtypes 0..6, Avg on the integer dtypes 0..3; and only on
-    // the dtypes the ALU is built with.
+    // xf::valid_pair: Sum/Max/Min on dtypes 0..6, Avg on the integer dtypes 0..3, ScaleAdd (4)
+    // on fp32 (6) only; and only on the dtypes the ALU is built with.
     h_pair_ok = (h_dtype <= 3'd6) && AluDtypes[h_dtype] &&
-                (h_op <= 3'd2 || (h_op == 3'd3 && h_dtype <= 3'd3));
+                (h_op <= 3'd2 || (h_op == 3'd3 && h_dtype <= 3'd3) ||
+                 (h_op == 3'd4 && h_dtype == 3'd6));
     h_range_bad = ({1'b0, h_dst} + {13'b0, h_len}) > 25'(DmemBytes);
     // The header checks in the model's order; an unaligned dst_addr is a Window BadPacket.
     h_code = xf_defs_pkg::TILE_ERR_BAD_PACKET;
@@ -259,6 +262,7 @@ module xf_tile_recv #(
     s1_fin_d = fin_q;
     s1_shift_d = shift_q;
     s1_scale_d = avg_scale_i;
+    s1_fscale_d = scale_i;
     s1_inc_d = 1'b0;
     s1_ctr_d = ctr_q;
     s1_amt_d = len_w_q;
@@ -389,6 +393,7 @@ module xf_tile_recv #(
     .in_avg_shift_i(s1_shift_q),
     .in_avg_final_i(s1_fin_q),
     .in_avg_scale_i(s1_scale_q),
+    .in_scale_i    (s1_fscale_q),
     .in_tag_i      ({s1_we_q, s1_waddr_q, s1_inc_q, s1_ctr_q, s1_amt_q}),
     .out_valid_o   (alu_out_valid),
     .out_data_o    (alu_out_data),
@@ -446,6 +451,7 @@ module xf_tile_recv #(
       s1_fin_q <= 1'b0;
       s1_shift_q <= '0;
       s1_scale_q <= '0;
+      s1_fscale_q <= '0;
       s1_inc_q <= 1'b0;
       s1_ctr_q <= '0;
       s1_amt_q <= '0;
@@ -478,6 +484,7 @@ module xf_tile_recv #(
       s1_fin_q <= s1_fin_d;
       s1_shift_q <= s1_shift_d;
       s1_scale_q <= s1_scale_d;
+      s1_fscale_q <= s1_fscale_d;
       s1_inc_q <= s1_inc_d;
       s1_ctr_q <= s1_ctr_d;
       s1_amt_q <= s1_amt_d;

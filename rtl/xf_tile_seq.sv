@@ -1,5 +1,5 @@
 // Sequencer of a tile (docs/isa.md, model/tile.cpp Tile::sequencer): 32 registers (r0 = 0),
-// pc, the avg scale CSR, one instruction per cycle from the synchronous IMEM without bubbles.
+// pc, the avg scale CSR (16) and the ScaleAdd factor CSR (17), one instruction per cycle from the synchronous IMEM without bubbles.
 //
 // Fetch: imem_raddr_o is the next pc (pc_d, combinational from this cycle's execution), so the
 // IMEM read register holds the next instruction in the next cycle; a stall keeps pc_d = pc_q.
@@ -71,6 +71,7 @@ module xf_tile_seq #(
   input  logic [11:0]             cfg_chip_id_i,    // local job: dst_chip == this chip
   input  logic [31:0]             cycles_i,         // Geti 3
   output logic [31:0]             avg_scale_o,      // CSR 16
+  output logic [31:0]             scale_o,          // CSR 17 (ScaleAdd factor, fp32 bits)
   // IMEM
   output logic [ImemAddrBits-1:0] imem_raddr_o,     // next pc
   input  logic                    imem_valid_i,     // instr_i holds IMEM[pc_q]
@@ -121,7 +122,8 @@ module xf_tile_seq #(
   logic [31:0] pc_d, pc_q;
   logic        lw_phase_d, lw_phase_q;  // Lw: the PMEM read was issued last cycle
   logic        at_bar_d, at_bar_q;      // waiting at Bar since an earlier cycle
-  logic [31:0] avg_d, avg_q;
+  logic [31:0] avg_d, avg_q;           // CSR 16, Avg final scale (Q1.31)
+  logic [31:0] scale_d, scale_q;       // CSR 17, ScaleAdd factor (fp32 bits)
   logic [31:0] wd_idle_d, wd_idle_q;    // stalled cycles without progress (watchdog)
   logic [3:0]  wait_kind;               // WaitKind of a stall in this cycle
   logic        wd_hold;                 // the host took the IMEM port: no count
@@ -190,6 +192,7 @@ module xf_tile_seq #(
     lw_phase_d = 1'b0;
     at_bar_d = 1'b0;
     avg_d = avg_q;
+    scale_d = scale_q;
 
     if (run_i) begin
       if (pc_oob) begin
@@ -299,7 +302,8 @@ module xf_tile_seq #(
                            (desc[9:6] == 4'd1 &&
                             !(desc[12:10] <= 3'd6 && AluDtypes[desc[12:10]] &&
                               (desc[15:13] <= 3'd2 ||
-                               (desc[15:13] == 3'd3 && desc[12:10] <= 3'd3))))) begin
+                               (desc[15:13] == 3'd3 && desc[12:10] <= 3'd3) ||
+                               (desc[15:13] == 3'd4 && desc[12:10] == 3'd6))))) begin
                 fail_o = 1'b1;
                 fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
               end else if (c3 >= {19'b0, cfg_num_chips_i}) begin
@@ -330,8 +334,11 @@ module xf_tile_seq #(
             end
           end
           xf_defs_pkg::ISA_CSRW: begin
-            if (imm == 32'd16) begin
+            if (imm == 32'(xf_defs_pkg::CsrAvgScale)) begin
               avg_d = a;
+              retire = 1'b1;
+            end else if (imm == 32'(xf_defs_pkg::CsrAluScale)) begin
+              scale_d = a;
               retire = 1'b1;
             end else begin
               fail_o = 1'b1;
@@ -370,6 +377,7 @@ module xf_tile_seq #(
       lw_phase_d = 1'b0;
       at_bar_d = 1'b0;
       avg_d = 32'h1 << xf_defs_pkg::AvgScaleFracBits;
+      scale_d = 32'(xf_defs_pkg::ScaleAddResetBits);
       push_o = 1'b0;
       wd_idle_d = '0;
     end
@@ -384,6 +392,7 @@ module xf_tile_seq #(
       lw_phase_q <= 1'b0;
       at_bar_q <= 1'b0;
       avg_q <= 32'h1 << xf_defs_pkg::AvgScaleFracBits;
+      scale_q <= 32'(xf_defs_pkg::ScaleAddResetBits);
       wd_idle_q <= '0;
     end else begin
       for (int r = 0; r < 32; r++) regs_q[r] <= regs_d[r];
@@ -391,11 +400,13 @@ module xf_tile_seq #(
       lw_phase_q <= lw_phase_d;
       at_bar_q <= at_bar_d;
       avg_q <= avg_d;
+      scale_q <= scale_d;
       wd_idle_q <= wd_idle_d;
     end
   end
 
   assign avg_scale_o = avg_q;
+  assign scale_o = scale_q;
   assign pc_o = pc_q;
 
   `ASSERT(RegZeroIsZero_A, regs_q[0] == '0)

@@ -31,6 +31,11 @@ for r in "${runs[@]}"; do
 done
 
 echo
+echo "== data-parallel training on 8 chips with seed 004's sharded update (fabric train)"
+mkdir -p build/demo
+"$FABRIC" train --topology ladder:8 --png build/demo/train_loss.png 2>&1 | filter
+
+echo
 echo "== the RTL in lock step with the model (fabric --backend both; progress: one run at a time)"
 rtl_runs=(
   "8-chip ladder allreduce, bf16|--topology ladder:8 --collective allreduce --dtype bf16 --op sum --bytes 16K"

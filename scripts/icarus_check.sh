@@ -9,7 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 blocks=(
-  "xf_reduce_alu|rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv"
+  "xf_reduce_alu|rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv \
+rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv"
   "xf_xb|rtl/xf_fifo.sv rtl/xf_xb.sv"
   "xf_link|rtl/xf_crc32.sv rtl/xf_link.sv"
   "xf_router|rtl/xf_router.sv"

@@ -3,7 +3,8 @@
 # first as rtl/xf_defs_pkg.sv): the one list the synthesis, Icarus and FPGA scripts share.
 # Usage: scripts/rtl_files.sh TOP
 set -euo pipefail
-alu="rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv"
+alu="rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv"
+alu+=" rtl/xf_reduce_alu.sv"
 tile="$alu rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv"
 tile+=" rtl/xf_tile.sv"
 exchange="rtl/xf_fifo.sv rtl/xf_xb.sv rtl/xf_router.sv rtl/xf_exchange.sv"

@@ -41,8 +41,8 @@ CHIP_SMALL="-set NumTiles 1 -set NumLinks 1 -set ImemWords 64 -set PmemWords 64 
 # name | files (after the package) | chparam for generic | chparam for iCE40 | ice40 options
 blocks=(
   "xf_router|rtl/xf_router.sv|-set TableChips 64|-set TableChips 64 -set NumIn 4 -set NumOut 4|"
-  "xf_reduce_alu|rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_maxmin.sv \
-rtl/xf_reduce_alu.sv|||-noflatten"
+  "xf_reduce_alu|rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv \
+rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv|||-noflatten"
   "xf_xb|rtl/xf_fifo.sv rtl/xf_xb.sv|||"
   "xf_link|rtl/xf_crc32.sv rtl/xf_link.sv|||"
   "xf_fifo|rtl/xf_fifo.sv|||"

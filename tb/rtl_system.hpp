@@ -269,7 +269,9 @@ class RtlSystem {
     uint64_t last_activity = start;
     RtlRunStats st;
     for (;;) {
-      bool all_done = true, err = false;
+      // In the start's cycle and the next, stat_done_o still shows the previous run's tiles
+      // (docs/chip.md section 3): a second run must not take that for its own end.
+      bool all_done = cycle_ >= start + kStartDoneRegisterCycles, err = false;
       for (auto& c : chips_) {
         all_done = all_done && c->stat_done_o;
         err = err || c->stat_err_o;
@@ -535,9 +537,11 @@ struct RtlHost {
 // read back.
 template <class Sys>
 RtlCollectiveRun run_on_rtl(Sys& sys, const Plan& plan, const Image& img,
-                            const std::vector<Bytes>& inputs, uint64_t max_cycles = 50'000'000) {
+                            const std::vector<Bytes>& inputs, uint64_t max_cycles = 50'000'000,
+                            std::vector<SgdState>* state_in = nullptr,
+                            std::vector<SgdState>* state_out = nullptr) {
   RtlHost<Sys> host{sys};
-  return run_collective(host, plan, img, inputs, max_cycles);
+  return run_collective(host, plan, img, inputs, max_cycles, state_in, state_out);
 }
 
 }  // namespace xf::rtl

@@ -3,8 +3,11 @@
 // Every expected value is computed by an independent reference written here: float formats are
 // decoded with std::ldexp into double, sums are formed in double, and rounding back to a narrow
 // format is done by locating the value between its two representable neighbours in a sorted
-// table of all finite values (ties to the neighbour with an even bit pattern). Integer results
-// come from plain int64 formulas with explicit floor division and modular wrap.
+// table of all finite values (ties to the neighbour with an even bit pattern). fp32 products are
+// formed exactly in double (24 x 24 significand bits fit its 53) and rounded once by the host's
+// double-to-float conversion. Integer results come from plain int64 formulas with explicit floor
+// division and modular wrap. The build has -ffp-contract=off, and the ScaleAdd references below
+// keep each step in a volatile float, so nothing is fused into an FMA.
 //
 // Random data: std::mt19937_64 (its sequence is fixed by the C++ standard) seeded with a fixed
 // default that the environment variable XF_SEED overrides; each randomised test prints the seed.
@@ -166,6 +169,25 @@ uint32_t ref_fp32_add(uint32_t a, uint32_t b) {
   const double s = static_cast<double>(u2f(a)) + static_cast<double>(u2f(b));
   if (std::isnan(s)) return 0x7FC00000u;
   return f2u(static_cast<float>(s));
+}
+
+// Reference fp32 product: exact in double (two 24-bit significands, exponents far inside
+// double's range, subnormal inputs included), then one rounding by the conversion to float
+// (nearest even, subnormal results and overflow to infinity as IEEE).
+uint32_t ref_fp32_mul(uint32_t a, uint32_t b) {
+  const double p = static_cast<double>(u2f(a)) * static_cast<double>(u2f(b));
+  if (std::isnan(p)) return 0x7FC00000u;
+  return f2u(static_cast<float>(p));
+}
+
+// Host reference of ScaleAdd: `float p = s * b; float r = a + p;` with every step stored in a
+// volatile float (two roundings, never fused), NaN canonical.
+uint32_t host_scale_add(uint32_t a, uint32_t s, uint32_t b) {
+  volatile float fs = u2f(s), fb = u2f(b), fa = u2f(a);
+  volatile float p = fs * fb;
+  volatile float r = fa + p;
+  const float out = r;
+  return std::isnan(out) ? 0x7FC00000u : f2u(out);
 }
 
 // Reference maxNum/minNum on values: NaN loses, both NaN canonical, -0 < +0.
@@ -885,6 +907,243 @@ TEST(AluInt, Int16Int32Random) {
   report_count("Int16Int32Random", n);
 }
 
+// ---- fp32 multiplication and ScaleAdd ----------------------------------------------------------
+
+// Checks fp32_mul(a, b) and fp32_mul(b, a) against ref_fp32_mul and the host's float product.
+void check_mul(uint32_t a, uint32_t b, uint64_t* n, int* fails) {
+  volatile float fa = u2f(a), fb = u2f(b);
+  const float host = fa * fb;
+  const uint32_t want_host = std::isnan(host) ? 0x7FC00000u : f2u(host);
+  const uint32_t want = ref_fp32_mul(a, b);
+  const uint32_t ab = fp32_mul(a, b), ba = fp32_mul(b, a);
+  *n += 2;
+  if ((want_host != want || ab != want || ba != want) && (*fails)++ < kMaxReportedFailures) {
+    ADD_FAILURE() << "fp32 " << hex(a) << " * " << hex(b) << ": ref " << hex(want) << ", host "
+                  << hex(want_host) << ", mul(a,b) " << hex(ab) << ", mul(b,a) " << hex(ba);
+  }
+}
+
+// Space: fp32_mul on every pair of the 36 specials (zeros of both signs, subnormal edges, one and
+// its neighbours, max, infinities, NaNs of several signs and payloads) and on hand-picked
+// results: inf * 0 and NaN inputs give the canonical NaN, signs XOR, overflow to infinity,
+// subnormal products, underflow to +-0, and ties rounding to even in the normal and the
+// subnormal range.
+TEST(AluFloatMul, Fp32SpecialsAndEdges) {
+  const auto sp = fp32_specials();
+  uint64_t n = 0;
+  int fails = 0;
+  for (uint32_t x : sp) {
+    for (uint32_t y : sp) check_mul(x, y, &n, &fails);
+  }
+  EXPECT_EQ(fails, 0);
+  EXPECT_EQ(fp32_mul(0x7F800000u, 0x00000000u), 0x7FC00000u);  // inf * 0
+  EXPECT_EQ(fp32_mul(0x80000000u, 0xFF800000u), 0x7FC00000u);  // -0 * -inf
+  EXPECT_EQ(fp32_mul(0xFFC00001u, 0x3F800000u), 0x7FC00000u);  // NaN sign and payload dropped
+  EXPECT_EQ(fp32_mul(0x7F800001u, 0x00000000u), 0x7FC00000u);  // signalling NaN
+  EXPECT_EQ(fp32_mul(0xFF800000u, 0xBF800000u), 0x7F800000u);  // -inf * -1 = +inf
+  EXPECT_EQ(fp32_mul(0x80000000u, 0x3F800000u), 0x80000000u);  // -0 * 1 = -0
+  EXPECT_EQ(fp32_mul(0x80000000u, 0x80000000u), 0x00000000u);  // -0 * -0 = +0
+  EXPECT_EQ(fp32_mul(0x7F7FFFFFu, 0x40000000u), 0x7F800000u);  // max * 2 overflows
+  EXPECT_EQ(fp32_mul(0xFF7FFFFFu, 0x3F800001u), 0xFF800000u);  // max * (1 + ulp): rounds to -inf
+  EXPECT_EQ(fp32_mul(0x7F7FFFFFu, 0x3F800000u), 0x7F7FFFFFu);  // max * 1
+  EXPECT_EQ(fp32_mul(0x00800000u, 0x3F000000u), 0x00400000u);  // 2^-126 / 2: subnormal, exact
+  EXPECT_EQ(fp32_mul(0x00000001u, 0x40000000u), 0x00000002u);  // subnormal * 2
+  EXPECT_EQ(fp32_mul(0x00000001u, 0x3F000000u), 0x00000000u);  // 2^-150: tie, even is 0
+  EXPECT_EQ(fp32_mul(0x00000001u, 0x3F000001u), 0x00000001u);  // just above the tie
+  EXPECT_EQ(fp32_mul(0x00000003u, 0x3F000000u), 0x00000002u);  // 1.5 units: tie, even is 2
+  EXPECT_EQ(fp32_mul(0x80000001u, 0x3E800000u), 0x80000000u);  // underflow to -0
+  EXPECT_EQ(fp32_mul(0x00000001u, 0x00000001u), 0x00000000u);  // 2^-298
+  EXPECT_EQ(fp32_mul(0x007FFFFFu, 0x3F800001u), 0x00800000u);  // rounds up into the normals
+  EXPECT_EQ(fp32_mul(0x00400000u, 0x4B000000u), 0x0B800000u);  // 2^-127 * 2^23 = 2^-104
+  // (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: half an ulp (2^-23) above 1 + 2^-11, a tie; the even
+  // neighbour is below. (1 + 2^-12)(1 + 3 * 2^-12) = 1 + 2^-10 + 1.5 ulp: a tie between 1 and 2
+  // ulps, the even one is above. With 1 + 2^-12 + 2^-23 the first is just above its tie: up.
+  EXPECT_EQ(fp32_mul(0x3F800800u, 0x3F800800u), 0x3F801000u);
+  EXPECT_EQ(fp32_mul(0x3F800800u, 0x3F801800u), 0x3F802002u);
+  EXPECT_EQ(fp32_mul(0x3F800800u, 0x3F800801u), 0x3F801002u);
+  n += 23;
+  report_count("Fp32SpecialsAndEdges", n);
+}
+
+// Random fp32 operand for products: raw patterns, specials, or any sign and fraction with an
+// exponent field in [lo, hi].
+uint32_t random_mul_operand(std::mt19937_64& rng, const std::vector<uint32_t>& sp, uint32_t lo,
+                            uint32_t hi) {
+  const uint64_t x = rng();
+  const uint32_t u = static_cast<uint32_t>(x);
+  switch ((x >> 32) % 8u) {
+    case 0:
+      return u;
+    case 1:
+      return sp[(x >> 40) % sp.size()];
+    case 2:
+      return u & 0x807FFFFFu;  // subnormal or zero
+    default:
+      return (u & 0x807FFFFFu) | ((lo + static_cast<uint32_t>((x >> 40) % (hi - lo + 1))) << 23);
+  }
+}
+
+// Space: 4 million random pairs whose exponent sums are drawn from six ranges (raw patterns,
+// specials, subnormals, and exponents placing the product around 1, near the overflow threshold,
+// in the subnormal range and below it), against the exact-double reference and the host, in both
+// orders.
+TEST(AluFloatMul, Fp32RandomVsReference) {
+  auto rng = make_rng("Fp32RandomVsReference");
+  const auto sp = fp32_specials();
+  // Exponent windows (field values) for the two operands: product exponent field ~ ea + eb - 127.
+  const uint32_t win[][4] = {
+      {1, 254, 1, 254},      // anywhere
+      {100, 154, 100, 154},  // around 1
+      {190, 254, 190, 254},  // overflow threshold (ea + eb - 127 near 254)
+      {40, 90, 1, 60},       // subnormal results (ea + eb - 127 around -24..0)
+      {1, 30, 1, 40},        // underflow to zero
+      {1, 5, 100, 160},      // subnormal-range inputs times ordinary values
+  };
+  uint64_t n = 0;
+  int fails = 0;
+  for (int i = 0; i < 4000000; ++i) {
+    const auto& w = win[i % 6];
+    const uint32_t a = random_mul_operand(rng, sp, w[0], w[1]);
+    const uint32_t b = random_mul_operand(rng, sp, w[2], w[3]);
+    check_mul(a, b, &n, &fails);
+  }
+  EXPECT_EQ(fails, 0);
+  report_count("Fp32RandomVsReference", n);
+}
+
+// Space: 24 structured fractions (zero, the top and bottom bits, all ones, patterns whose products
+// land exactly on or next to rounding ties) x 24 fractions x every pair of exponent fields 0..255
+// (so every normal, subnormal, overflow and underflow transition is crossed with every tie
+// pattern) x both signs of the first operand: 75.5 million products.
+TEST(AluFloatMul, Fp32StructuredExhaustiveExponents) {
+  const uint32_t frac[] = {0x000000u, 0x000001u, 0x000002u, 0x000003u, 0x000800u, 0x000801u,
+                           0x001000u, 0x001800u, 0x002000u, 0x0007FFu, 0x400000u, 0x400001u,
+                           0x200000u, 0x600000u, 0x7FFFFFu, 0x7FFFFEu, 0x7FF800u, 0x7FF000u,
+                           0x555555u, 0x2AAAAAu, 0x3FFFFFu, 0x0FFFFFu, 0x100000u, 0x7C0000u};
+  uint64_t n = 0;
+  int fails = 0;
+  for (uint32_t fa : frac) {
+    for (uint32_t fb : frac) {
+      for (uint32_t ea = 0; ea < 256; ++ea) {
+        for (uint32_t eb = 0; eb < 256; ++eb) {
+          const uint32_t a = (ea << 23) | fa, b = (eb << 23) | fb;
+          const uint32_t want = ref_fp32_mul(a, b);
+          const uint32_t got = fp32_mul(a, b), got_neg = fp32_mul(a | 0x80000000u, b);
+          const uint32_t want_neg = ref_fp32_mul(a | 0x80000000u, b);
+          n += 2;
+          if ((got != want || got_neg != want_neg) && fails++ < kMaxReportedFailures) {
+            ADD_FAILURE() << "fp32 " << hex(a) << " * " << hex(b) << ": ref " << hex(want)
+                          << " got " << hex(got) << "; negated ref " << hex(want_neg) << " got "
+                          << hex(got_neg);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(fails, 0);
+  report_count("Fp32StructuredExhaustiveExponents", n);
+}
+
+// Space: ScaleAdd through alu_reduce: 4096 scales (specials, random, powers of two, values near 1
+// and tiny ones) each with 256 random (a, b) pairs (a quarter specials, b near a / s so the sum
+// cancels), against `a + s * b` in volatile floats and against the exact references composed
+// (ref_fp32_add(a, ref_fp32_mul(s, b))); plus ScaleAdd with the default scale (1.0) equal to Sum.
+TEST(AluScaleAdd, Fp32RandomVsVolatileFloat) {
+  auto rng = make_rng("Fp32RandomVsVolatileFloat");
+  const auto sp = fp32_specials();
+  constexpr size_t kPerScale = 256;
+  uint64_t n = 0;
+  int fails = 0;
+  for (int k = 0; k < 4096; ++k) {
+    uint32_t s;
+    switch (k % 4) {
+      case 0:
+        s = sp[(k / 4) % sp.size()];
+        break;
+      case 1:
+        s = static_cast<uint32_t>(rng());
+        break;
+      case 2:
+        s = (static_cast<uint32_t>(rng() % 254u + 1u) << 23) | (rng() & 0x80000000u);
+        break;
+      default:
+        s = random_fp32(rng, sp, 0x3F800000u);  // near 1 (or raw, or special)
+        break;
+    }
+    std::vector<uint32_t> a(kPerScale), b(kPerScale);
+    for (size_t i = 0; i < kPerScale; ++i) {
+      a[i] = random_fp32(rng, sp, static_cast<uint32_t>(rng()));
+      // b such that s * b is near a in magnitude: exponent of a minus that of s, plus bias.
+      const int eb = static_cast<int>((a[i] >> 23) & 0xFFu) - static_cast<int>((s >> 23) & 0xFFu) +
+                     127 + static_cast<int>(rng() % 5u) - 2;
+      const uint32_t near =
+          static_cast<uint32_t>(std::min(254, std::max(0, eb))) << 23 | (rng() & 0x807FFFFFu);
+      b[i] = rng() % 4u == 0 ? random_fp32(rng, sp, static_cast<uint32_t>(rng()))
+                             : random_fp32(rng, sp, near);
+    }
+    AluCfg cfg;
+    cfg.dtype = DType::kFp32;
+    cfg.op = RedOp::kScaleAdd;
+    cfg.scale = s;
+    std::vector<uint32_t> local = a;
+    alu_reduce(cfg, bytes(local.data()), cbytes(b.data()), local.size() * 4);
+    for (size_t i = 0; i < kPerScale; ++i) {
+      const uint32_t want = host_scale_add(a[i], s, b[i]);
+      const uint32_t ref = ref_fp32_add(a[i], ref_fp32_mul(s, b[i]));
+      ++n;
+      if ((local[i] != want || ref != want) && fails++ < kMaxReportedFailures) {
+        ADD_FAILURE() << "scale_add a " << hex(a[i]) << " s " << hex(s) << " b " << hex(b[i])
+                      << ": host " << hex(want) << ", ref " << hex(ref) << ", alu_reduce "
+                      << hex(local[i]);
+      }
+    }
+  }
+  EXPECT_EQ(fails, 0);
+  // The default scale is 1.0: ScaleAdd is then Sum bit for bit (s * b = b exactly, NaN aside,
+  // and a NaN b gives a NaN either way).
+  AluCfg sum_cfg, sa_cfg;
+  sum_cfg.dtype = sa_cfg.dtype = DType::kFp32;
+  sa_cfg.op = RedOp::kScaleAdd;
+  EXPECT_EQ(sa_cfg.scale, 0x3F800000u);
+  std::vector<uint8_t> a8 = random_buffer(DType::kFp32, 65536, rng);
+  const std::vector<uint8_t> b8 = random_buffer(DType::kFp32, 65536, rng);
+  std::vector<uint8_t> via_sum = a8;
+  alu_reduce(sum_cfg, via_sum.data(), b8.data(), via_sum.size());
+  alu_reduce(sa_cfg, a8.data(), b8.data(), a8.size());
+  EXPECT_EQ(a8, via_sum);
+  n += 65536 / 4;
+  report_count("Fp32RandomVsVolatileFloat", n);
+}
+
+// Space: hand vectors of ScaleAdd: the two roundings (a fused multiply-add would give a different
+// result), a scale of 0 (s * b = +-0, so a is kept, NaN and inf * 0 aside), a negative scale,
+// overflow of the product, and the operand roles (only b is scaled).
+TEST(AluScaleAdd, HandVectors) {
+  AluCfg cfg;
+  cfg.dtype = DType::kFp32;
+  cfg.op = RedOp::kScaleAdd;
+  auto one = [&](uint32_t s, uint32_t a, uint32_t b) {
+    cfg.scale = s;
+    uint32_t l = a;
+    alu_reduce(cfg, bytes(&l), cbytes(&b), 4);
+    return l;
+  };
+  // s = b = 1 + 2^-12: s * b = 1 + 2^-11 + 2^-24 rounds (tie, even) to 1 + 2^-11, and a = -that
+  // cancels it to +0. One rounding (FMA) would give 2^-24 = 0x33800000.
+  EXPECT_EQ(one(0x3F800800u, 0xBF801000u, 0x3F800800u), 0x00000000u);
+  EXPECT_EQ(one(0x3F000000u, 0x3F800000u, 0x40000000u), 0x40000000u);  // 1 + 0.5 * 2 = 2
+  EXPECT_EQ(one(0xBDCCCCCDu, 0x40000000u, 0x40A00000u), 0x3FC00000u);  // 2 + (-0.1f) * 5 = 1.5
+  EXPECT_EQ(one(0x00000000u, 0x3F800000u, 0x7F7FFFFFu), 0x3F800000u);  // s = 0 keeps a
+  EXPECT_EQ(one(0x00000000u, 0x80000000u, 0x3F800000u), 0x00000000u);  // -0 + +0 = +0
+  EXPECT_EQ(one(0x00000000u, 0x3F800000u, 0x7F800000u), 0x7FC00000u);  // 0 * inf: NaN
+  EXPECT_EQ(one(0x40000000u, 0x3F800000u, 0x7F7FFFFFu), 0x7F800000u);  // 2 * max = inf
+  EXPECT_EQ(one(0x40000000u, 0xFF800000u, 0x7F7FFFFFu), 0x7FC00000u);  // -inf + inf: NaN
+  EXPECT_EQ(one(0x3F800000u, 0x00000001u, 0x00000001u), 0x00000002u);  // subnormals kept
+  EXPECT_EQ(one(0x3F000000u, 0x00000000u, 0x00000001u), 0x00000000u);  // 2^-150 ties to 0
+  EXPECT_EQ(one(0x40000000u, 0x3F800000u, 0x40400000u), 0x40E00000u);  // 1 + 2 * 3 = 7, not 5
+  EXPECT_EQ(one(0x40000000u, 0x40400000u, 0x3F800000u), 0x40A00000u);  // 3 + 2 * 1 = 5
+}
+
 // ---- Types and error paths -------------------------------------------------------------------
 
 // Space: the full dtype x op table (plus out-of-range enum values) of dtype_size,
@@ -897,7 +1156,7 @@ TEST(AluTypes, SizesAndValidPairs) {
     EXPECT_EQ(dtype_is_float(dt), t >= 4) << to_string(dt);
     for (uint32_t o = 0; o < 8; ++o) {
       const RedOp op = static_cast<RedOp>(o);
-      const bool want = o <= 2 || (o == 3 && t < 4);
+      const bool want = o <= 2 || (o == 3 && t < 4) || (o == 4 && t == 6);
       EXPECT_EQ(valid_pair(dt, op), want) << to_string(dt) << " op " << o;
     }
   }
@@ -908,9 +1167,9 @@ TEST(AluTypes, SizesAndValidPairs) {
   }
 }
 
-// Space: every invalid (dtype, op) pair (avg on floats, scale_add on everything, op and dtype
-// codes outside the enums): alu_reduce throws std::invalid_argument naming the pair and leaves
-// the buffer untouched.
+// Space: every invalid (dtype, op) pair (avg on floats, scale_add on every dtype but fp32, op and
+// dtype codes outside the enums): alu_reduce throws std::invalid_argument naming the pair and
+// leaves the buffer untouched.
 TEST(AluErrors, InvalidPairThrows) {
   int checked = 0;
   for (uint32_t t = 0; t < 8; ++t) {
@@ -931,7 +1190,7 @@ TEST(AluErrors, InvalidPairThrows) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 8 * 8 - (3 * 7 + 4));  // 25 valid pairs
+  EXPECT_EQ(checked, 8 * 8 - (3 * 7 + 4 + 1));  // 26 valid pairs
 }
 
 // Space: every dtype with nbytes 0..17: lengths that are not a multiple of the element size

@@ -15,9 +15,14 @@
 // TileErrInfo/TileErrCount and keeps TileWatchdog. The host port's AluConfig (0x7F on chips, 0
 // on a switch) and DoneCycles (each chip's last End + 3 cycles after the start, held across a
 // clear, 0 before the first start and on a switch; the same numbers as the RTL's
-// HostPort.AluConfigAndDoneCycles). One case per process.
+// HostPort.AluConfigAndDoneCycles). ScaleAdd (fp32 a + s*b) through a tile's Reduce to itself:
+// the factor s is CSR 17 as the last Csrw left it (1.0 before any), bit-exact against `a + s*b`
+// in volatile floats (two roundings), and Csrw to CSR 18 is an IllegalInstr. One case per
+// process.
+#include <cmath>
 #include <cstring>
 #include <functional>
+#include <random>
 
 #include "model_test_main.hpp"
 #include "system.hpp"
@@ -290,6 +295,85 @@ TEST(ModelBlocks, SendBeyondTheDestinationAddressSpaceIsRefused) {
               sys);
   ASSERT_FALSE(st.ok);
   EXPECT_NE(st.error.find("24-bit"), std::string::npos) << st.error;
+}
+
+// ScaleAdd end to end in the model: tile 0 of chip 0 sends three fp32 ScaleAdd Reduce packets of
+// 64 bytes to itself (b at 0x100.., onto a at 0x000..), the first with the CSR 17 value of a
+// start (1.0), the second after `Csrw 17` = -0.1f, the third after `Csrw 17` = 1 + 2^-12; it waits
+// for each, then executes `Csrw 18`, which fails with IllegalInstr at its pc. Data: random fp32
+// with a quarter specials (zeros, subnormals, infinities, NaNs) and one lane whose product is a
+// rounding tie (s = b = 1 + 2^-12, a = -(1 + 2^-11): 0 with two roundings, 2^-24 with one).
+// Every result is compared with `float p = s * b; float r = a + p;` in volatile floats.
+TEST(ModelBlocks, ScaleAddUsesCsr17AndRoundsTwice) {
+  System sys(parse_topology("ring:2"), 1, 1024);
+  constexpr uint32_t kA = 0x000, kB = 0x100, kRegion = 64, kFloats = 3 * kRegion / 4;
+  const uint32_t scales[3] = {0x3F800000u, 0xBDCCCCCDu, 0x3F800800u};
+  std::mt19937_64 rng(0x5CA1EADDu);
+  std::printf("[   SEED   ] ScaleAddUsesCsr17AndRoundsTwice: 0x5CA1EADD (fixed)\n");
+  const uint32_t specials[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807FFFFFu, 0x00800000u,
+                               0x7F7FFFFFu, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFF800001u};
+  std::vector<uint32_t> a(kFloats), b(kFloats);
+  for (uint32_t i = 0; i < kFloats; ++i) {
+    for (uint32_t* v : {&a[i], &b[i]}) {
+      const uint64_t x = rng();
+      *v = (x & 3u) == 0 ? specials[(x >> 8) % 10]
+                         : (static_cast<uint32_t>(x >> 32) & 0x807FFFFFu) |
+                               static_cast<uint32_t>((x >> 8) % 60u + 97u) << 23;
+    }
+  }
+  a[kFloats - 1] = 0xBF801000u;  // the tie lane, in the third region
+  b[kFloats - 1] = 0x3F800800u;
+  const uint32_t dmem = reg::kTileBase + reg::kTileDmem;
+  sys.host_write(0, dmem + kA, a.data(), a.size() * 4);
+  sys.host_write(0, dmem + kB, b.data(), b.size() * 4);
+
+  SendDesc d;
+  d.popc = Opcode::kReduce;
+  d.dtype = DType::kFp32;
+  d.op = RedOp::kScaleAdd;
+  const uint32_t imm = pack_send_imm(d);
+  std::vector<uint64_t> prog = {enc(Isa::kLi, 2, 0, 0, 0, 0, kRegion),
+                                enc(Isa::kLi, 3, 0, 0, 0, 0, 0)};  // 64 bytes to chip 0
+  for (uint32_t r = 0; r < 3; ++r) {
+    if (r > 0) {
+      prog.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, scales[r]));
+      prog.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 17));
+    }
+    prog.push_back(enc(Isa::kLi, 1, 0, 0, 0, 0, kB + r * kRegion));
+    prog.push_back(enc(Isa::kLi, 4, 0, 0, 0, 0, kA + r * kRegion));
+    prog.push_back(enc(Isa::kSend, 0, 1, 2, 3, 4, imm));
+    prog.push_back(enc(Isa::kLi, 5, 0, 0, 0, 0, (r + 1) * kRegion / 16));
+    prog.push_back(enc(Isa::kWait, 0, 5, 0, 0, 0, 0));  // counter 0 >= flits so far
+  }
+  const uint32_t bad_pc = static_cast<uint32_t>(prog.size());
+  prog.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 18));
+  prog.push_back(enc(Isa::kEnd, 0, 0, 0, 0, 0, 0));
+  const RunStats st = run_one(prog, sys);
+  ASSERT_FALSE(st.ok);
+  EXPECT_NE(st.error.find("illegalinstr"), std::string::npos) << st.error;
+  const uint32_t status = sys.host_read32(0, reg::kTileBase + reg::kTileStatus);
+  EXPECT_EQ(status & 15u, static_cast<uint32_t>(TileErr::kIllegalInstr));
+  EXPECT_EQ(status >> 16, bad_pc);
+
+  std::vector<uint32_t> got(kFloats);
+  sys.host_read(0, dmem + kA, got.data(), got.size() * 4);
+  for (uint32_t i = 0; i < kFloats; ++i) {
+    const uint32_t s = scales[i / (kRegion / 4)];
+    volatile float fs, fb, fa;
+    std::memcpy(const_cast<float*>(&fs), &s, 4);
+    std::memcpy(const_cast<float*>(&fb), &b[i], 4);
+    std::memcpy(const_cast<float*>(&fa), &a[i], 4);
+    volatile float p = fs * fb;
+    volatile float r = fa + p;
+    const float rf = r;
+    uint32_t want;
+    std::memcpy(&want, &rf, 4);
+    if (std::isnan(rf)) want = 0x7FC00000u;
+    EXPECT_EQ(got[i], want) << std::hex << "float " << std::dec << i << std::hex << ": a 0x" << a[i]
+                            << " s 0x" << s << " b 0x" << b[i];
+  }
+  EXPECT_EQ(got[kFloats - 1], 0x00000000u) << "two roundings: (1 + 2^-12)^2 rounds to 1 + 2^-11";
+  std::printf("[  VECTORS ] ScaleAddUsesCsr17AndRoundsTwice: %u floats in 3 packets\n", kFloats);
 }
 
 TEST(ModelBlocks, WatchdogSetsTheTileStatusCode) {

@@ -5,7 +5,7 @@
 // RTL_TOP: xf_reduce_alu Vxf_reduce_alu_d50 -GAluDtypes=8'h50
 // RTL_TOP: xf_reduce_alu Vxf_reduce_alu_d00 -GAluDtypes=8'h00
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
-// RTL_SRCS: rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv
+// RTL_SRCS: rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv
 // Block test of the RTL reduction ALU (rtl/xf_reduce_alu.sv, Verilated) against the C++
 // reference xf::alu_reduce (sw/lib/alu.cpp): every output flit must equal the reference bit for
 // bit, with its tag, its error bit and its valid exactly LatencyCycles after the input.
@@ -23,8 +23,14 @@
 //  - fp16 and bf16 Sum: all 65536 a values, each with 64 structured b values (16 specials and
 //    48 built from a: exponent offsets 0..15 with a's fraction and the opposite sign, with a zero
 //    fraction, or with a random fraction and sign);
-//  - invalid dtype/op pairs (dtype 7, op 4..7, Avg on floats): err_o with a passed through;
-//  - the configuration (dtype, op, sat, avg_shift, avg_final, avg_scale, tag) is random in every
+//  - fp32 ScaleAdd (a + s*b): 262144 flits (1,048,576 lane triples), each flit with its own
+//    scale s (specials, subnormals, values near 1, powers of two, raw patterns), b of every kind
+//    and often with an exponent that puts s*b near the subnormal or the overflow range, and a
+//    built against the rounded product s*b like the Sum partners (cancellation, ties, overflow);
+//  - invalid dtype/op pairs (dtype 7, op 4..7 except fp32 ScaleAdd, Avg on floats): err_o with a
+//    passed through;
+//  - the configuration (dtype, op, sat, avg_shift, avg_final, avg_scale, scale, tag) is random in
+//    every
 //    cycle, fields that do not matter to the op included, so a pipeline that mixed two flits'
 //    configurations would fail; about 1% of the cycles are idle (in_valid low, random inputs).
 // The other tests check reset, latency and idle behaviour, the docs/alu.md examples, and every
@@ -62,6 +68,10 @@
 // shift 15 scale 2 - 2^-31). The 4096 sets in full and all 2^32 pairs run in `make regress-alu`
 // (tests/test_rtl_alu_regress.cpp): at ~0.47 Mflit/s the full 4096 set takes ~70 s per
 // configuration, too slow for make test's budget.
+//
+// fp32 ScaleAdd (Fp32ScaleAddEdgeCases): every (s, b, a) triple of the 62 directed edge values
+// below (238,328 lane triples, the scale changing between flits), and the docs/alu.md section 6
+// examples.
 //
 // fp32 (Fp32RandomPerOp, Fp32EdgeCases): 2^18 flits = 1,048,576 random lane pairs for each of
 // Sum, Max, Min (10^7 per op in make regress-alu), and every ordered pair of this directed list
@@ -144,15 +154,15 @@ void set_lane(std::array<uint8_t, 16>& f, size_t lane, size_t bytes, uint64_t v)
 }
 
 std::string describe(const Vec& v) {
-  char buf[200];
+  char buf[240];
   std::snprintf(buf, sizeof buf,
-                "dtype %u (%s) op %u (%s) sat %d avg_shift %u avg_final %d avg_scale 0x%08x tag "
-                "0x%08x",
+                "dtype %u (%s) op %u (%s) sat %d avg_shift %u avg_final %d avg_scale 0x%08x scale "
+                "0x%08x tag 0x%08x",
                 static_cast<unsigned>(v.cfg.dtype),
                 static_cast<unsigned>(v.cfg.dtype) < kDTypeCount ? to_string(v.cfg.dtype) : "?",
                 static_cast<unsigned>(v.cfg.op),
                 static_cast<unsigned>(v.cfg.op) < kRedOpCount ? to_string(v.cfg.op) : "?",
-                v.cfg.sat, v.cfg.avg_shift, v.cfg.avg_final, v.cfg.avg_scale, v.tag);
+                v.cfg.sat, v.cfg.avg_shift, v.cfg.avg_final, v.cfg.avg_scale, v.cfg.scale, v.tag);
   return buf;
 }
 
@@ -193,6 +203,7 @@ class AluBenchT {
     dut_->in_avg_shift_i = v.cfg.avg_shift;
     dut_->in_avg_final_i = v.cfg.avg_final;
     dut_->in_avg_scale_i = v.cfg.avg_scale;
+    dut_->in_scale_i = v.cfg.scale;
     dut_->in_tag_i = v.tag;
     in_flight_.push_back(v);
     tick();
@@ -308,12 +319,19 @@ uint32_t rnd(Rng& rng, uint32_t n) { return static_cast<uint32_t>(rng() % n); }
 const uint32_t kScaleSpecials[] = {0x80000000u, 0xAAAAAAAAu, 0xCCCCCCCCu, 0x40000000u,
                                    0x00000001u, 0xFFFFFFFFu, 0x00000000u, 0x55555555u};
 
+// ScaleAdd factors: 1, -1, +-0, inf, NaN, the smallest subnormal, the largest normal, 0.1f,
+// 1 + 2^-12 (whose square is a rounding tie), 2^-126, 2^64.
+const uint32_t kFpScaleSpecials[] = {0x3F800000u, 0xBF800000u, 0x00000000u, 0x80000000u,
+                                     0x7F800000u, 0x7FC00000u, 0x00000001u, 0x7F7FFFFFu,
+                                     0x3DCCCCCDu, 0x3F800800u, 0x00800000u, 0x5F800000u};
+
 // Random configuration fields that the op may or may not use.
 void random_cfg_fields(Rng& rng, AluCfg& cfg) {
   cfg.sat = rng() & 1;
   cfg.avg_shift = static_cast<uint8_t>(rnd(rng, 2) ? rnd(rng, 4) : rnd(rng, 16));
   cfg.avg_final = rng() & 1;
   cfg.avg_scale = rnd(rng, 2) ? kScaleSpecials[rnd(rng, 8)] : static_cast<uint32_t>(rng());
+  cfg.scale = rnd(rng, 2) ? kFpScaleSpecials[rnd(rng, 12)] : static_cast<uint32_t>(rng());
 }
 
 // Integer lane value of `bits` bits (two's complement pattern), biased to the interesting ones.
@@ -419,6 +437,24 @@ uint64_t float_partner(const Fmt& f, Rng& rng, uint64_t a) {
       return rnd(rng, 2) ? a : (a ^ f.sign());
     default:
       return f.pack(rng() & 1, clamp_exp(static_cast<int64_t>(ea) - rnd(rng, 4)), rng());
+  }
+}
+
+// A ScaleAdd factor: a special, a value near 1, a power of two, a subnormal or any pattern.
+uint32_t scale_any(Rng& rng) {
+  switch (rnd(rng, 6)) {
+    case 0:
+      return kFpScaleSpecials[rnd(rng, 12)];
+    case 1:
+      return static_cast<uint32_t>(float_special(kFp32, rng));
+    case 2:  // near 1
+      return static_cast<uint32_t>(kFp32.pack(rng() & 1, 125 + rnd(rng, 5), rng()));
+    case 3:  // a power of two
+      return static_cast<uint32_t>(kFp32.pack(rng() & 1, 1 + rnd(rng, 254), 0));
+    case 4:
+      return static_cast<uint32_t>(kFp32.pack(rng() & 1, 0, rng()));  // subnormal
+    default:
+      return static_cast<uint32_t>(rng());
   }
 }
 
@@ -553,6 +589,38 @@ void make_structured(const Fmt& f, uint64_t i, Rng& rng, Vec& v) {
   }
 }
 
+// fp32 ScaleAdd: the flit's scale s from scale_any; per lane b of any kind, or with an exponent
+// that puts s*b around the subnormal range or the overflow threshold; a against the rounded
+// product (float_partner, as for Sum), in both roles.
+void make_scale_add_random(Rng& rng, Vec& v) {
+  v.cfg.dtype = DType::kFp32;
+  random_cfg_fields(rng, v.cfg);
+  v.cfg.op = RedOp::kScaleAdd;
+  v.cfg.scale = scale_any(rng);
+  const int64_t es = static_cast<int64_t>(kFp32.exp(v.cfg.scale));
+  for (size_t lane = 0; lane < 4; ++lane) {
+    uint64_t b;
+    switch (rnd(rng, 4)) {
+      case 0: {  // product exponent field around 0 (subnormal results, underflow, ties there)
+        const int64_t eb = std::clamp<int64_t>(127 - es + rnd(rng, 30) - 25, 0, 254);
+        b = kFp32.pack(rng() & 1, static_cast<uint64_t>(eb), rng());
+        break;
+      }
+      case 1: {  // product exponent field around 254 (overflow, rounding to infinity)
+        const int64_t eb = std::clamp<int64_t>(254 + 127 - es + rnd(rng, 5) - 2, 0, 254);
+        b = kFp32.pack(rng() & 1, static_cast<uint64_t>(eb), rng());
+        break;
+      }
+      default:
+        b = float_any(kFp32, rng);
+        break;
+    }
+    const uint64_t a = float_partner(kFp32, rng, fp32_mul(v.cfg.scale, static_cast<uint32_t>(b)));
+    set_lane(v.a, lane, 4, a);
+    set_lane(v.b, lane, 4, b);
+  }
+}
+
 void make_invalid(uint64_t, Rng& rng, Vec& v) {
   random_cfg_fields(rng, v.cfg);
   do {
@@ -576,6 +644,8 @@ const Source kSources[] = {
     {"fp16 random", 8, 262144, [](uint64_t, Rng& r, Vec& v) { make_float_random(kFp16, r, v); }},
     {"bf16 random", 8, 262144, [](uint64_t, Rng& r, Vec& v) { make_float_random(kBf16, r, v); }},
     {"fp32 random", 4, 524288, [](uint64_t, Rng& r, Vec& v) { make_float_random(kFp32, r, v); }},
+    {"fp32 scale-add random", 4, 262144,
+     [](uint64_t, Rng& r, Vec& v) { make_scale_add_random(r, v); }},
     {"fp16 structured add", 8, 65536 * 64 / 8,
      [](uint64_t i, Rng& r, Vec& v) { make_structured(kFp16, i, r, v); }},
     {"bf16 structured add", 8, 65536 * 64 / 8,
@@ -674,8 +744,8 @@ TEST(RtlAlu, ErrorForEveryCode) {
   bench.drain();
   std::printf("[  VECTORS ] %s: %" PRIu64 " flits, %" PRIu64 " invalid\n", test_name().c_str(),
               bench.vectors(), invalid);
-  // 64 codes, 25 valid: Sum/Max/Min on the 7 dtypes and Avg on the 4 integer ones.
-  EXPECT_EQ(invalid, 16u * 39u);
+  // 64 codes, 26 valid: Sum/Max/Min on the 7 dtypes, Avg on the 4 integer ones, fp32 ScaleAdd.
+  EXPECT_EQ(invalid, 16u * 38u);
   EXPECT_EQ(bench.failures(), 0);
 }
 
@@ -845,9 +915,16 @@ class StreamBench {
     dut_->in_avg_shift_i = cfg.avg_shift;
     dut_->in_avg_final_i = cfg.avg_final;
     dut_->in_avg_scale_i = cfg.avg_scale;
+    dut_->in_scale_i = cfg.scale;
     dut_->eval();
   }
   ~StreamBench() { dut_->final(); }
+
+  // Changes the ScaleAdd factor from the next flit on (the ALU samples it with each flit).
+  void set_scale(uint32_t s) {
+    cfg_.scale = s;
+    dut_->in_scale_i = s;
+  }
 
   // Presents one flit (a, b as four little-endian 32-bit words each), clocks, checks.
   void push(const uint32_t (&a)[4], const uint32_t (&b)[4]) {
@@ -1282,6 +1359,59 @@ TEST(RtlAlu, Fp32EdgeCases) {
                 to_string(op), pairs, e.size(), e.size(), bench.checked(), bench.failures());
     EXPECT_EQ(bench.failures(), 0);
   }
+}
+
+// Every (s, b, a) triple of the directed edge list for ScaleAdd, s changing every 961 flits, and
+// the examples of docs/alu.md section 6 against their documented results.
+TEST(RtlAlu, Fp32ScaleAddEdgeCases) {
+  Rng rng = make_rng();
+  const std::vector<uint32_t> e = fp32_edges();
+  ASSERT_EQ(e.size(), 62u);
+  StreamBench bench(sweep_cfg(rng, DType::kFp32, RedOp::kScaleAdd));
+  bench.repro = gtest_repro();
+  uint32_t a[4], b[4];
+  const uint64_t pairs = e.size() * e.size();
+  for (uint32_t s : e) {
+    bench.set_scale(s);
+    uint64_t p = 0;
+    while (p < pairs) {  // the last flit repeats pair 0 in its unused lanes
+      for (int w = 0; w < 4; ++w, ++p) {
+        const uint64_t q = p < pairs ? p : 0;
+        a[w] = e[q / e.size()];
+        b[w] = e[q % e.size()];
+      }
+      bench.push(a, b);
+    }
+  }
+  // docs/alu.md section 6: {s, a, b, a + s*b}.
+  const uint32_t ex[][4] = {
+      {0x3F000000u, 0x3F800000u, 0x40000000u, 0x40000000u},  // 1 + 0.5 * 2 = 2
+      {0xBDCCCCCDu, 0x40000000u, 0x40A00000u, 0x3FC00000u},  // 2 + (-0.1f) * 5 = 1.5
+      {0x3F800800u, 0xBF801000u, 0x3F800800u, 0x00000000u},  // two roundings: 0 (FMA: 2^-24)
+      {0x00000000u, 0x3F800000u, 0x7F800000u, 0x7FC00000u},  // 0 * inf: NaN
+      {0x40000000u, 0x3F800000u, 0x7F7FFFFFu, 0x7F800000u},  // 2 * max overflows
+      {0x3F000000u, 0x00000000u, 0x00000001u, 0x00000000u},  // 2^-150: tie to even, 0
+      {0x3F800000u, 0x00000001u, 0x00000001u, 0x00000002u},  // subnormals kept
+  };
+  for (const auto& x : ex) {
+    AluCfg c;
+    c.dtype = DType::kFp32;
+    c.op = RedOp::kScaleAdd;
+    c.scale = x[0];
+    uint32_t want = x[1];
+    alu_reduce(c, reinterpret_cast<uint8_t*>(&want), reinterpret_cast<const uint8_t*>(&x[2]), 4);
+    EXPECT_EQ(want, x[3]) << std::hex << "s " << x[0] << " a " << x[1] << " b " << x[2];
+    bench.set_scale(x[0]);
+    const uint32_t fa[4] = {x[1], x[1], x[1], x[1]}, fb[4] = {x[2], x[2], x[2], x[2]};
+    bench.push(fa, fb);
+  }
+  bench.drain();
+  std::printf("[  VECTORS ] fp32 scaleadd edge cases: %" PRIu64
+              " triples (%zu^3) + %zu examples, "
+              "%" PRIu64 " flits, %d mismatches\n",
+              static_cast<uint64_t>(pairs * e.size()), e.size(), std::size(ex), bench.checked(),
+              bench.failures());
+  EXPECT_EQ(bench.failures(), 0);
 }
 
 // Throughput: 10^5 flits in 10^5 consecutive cycles, random valid dtype/op and configuration in

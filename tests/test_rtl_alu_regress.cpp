@@ -1,6 +1,6 @@
 // RTL_TOP: xf_reduce_alu
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
-// RTL_SRCS: rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv
+// RTL_SRCS: rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv
 // Long regression of the RTL reduction ALU (rtl/xf_reduce_alu.sv) against xf::alu_reduce, run by
 // `make regress-alu`, not by `make test`: every test here is DISABLED_ (ctest lists them as not
 // run); the Makefile target runs this binary with --gtest_also_run_disabled_tests. It reuses the

@@ -1,7 +1,7 @@
 // RTL_TOP: xf_chip
 // RTL_TOP: xf_switch
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
-// RTL_SRCS: rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_fifo.sv rtl/xf_xb.sv
+// RTL_SRCS: rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_fifo.sv rtl/xf_xb.sv
 // RTL_SRCS: rtl/xf_router.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_array.sv
 // RTL_SRCS: rtl/xf_exchange.sv
 // RTL_SRCS: rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv

@@ -1,8 +1,8 @@
 // RTL_TOP: xf_tile
 // RTL_TOP: xf_tile Vxf_tile_d08 -GAluDtypes=8'h08
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
-// RTL_SRCS: rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv
-// RTL_SRCS: rtl/xf_tile_send.sv rtl/xf_tile_recv.sv rtl/xf_tile.sv
+// RTL_SRCS: rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv
+// RTL_SRCS: rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv rtl/xf_tile.sv
 // Block test of the RTL tile (rtl/xf_tile.sv and its xf_tile_* parts, Verilated with its
 // defaults: NumLinks 4, ImemWords 4096, PmemWords 16384, DmemBytes 786432) inside a C++ model
 // of the exchange around ONE tile, with the interface timing of /tmp/chip_ifaces.md section A:
@@ -41,6 +41,13 @@
 // access while the tile runs; random loop-back programs under random rx idle insertion and
 // random link stalls (XOFF/XON timing) against a C++ computation, with the XB queue never
 // above its 32 flits and no link data flit outside a granted, XON'd session.
+//
+// ScaleAdd (ScaleAddCsr17LoopBack): CSR 17 at its start value 1.0, then written by Csrw 17
+// twice, each value used by the fp32 ScaleAdd Reduce packets the tile sends to itself after it
+// (DMEM bit-exact against xf::alu_reduce with that scale, a rounding-tie lane checked against
+// its documented two-rounding result), a start resetting CSR 17 to 1.0 again, and Csrw 18 failing
+// with IllegalInstr at its pc; ScaleAdd on int32/fp16 received and on bf16 sent are invalid
+// pairs (ReceiveErrors, SequencerErrors).
 //
 // ALU subset (AluSubsetTreatsUnbuiltDtypesAsInvalidPairs): a second Verilated tile with
 // AluDtypes = 8'h08 (int32 only). A received Reduce of another dtype (valid pair or token) is
@@ -1326,6 +1333,91 @@ TEST(RtlTile, SimultaneousReduceAndSend) {
   EXPECT_EQ(got, src);
 }
 
+// fp32 values for ScaleAdd: a quarter specials (zeros, subnormals, max, infinities, NaNs), the
+// rest with exponent fields 100..153 (products and sums that round, cancel and tie).
+std::vector<uint8_t> random_fp32_bytes(std::mt19937_64& rng, size_t n) {
+  const uint32_t sp[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x807FFFFFu, 0x00800000u,
+                         0x7F7FFFFFu, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFF800001u};
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; i += 4) {
+    const uint64_t x = rng();
+    const uint32_t u = (x & 3u) == 0 ? sp[(x >> 8) % 10]
+                                     : (static_cast<uint32_t>(x >> 32) & 0x807FFFFFu) |
+                                           (static_cast<uint32_t>((x >> 8) % 54u + 100u) << 23);
+    std::memcpy(&v[i], &u, 4);
+  }
+  return v;
+}
+
+// ScaleAdd through the tile: three 512-byte fp32 ScaleAdd Reduce jobs to the tile itself (the
+// loop-back), the first with CSR 17 as the start left it (1.0), the second after Csrw 17 =
+// -0.1f, the third after Csrw 17 = 1 + 2^-12 (its first lane a rounding tie: s = b = 1 + 2^-12,
+// a = -(1 + 2^-11) gives 0 with two roundings, 2^-24 fused); then Csrw 18 fails with
+// IllegalInstr at its pc. Every byte of the three regions against xf::alu_reduce. A second
+// start with a program that only reduces checks that start resets CSR 17 to 1.0.
+TEST(RtlTile, ScaleAddCsr17LoopBack) {
+  auto rng = make_rng();
+  TileBench b;
+  b.rx_idle = 0.2;
+  constexpr uint32_t kN = 512, kA = 0x1000, kB = 0x8000, kStride = 0x400;
+  const uint32_t scales[3] = {0x3F800000u, 0xBDCCCCCDu, 0x3F800800u};
+  std::vector<std::vector<uint8_t>> want(3);
+  std::vector<uint64_t> p = {LI(2, kN), LI(3, kChip)};
+  const uint32_t d = desc(kTileId, 0, Opcode::kReduce, DType::kFp32, RedOp::kScaleAdd, 4);
+  for (uint32_t r = 0; r < 3; ++r) {
+    auto a = random_fp32_bytes(rng, kN);
+    auto in = random_fp32_bytes(rng, kN);
+    if (r == 2) {
+      const uint32_t ta = 0xBF801000u, tb = 0x3F800800u;
+      std::memcpy(&a[0], &ta, 4);
+      std::memcpy(&in[0], &tb, 4);
+    }
+    b.load_dmem(kA + r * kStride, a);
+    b.load_dmem(kB + r * kStride, in);
+    AluCfg cfg;
+    cfg.op = RedOp::kScaleAdd;
+    cfg.scale = scales[r];
+    alu_reduce(cfg, a.data(), in.data(), kN);
+    want[r] = a;
+    if (r > 0) {
+      p.push_back(LI(10, scales[r]));
+      p.push_back(I(Isa::kCsrw, 0, 10, 0, 0, 0, 17));
+    }
+    p.push_back(LI(1, kB + r * kStride));
+    p.push_back(LI(4, kA + r * kStride));
+    p.push_back(SEND(1, 2, 3, 4, d));
+    p.push_back(LI(5, (r + 1) * kN / 16));
+    p.push_back(WAIT(5, 0, 4));
+  }
+  const uint32_t bad_pc = static_cast<uint32_t>(p.size());
+  p.push_back(I(Isa::kCsrw, 0, 10, 0, 0, 0, 18));
+  p.push_back(END());
+  b.load_imem(p);
+  b.start();
+  ASSERT_TRUE(b.run_to_halt());
+  b.settle();
+  EXPECT_EQ(b.dut().stat_err_o, static_cast<int>(TileErr::kIllegalInstr));
+  EXPECT_EQ(b.dut().stat_pc_o, bad_pc);
+  for (uint32_t r = 0; r < 3; ++r)
+    EXPECT_EQ(b.read_dmem(kA + r * kStride, kN), want[r]) << "region " << r;
+  uint32_t tie;
+  const auto t = b.read_dmem(kA + 2 * kStride, 4);
+  std::memcpy(&tie, t.data(), 4);
+  EXPECT_EQ(tie, 0x00000000u) << "two roundings";
+
+  // Start again (CSR 17 back to 1.0): ScaleAdd of region 1 onto region 0 is then a Sum.
+  AluCfg sum;
+  std::vector<uint8_t> w0 = want[0];
+  alu_reduce(sum, w0.data(), want[1].data(), kN);
+  b.load_imem({LI(1, kA + kStride), LI(2, kN), LI(3, kChip), LI(4, kA), SEND(1, 2, 3, 4, d),
+               LI(5, kN / 16), WAIT(5, 0, 4), END()});
+  b.start();
+  ASSERT_TRUE(b.run_to_halt());
+  b.settle();
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+  EXPECT_EQ(b.read_dmem(kA, kN), w0) << "after a start, CSR 17 is 1.0";
+}
+
 // Every receive-side error: the first error is kept, the sequencer stops, the engines go on.
 TEST(RtlTile, ReceiveErrors) {
   struct Case {
@@ -1359,7 +1451,8 @@ TEST(RtlTile, ReceiveErrors) {
       {"len > 2048", [&] { return pkt(hdr(0, 2064, 0x100), 129); }, TileErr::kBadPacket},
       {"avg on fp32", [&] { return pkt(hdr(1, 32, 0x100, 6, 3), 2); }, TileErr::kBadPacket},
       {"dtype 7", [&] { return pkt(hdr(1, 32, 0x100, 7, 0), 2); }, TileErr::kBadPacket},
-      {"scale_add", [&] { return pkt(hdr(1, 32, 0x100, 3, 4), 2); }, TileErr::kBadPacket},
+      {"scale_add int32", [&] { return pkt(hdr(1, 32, 0x100, 3, 4), 2); }, TileErr::kBadPacket},
+      {"scale_add fp16", [&] { return pkt(hdr(1, 32, 0x100, 4, 4), 2); }, TileErr::kBadPacket},
       {"bad pair + range", [&] { return pkt(hdr(1, 32, 0xFFFFF0, 6, 3), 2); }, TileErr::kBadPacket},
       {"range", [&] { return pkt(hdr(0, 32, kDmemBytes - 16), 2); }, TileErr::kDmemRange},
       {"range token", [&] { return pkt(hdr(0, 0, kDmemBytes), 0); }, TileErr::kNone},
@@ -1756,6 +1849,11 @@ TEST(RtlTile, SequencerErrors) {
       {"illegal 200", {I(static_cast<Isa>(200))}, TileErr::kIllegalInstr},
       {"geti 4", {I(Isa::kGeti, 1, 0, 0, 0, 0, 4)}, TileErr::kIllegalInstr},
       {"csrw 0", {I(Isa::kCsrw, 0, 1, 0, 0, 0, 0)}, TileErr::kIllegalInstr},
+      {"csrw 15", {I(Isa::kCsrw, 0, 1, 0, 0, 0, 15)}, TileErr::kIllegalInstr},
+      {"csrw 18", {I(Isa::kCsrw, 0, 1, 0, 0, 0, 18)}, TileErr::kIllegalInstr},
+      {"send scale_add bf16",
+       {SEND(1, 2, 3, 4, desc(0, 0, Opcode::kReduce, DType::kBf16, RedOp::kScaleAdd))},
+       TileErr::kIllegalInstr},
       {"send popc 2", {SEND(1, 2, 3, 4, desc(0, 0, Opcode::kReduceSend))}, TileErr::kIllegalInstr},
       {"send bad pair",
        {SEND(1, 2, 3, 4, desc(0, 0, Opcode::kReduce, DType::kFp16, RedOp::kAvg))},

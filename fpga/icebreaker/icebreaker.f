@@ -4,6 +4,7 @@ rtl/xf_defs_pkg.sv
 rtl/xf_delay.sv
 rtl/xf_int_lane.sv
 rtl/xf_fp_add.sv
+rtl/xf_fp_mul.sv
 rtl/xf_fp_maxmin.sv
 rtl/xf_reduce_alu.sv
 rtl/xf_tile_ram.sv

@@ -7,8 +7,10 @@
 //  - right shifts of negative values are written as ~((~x) >> n), which is floor(x / 2^n)
 //    without relying on implementation-defined signed shifts;
 //  - fp16/bf16 <-> fp32 conversions use integer bit manipulation only; the only floating-point
-//    operation is one fp32 addition per element (SSE on x86-64: no excess precision, and an add
-//    cannot be contracted into an FMA).
+//    operations are one fp32 addition per element, and for ScaleAdd one fp32 multiplication
+//    before it (SSE on x86-64: no excess precision). The multiplication and the addition are
+//    separate non-inlined functions, so the compiler cannot contract them into an FMA whatever
+//    -ffp-contract says (GCC contracts only within one expression, and only with -mfma).
 #include "xf/alu.hpp"
 
 #include <cstring>
@@ -66,7 +68,11 @@ int64_t float_order_key(uint32_t bits, unsigned width) {
 
 // One fp32 addition. Kept as its own function so that the only floating-point arithmetic in
 // the ALU is visibly a single IEEE binary32 add (round to nearest even, subnormals kept).
-float add_f32(float a, float b) { return a + b; }
+// noinline: a + s*b must round twice, and a fused multiply-add would round once.
+[[gnu::noinline]] float add_f32(float a, float b) { return a + b; }
+
+// One fp32 multiplication (round to nearest even, subnormals kept), ScaleAdd's first step.
+[[gnu::noinline]] float mul_f32(float a, float b) { return a * b; }
 
 // ---- Integer lanes -------------------------------------------------------------------------
 
@@ -156,31 +162,34 @@ Bits float_maxmin(bool is_max, Bits a, Bits b, bool a_nan, bool b_nan, Bits cano
   return ka <= kb ? a : b;
 }
 
-uint16_t fp16_op(RedOp op, uint16_t a, uint16_t b) {
-  if (op == RedOp::kSum) return fp16_add(a, b);
-  return float_maxmin<uint16_t>(op == RedOp::kMax, a, b, fp16_is_nan(a), fp16_is_nan(b),
+uint16_t fp16_op(const AluCfg& cfg, uint16_t a, uint16_t b) {
+  if (cfg.op == RedOp::kSum) return fp16_add(a, b);
+  return float_maxmin<uint16_t>(cfg.op == RedOp::kMax, a, b, fp16_is_nan(a), fp16_is_nan(b),
                                 kFp16CanonicalNan);
 }
 
-uint16_t bf16_op(RedOp op, uint16_t a, uint16_t b) {
-  if (op == RedOp::kSum) return bf16_add(a, b);
-  return float_maxmin<uint16_t>(op == RedOp::kMax, a, b, bf16_is_nan(a), bf16_is_nan(b),
+uint16_t bf16_op(const AluCfg& cfg, uint16_t a, uint16_t b) {
+  if (cfg.op == RedOp::kSum) return bf16_add(a, b);
+  return float_maxmin<uint16_t>(cfg.op == RedOp::kMax, a, b, bf16_is_nan(a), bf16_is_nan(b),
                                 kBf16CanonicalNan);
 }
 
-uint32_t fp32_op(RedOp op, uint32_t a, uint32_t b) {
-  if (op == RedOp::kSum) return fp32_add(a, b);
-  return float_maxmin<uint32_t>(op == RedOp::kMax, a, b, fp32_is_nan(a), fp32_is_nan(b),
+uint32_t fp32_op(const AluCfg& cfg, uint32_t a, uint32_t b) {
+  if (cfg.op == RedOp::kSum) return fp32_add(a, b);
+  // a + s*b: the product is rounded to binary32 first (NaN canonical; a NaN stays a NaN in the
+  // sum, so canonicalising it there changes nothing), then added with a second rounding.
+  if (cfg.op == RedOp::kScaleAdd) return fp32_add(a, fp32_mul(cfg.scale, b));
+  return float_maxmin<uint32_t>(cfg.op == RedOp::kMax, a, b, fp32_is_nan(a), fp32_is_nan(b),
                                 kFp32CanonicalNan);
 }
 
-template <typename Bits, Bits (*Op)(RedOp, Bits, Bits)>
-void reduce_float(RedOp op, uint8_t* local, const uint8_t* in, size_t n) {
+template <typename Bits, Bits (*Op)(const AluCfg&, Bits, Bits)>
+void reduce_float(const AluCfg& cfg, uint8_t* local, const uint8_t* in, size_t n) {
   for (size_t i = 0; i < n; i += sizeof(Bits)) {
     Bits a, b;
     std::memcpy(&a, local + i, sizeof a);
     std::memcpy(&b, in + i, sizeof b);
-    const Bits r = Op(op, a, b);
+    const Bits r = Op(cfg, a, b);
     std::memcpy(local + i, &r, sizeof r);
   }
 }
@@ -218,7 +227,7 @@ bool valid_pair(DType t, RedOp op) {
     case RedOp::kAvg:
       return !dtype_is_float(t);
     case RedOp::kScaleAdd:
-      return false;  // reserved for the optimizer issue
+      return t == DType::kFp32;  // seed 004's optimizer update
   }
   return false;
 }
@@ -251,11 +260,11 @@ void alu_reduce(const AluCfg& cfg, uint8_t* local, const uint8_t* in, size_t nby
     case DType::kInt32:
       return reduce_int<int32_t>(cfg, local, in, nbytes);
     case DType::kFp16:
-      return reduce_float<uint16_t, fp16_op>(cfg.op, local, in, nbytes);
+      return reduce_float<uint16_t, fp16_op>(cfg, local, in, nbytes);
     case DType::kBf16:
-      return reduce_float<uint16_t, bf16_op>(cfg.op, local, in, nbytes);
+      return reduce_float<uint16_t, bf16_op>(cfg, local, in, nbytes);
     case DType::kFp32:
-      return reduce_float<uint32_t, fp32_op>(cfg.op, local, in, nbytes);
+      return reduce_float<uint32_t, fp32_op>(cfg, local, in, nbytes);
   }
 }
 
@@ -338,6 +347,11 @@ uint16_t bf16_add(uint16_t a, uint16_t b) {
 
 uint32_t fp32_add(uint32_t a, uint32_t b) {
   const uint32_t r = float_bits(add_f32(bits_float(a), bits_float(b)));
+  return fp32_is_nan(r) ? kFp32CanonicalNan : r;
+}
+
+uint32_t fp32_mul(uint32_t a, uint32_t b) {
+  const uint32_t r = float_bits(mul_f32(bits_float(a), bits_float(b)));
   return fp32_is_nan(r) ? kFp32CanonicalNan : r;
 }
 

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
 
 #include "xf/alu.hpp"
+#include "xf/reference.hpp"
 
 namespace xf {
 
@@ -36,6 +38,8 @@ const char* to_string(Collective c) {
       return "broadcast";
     case Collective::kReduce:
       return "reduce";
+    case Collective::kSgdStep:
+      return "sgd";
   }
   return "?";
 }
@@ -70,8 +74,9 @@ Collective parse_collective(const std::string& s0) {
   if (s == "all_gather" || s == "allgather" || s == "all-gather") return Collective::kAllGather;
   if (s == "broadcast") return Collective::kBroadcast;
   if (s == "reduce") return Collective::kReduce;
+  if (s == "sgd" || s == "sgd_step") return Collective::kSgdStep;
   fail("unknown collective '" + s0 +
-       "': use allreduce, reduce_scatter, all_gather, broadcast or reduce");
+       "': use allreduce, reduce_scatter, all_gather, broadcast, reduce or sgd");
 }
 
 Algo parse_algo(const std::string& s0) {
@@ -105,6 +110,7 @@ double busbw_factor(Collective c, int p) {
   if (p < 2) return 0;  // one chip moves nothing: no bandwidth to measure
   switch (c) {
     case Collective::kAllReduce:
+    case Collective::kSgdStep:  // a reduce-scatter and an all-gather
       return 2.0 * (p - 1) / p;
     case Collective::kReduceScatter:
     case Collective::kAllGather:
@@ -217,12 +223,12 @@ struct Builder {
   }
 
   // Ring reduce-scatter and/or all-gather on directed ring `order` for plane t.
-  void ring(int t, const std::vector<int>& order, int lane, bool rs, bool ag) {
+  void ring(int t, const std::vector<int>& order, int lane, bool rs, bool ag, int step0 = 0) {
     const int n = static_cast<int>(order.size());
     plan.ring_planes.resize(T);
     plan.ring_planes[t] = RingPlane{order, lane, rs ? 0 : n - 1, ag ? 2 * n - 3 : n - 2};
     auto blk = [&](int pos) { return order[((pos % n) + n) % n]; };
-    int step = 0;
+    int step = step0;
     if (rs) {
       for (int s = 0; s < n - 1; ++s, ++step)
         for (int i = 0; i < n; ++i) {
@@ -237,6 +243,35 @@ struct Builder {
           add(step, t, order[i], order[(i + 1) % n], a, a, l, Opcode::kWrite, lane);
         }
     }
+  }
+
+  // Seed 004's update of chip c's own block on plane t (docs/compiler.md section 12), local
+  // transfers from step s on: G is the block (the reduced gradient), W and M the chip's weight
+  // and momentum shards after the plane.
+  //   s    G += wd * W      (ScaleAdd; only with weight decay)
+  //   s+1  G += mu * M      G is now the new momentum
+  //   s+2  M  = G           (Write)
+  //   s+3  W += -lr * G     (ScaleAdd)
+  //   s+4  G  = W           (Write: the updated weights, for the all-gather)
+  void sgd_update(int t, int c, int lane, int s) {
+    auto [a, l] = seg[t][c];
+    const uint32_t w = plan.state_base[t], m = w + plan.state_len[t];
+    auto bits = [](float f) {
+      uint32_t u;
+      std::memcpy(&u, &f, 4);
+      return u;
+    };
+    auto scale_add = [&](int step, uint32_t src, uint32_t dst, float k) {
+      add(step, t, c, c, src, dst, l, Opcode::kReduce, lane);
+      if (l == 0) return;
+      plan.transfers.back().scale_add = true;
+      plan.transfers.back().scale = bits(k);
+    };
+    if (plan.spec.weight_decay != 0.0f) scale_add(s, w, a, plan.spec.weight_decay);
+    scale_add(s + 1, m, a, plan.spec.momentum);
+    add(s + 2, t, c, c, a, m, l, Opcode::kWrite, lane);
+    scale_add(s + 3, a, w, -plan.spec.lr);
+    add(s + 4, t, c, c, w, a, l, Opcode::kWrite, lane);
   }
 
   // Chain through `order` starting at order[0]: Write (broadcast) or Reduce (towards the end).
@@ -275,6 +310,14 @@ struct Builder {
         case Collective::kAllGather:
           ring(t, order, lane, false, true);
           break;
+        case Collective::kSgdStep: {  // every chip owns its own block after the reduce-scatter
+          const int n = static_cast<int>(order.size());
+          ring(t, order, lane, true, false);
+          for (int ch = 0; ch < P; ++ch) sgd_update(t, ch, lane, n - 1);
+          ring(t, order, lane, false, true, n + 4);
+          plan.ring_planes[t] = RingPlane{};  // local steps between: a descriptor list
+          break;
+        }
         case Collective::kBroadcast:
           chain(t, rotate_to(order, plan.spec.root), lane, Opcode::kWrite, 0);
           break;
@@ -495,6 +538,18 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
          std::to_string(P - 1) + ")");
   Algo a = spec.algo == Algo::kAuto ? default_algo(topo, spec) : spec.algo;
   plan.algo = a;
+  if (spec.coll == Collective::kSgdStep) {
+    if (spec.dtype != DType::kFp32 || spec.op != RedOp::kSum)
+      fail(
+          "the sgd step reduces fp32 gradients with sum (fp32 master weights); use --dtype "
+          "fp32 --op sum");
+    if (a != Algo::kRing && a != Algo::kBiring && a != Algo::kLadder)
+      fail(std::string("--algo ") + to_string(a) +
+           " does not run the sgd step; it uses ring, biring or ladder (the default)");
+    for (float v : {spec.lr, spec.momentum, spec.weight_decay})
+      if (!std::isfinite(v))
+        fail("the sgd step's learning rate, momentum and weight decay must be finite numbers");
+  }
   if (spec.op == RedOp::kAvg && a != Algo::kAvg)
     fail("op avg runs only with the averaging algorithm (--algo avg or auto)");
   if (a == Algo::kButterfly) {
@@ -511,6 +566,18 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
   }
   Builder b(topo, plan);
   b.layout();
+  if (spec.coll == Collective::kSgdStep) {
+    // The optimizer state lives after the plane: the weight shard, then the momentum shard,
+    // each as long as the plane's longest block slice (the same addresses on every chip).
+    plan.state_base.resize(plan.tiles);
+    plan.state_len.resize(plan.tiles);
+    for (int t = 0; t < plan.tiles; ++t) {
+      uint32_t mx = 0;
+      for (int c = 0; c < P; ++c) mx = std::max(mx, b.seg[t][c].second);
+      plan.state_base[t] = b.plane_len[t];
+      plan.state_len[t] = mx;
+    }
+  }
   std::vector<const Ring*> rings;
   bool logical = false;
   switch (a) {
@@ -555,8 +622,8 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
       break;
   }
   for (int t = 0; t < plan.tiles; ++t)
-    if (b.plane_len[t] > spec.tile_dmem_bytes)
-      fail("the collective needs " + std::to_string(b.plane_len[t]) +
+    if (tile_footprint(plan, t) > spec.tile_dmem_bytes)
+      fail("the collective needs " + std::to_string(tile_footprint(plan, t)) +
            " bytes of data memory per tile but a tile has " + std::to_string(spec.tile_dmem_bytes) +
            "; use fewer bytes or more tiles");
   // Tokens are carried as zero-length transfers with step = level base and a marker.
@@ -799,8 +866,11 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
     // 3. descriptors with waits.
     std::vector<uint32_t>& pm = img.pmem[t];
     pm.assign(P, 0);
+    bool has_scale = false;
     for (int c = 0; c < P; ++c) {
       pm[c] = static_cast<uint32_t>(pm.size());
+      uint32_t csr17 = 0;              // the scale CSR as this list has set it
+      bool csr17_known = false;        // (a previous run may have left any value)
       std::map<int, uint32_t> waited;  // ctr -> value already waited for
       auto need = [&](int ctr, uint32_t v) {
         if (waited[ctr] >= v) return;
@@ -824,12 +894,22 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
               dep[a.ctr] = std::max(dep[a.ctr], a.cum);
         }
         for (auto [ctr, v] : dep) need(ctr, v);
+        if (x.scale_add && (!csr17_known || csr17 != x.scale)) {
+          // The receive engine reads CSR 17 as it reduces: every earlier arrival into this chip
+          // (ScaleAdd with the old scale among them) must be done before it changes.
+          for (const Arr& a : arr[c])
+            if (a.step < op.step) need(a.ctr, a.cum);
+          pm.insert(pm.end(), {kDescScale, x.scale});
+          ++img.descriptors;
+          csr17 = x.scale;
+          csr17_known = has_scale = true;
+        }
         SendDesc d;
         d.tile = t;
         d.lane = x.lane;
         d.popc = x.popc;
         d.dtype = sp.dtype;
-        d.op = sp.op;
+        d.op = x.scale_add ? RedOp::kScaleAdd : sp.op;
         d.sat = sp.sat;
         d.ctr = op.ctr;
         d.avg_shift = x.avg_shift;
@@ -847,15 +927,21 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
     std::vector<uint64_t>& im = img.imem[t];
     im.push_back(enc(Isa::kGeti, 1, 0, 0, 0, 0, 0));  // r1 = index
     im.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, plan.avg_scale));
-    im.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 16));      // avg scale
-    im.push_back(enc(Isa::kLw, 2, 1, 0, 0, 0, 0));          // r2 = pmem[index]
-    im.push_back(enc(Isa::kLi, 4, 0, 0, 0, 0, kDescWait));  // r4 = 2
+    im.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 16));                       // avg scale
+    im.push_back(enc(Isa::kLw, 2, 1, 0, 0, 0, 0));                           // r2 = pmem[index]
+    im.push_back(enc(Isa::kLi, 4, 0, 0, 0, 0, kDescWait));                   // r4 = 2
+    if (has_scale) im.push_back(enc(Isa::kLi, 11, 0, 0, 0, 0, kDescScale));  // r11 = 3
     const uint32_t loop = static_cast<uint32_t>(im.size());
     im.push_back(enc(Isa::kLw, 3, 2, 0, 0, 0, 0));  // r3 = kind
     const size_t beq_end = im.size();
     im.push_back(0);
     const size_t beq_wait = im.size();
     im.push_back(0);
+    size_t beq_scale = 0;
+    if (has_scale) {
+      beq_scale = im.size();
+      im.push_back(0);
+    }
     for (unsigned i = 0; i < 5; ++i) im.push_back(enc(Isa::kLw, 5 + i, 2, 0, 0, 0, 1 + i));
     im.push_back(enc(Isa::kSend, 9, 5, 6, 7, 8, 0));
     im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 6));
@@ -866,6 +952,13 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
     im.push_back(enc(Isa::kWait, 0, 6, 5, 0, 0, 0));
     im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 3));
     im.push_back(enc(Isa::kJmp, 0, 0, 0, 0, 0, loop));
+    if (has_scale) {  // Scale: CSR 17 = the next word
+      im[beq_scale] = enc(Isa::kBeq, 0, 3, 11, 0, 0, static_cast<uint32_t>(im.size()));
+      im.push_back(enc(Isa::kLw, 5, 2, 0, 0, 0, 1));
+      im.push_back(enc(Isa::kCsrw, 0, 5, 0, 0, 0, kCsrAluScale));
+      im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 2));
+      im.push_back(enc(Isa::kJmp, 0, 0, 0, 0, 0, loop));
+    }
     const uint32_t end = static_cast<uint32_t>(im.size());
     im.push_back(enc(Isa::kEnd, 0, 0, 0, 0, 0, 0));
     im[beq_end] = enc(Isa::kBeq, 0, 3, 0, 0, 0, end);

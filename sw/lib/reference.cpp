@@ -85,9 +85,31 @@ uint32_t tile_footprint(const Plan& plan, int tile) {
   return std::max<uint32_t>(n, kFlitBytes);
 }
 
+uint32_t tile_load_bytes(const Plan& plan, int tile) {
+  if (plan.spec.coll == Collective::kSgdStep) return plan.state_base[tile];
+  return tile_footprint(plan, tile);
+}
+
+uint64_t sgd_shard_bytes(const Plan& plan, int chip) { return block_len(plan, chip); }
+
+std::vector<SgdState> make_sgd_state(const Plan& plan, uint64_t seed) {
+  std::vector<SgdState> st(plan.chips);
+  for (int c = 0; c < plan.chips; ++c) {
+    std::mt19937_64 rng(seed * 2000003u + c);
+    for (Bytes* b : {&st[c].weights, &st[c].momentum}) {
+      b->resize(sgd_shard_bytes(plan, c));
+      for (size_t i = 0; i + 4 <= b->size(); i += 4) {
+        const float f = static_cast<float>(static_cast<int>(rng() % 129) - 64) / 8.0f;
+        std::memcpy(&(*b)[i], &f, 4);
+      }
+    }
+  }
+  return st;
+}
+
 std::vector<Bytes> load_tiles(const Plan& plan, int chip, const Bytes& input) {
   std::vector<Bytes> tiles(plan.tiles);
-  for (int t = 0; t < plan.tiles; ++t) tiles[t].assign(tile_footprint(plan, t), 0);
+  for (int t = 0; t < plan.tiles; ++t) tiles[t].assign(tile_load_bytes(plan, t), 0);
   if (plan.spec.coll == Collective::kBroadcast && chip != plan.spec.root) return tiles;
   const int blk = in_is_block(plan) ? chip : -1;
   const uint64_t base = blk >= 0 ? plan.block_off[blk] : 0;
@@ -108,10 +130,20 @@ Bytes unload_tiles(const Plan& plan, int chip, const std::vector<Bytes>& tiles) 
   return out;
 }
 
-std::vector<Bytes> run_reference(const Plan& plan, const std::vector<Bytes>& inputs) {
+std::vector<Bytes> run_reference(const Plan& plan, const std::vector<Bytes>& inputs,
+                                 std::vector<SgdState>* state) {
   const int P = plan.chips;
+  const bool sgd = plan.spec.coll == Collective::kSgdStep;
   std::vector<std::vector<Bytes>> mem(P);
-  for (int c = 0; c < P; ++c) mem[c] = load_tiles(plan, c, inputs[c]);
+  for (int c = 0; c < P; ++c) {
+    mem[c] = load_tiles(plan, c, inputs[c]);
+    for (int t = 0; t < plan.tiles; ++t) mem[c][t].resize(tile_footprint(plan, t), 0);
+    if (sgd && state)
+      for_sgd_shard(plan, c, [&](int t, uint32_t addr, uint64_t off, uint64_t n) {
+        std::memcpy(&mem[c][t][addr], &(*state)[c].weights[off], n);
+        std::memcpy(&mem[c][t][addr + plan.state_len[t]], &(*state)[c].momentum[off], n);
+      });
+  }
   std::vector<const Transfer*> order;
   for (const Transfer& x : plan.transfers)
     if (x.bytes) order.push_back(&x);
@@ -138,6 +170,12 @@ std::vector<Bytes> run_reference(const Plan& plan, const std::vector<Bytes>& inp
       uint8_t* d = &mem[x.dst][x.plane][x.dst_addr];
       if (x.popc == Opcode::kWrite) {
         std::memcpy(d, payload[k - i].data(), x.bytes);
+      } else if (x.scale_add) {
+        AluCfg sa;
+        sa.dtype = DType::kFp32;
+        sa.op = RedOp::kScaleAdd;
+        sa.scale = x.scale;
+        alu_reduce(sa, d, payload[k - i].data(), x.bytes);
       } else {
         cfg.avg_shift = x.avg_shift;
         cfg.avg_final = x.avg_final;
@@ -146,6 +184,12 @@ std::vector<Bytes> run_reference(const Plan& plan, const std::vector<Bytes>& inp
     }
     i = j;
   }
+  if (sgd && state)
+    for (int c = 0; c < P; ++c)
+      for_sgd_shard(plan, c, [&](int t, uint32_t addr, uint64_t off, uint64_t n) {
+        std::memcpy(&(*state)[c].weights[off], &mem[c][t][addr], n);
+        std::memcpy(&(*state)[c].momentum[off], &mem[c][t][addr + plan.state_len[t]], n);
+      });
   std::vector<Bytes> out(P);
   for (int c = 0; c < P; ++c) out[c] = unload_tiles(plan, c, mem[c]);
   return out;
@@ -292,19 +336,23 @@ std::vector<Bytes> make_inputs(const Plan& plan, uint64_t seed, int mode) {
 namespace xf {
 
 Check check_outputs(const Plan& plan, const std::vector<Bytes>& inputs,
-                    const std::vector<Bytes>& outputs, bool exact_inputs) {
+                    const std::vector<Bytes>& outputs, bool exact_inputs,
+                    const std::vector<SgdState>* state) {
   Check k;
   const int P = plan.chips;
   const DType dt = plan.spec.dtype;
   const size_t es = dtype_size(dt);
-  const std::vector<Bytes> ref = run_reference(plan, inputs);
+  std::vector<SgdState> st;
+  if (state) st = *state;
+  const std::vector<Bytes> ref = run_reference(plan, inputs, state ? &st : nullptr);
   for (int c = 0; c < P; ++c)
     for (size_t i = 0; i + es <= ref[c].size(); i += es)
       if (outputs[c].size() != ref[c].size() || std::memcmp(&outputs[c][i], &ref[c][i], es))
         ++k.wrong;
   // Replicated results must be bit-identical on every chip.
   const Collective co = plan.spec.coll;
-  if (co == Collective::kAllReduce || co == Collective::kAllGather || co == Collective::kBroadcast)
+  if (co == Collective::kAllReduce || co == Collective::kAllGather ||
+      co == Collective::kBroadcast || co == Collective::kSgdStep)
     for (int c = 1; c < P; ++c)
       for (size_t i = 0; i + es <= outputs[0].size(); i += es)
         if (outputs[c].size() != outputs[0].size() ||
@@ -322,7 +370,8 @@ Check check_outputs(const Plan& plan, const std::vector<Bytes>& inputs,
         k.avg_max_err = std::max(k.avg_max_err, std::fabs(element(dt, &outputs[c][i]) - s / P));
       }
     }
-  } else if (!plan.spec.sat && (exact_inputs || !dtype_is_float(dt))) {
+  } else if (co != Collective::kSgdStep && !plan.spec.sat &&
+             (exact_inputs || !dtype_is_float(dt))) {
     k.exact_checked = true;
     const std::vector<Bytes> ex = exact_result(plan, inputs);
     for (int c = 0; c < P; ++c)

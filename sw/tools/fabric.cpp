@@ -38,12 +38,15 @@
 #include "cosim_checker.hpp"
 #include "driver.hpp"
 #include "rtl_system.hpp"
+#include "train.hpp"
 #include "xf/alu.hpp"
+#include "xf/average_study.hpp"
 #include "xf/cli.hpp"
 #include "xf/compiler.hpp"
 #include "xf/faults.hpp"
 #include "xf/reference.hpp"
 #include "xf/serial.hpp"
+#include "xf/topo_dot.hpp"
 #include "xf/topology.hpp"
 
 using namespace xf;
@@ -175,6 +178,19 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
   if (opt.count("tiles"))
     spec.tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, kMaxTiles));
   if (opt.count("chunk")) spec.chunk_bytes = static_cast<uint32_t>(parse_bytes(opt["chunk"]));
+  // The sgd step's hyper-parameters (seed 004).
+  auto real = [&](const char* k, float& v) {
+    if (!opt.count(k)) return;
+    if (spec.coll != Collective::kSgdStep)
+      throw Usage(std::string("--") + k + " is for --collective sgd");
+    char* end = nullptr;
+    v = std::strtof(opt[k].c_str(), &end);
+    if (opt[k].empty() || *end)
+      throw Usage(std::string("--") + k + " '" + opt[k] + "' is not a number");
+  };
+  real("lr", spec.lr);
+  real("momentum", spec.momentum);
+  real("weight-decay", spec.weight_decay);
   return spec;
 }
 
@@ -205,40 +221,6 @@ std::pair<std::string, int> parse_serial_backend(const std::string& backend) {
         "--backend serial:DEV[@BAUD]: name the board's serial device, e.g. "
         "serial:/dev/ttyUSB1 or serial:/dev/ttyUSB1@1000000");
   return {dev, baud};
-}
-
-// Refuses a collective the board's machine cannot run, saying what the board holds.
-void check_board(const serial::BoardInfo& bi, serial::SerialHost& h, const Topology& topo,
-                 const Plan& plan, const CollectiveSpec& spec) {
-  if (bi.machine.empty() || parse_topology(bi.machine).spec != topo.spec)
-    throw std::runtime_error("serial: the board's machine is " +
-                             (bi.machine.empty() ? std::string("unnamed") : bi.machine) + " (" +
-                             std::to_string(bi.chips) + " chips), not " + topo.spec +
-                             "; run with --topology " + bi.machine);
-  const uint32_t config = h.read32(0, reg::kConfig);
-  const int tiles = static_cast<int>(config & 0x1F);
-  if (spec.tiles != tiles)
-    throw std::runtime_error("serial: the board's chips have " + std::to_string(tiles) +
-                             " tiles; run with --tiles " + std::to_string(tiles));
-  const uint64_t dmem = static_cast<uint64_t>(config >> 16) * 1024;
-  for (int t = 0; t < plan.tiles; ++t)
-    if (tile_footprint(plan, t) > dmem)
-      throw std::runtime_error("serial: the collective needs " +
-                               std::to_string(tile_footprint(plan, t)) +
-                               " bytes of data memory per tile; the board's tiles have " +
-                               std::to_string(dmem) + "; use fewer --bytes");
-  const bool reduces = spec.coll == Collective::kAllReduce ||
-                       spec.coll == Collective::kReduceScatter || spec.coll == Collective::kReduce;
-  const uint32_t alu = h.read32(0, reg::kAluConfig) & 0xFF;
-  if (reduces && !((alu >> static_cast<int>(spec.dtype)) & 1)) {
-    std::string built;
-    for (int d = 0; d < 7; ++d)
-      if ((alu >> d) & 1) built += std::string(built.empty() ? "" : ", ") + to_string(DType(d));
-    throw std::runtime_error(std::string("serial: the board's ALUs were built without ") +
-                             to_string(spec.dtype) + "; they reduce " +
-                             (built.empty() ? std::string("nothing") : built) +
-                             " (choose one of those with --dtype)");
-  }
 }
 
 // One point of `fabric bench`, measured in a child process (SystemC elaborates once per process)
@@ -492,10 +474,14 @@ int usage(const char* why) {
                "                  [--algo auto|ring|biring|ladder|line|tree|avg|butterfly]\n"
                "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
                "                  [--input DIR] [--output DIR] [--packet-log FILE] [--no-header]\n"
+               "                  [--lr X --momentum X --weight-decay X] (--collective sgd)\n"
                "       fabric plan (same options): print the schedule and the program\n"
                "       fabric bench --topology T [--topology T2 ...] [--min-bytes 8]\n"
                "                  [--max-bytes 1M] [--backend model|rtl] [--csv FILE]\n"
                "                  [--json FILE] (and run's collective options): a size sweep\n"
+               "       fabric train [--backend model|rtl|both] ...: the training demo (--help)\n"
+               "       fabric average-study ...: seed 000's averaging accuracy (--help)\n"
+               "       fabric topo T [--png FILE] [--dot FILE] [--svg FILE]: draw a topology\n"
                "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n");
   return 2;
 }
@@ -509,16 +495,22 @@ int sc_main(int argc, char** argv) {
     usage(nullptr);
     return 0;
   }
+  // Subcommands with their own options (docs/fabric.md).
+  const std::vector<std::string> rest(argv + 2, argv + argc);
+  if (cmd == "train") return train_main(rest, argv[0]);
+  if (cmd == "average-study") return average_study_main(rest);
+  if (cmd == "topo") return topo_main(rest);
   if (cmd != "run" && cmd != "plan" && cmd != "bench")
     return usage(("unknown command '" + cmd + "'").c_str());
   std::map<std::string, std::string> opt;
   const std::map<std::string, bool> known = {
-      {"topology", true}, {"collective", true}, {"dtype", true},      {"op", true},
-      {"bytes", true},    {"backend", true},    {"algo", true},       {"seed", true},
-      {"root", true},     {"tiles", true},      {"sat", false},       {"chunk", true},
-      {"input", true},    {"output", true},     {"no-header", false}, {"trace", true},
-      {"faults", true},   {"packet-log", true}, {"min-bytes", true},  {"max-bytes", true},
-      {"csv", true},      {"json", true}};
+      {"topology", true},    {"collective", true}, {"dtype", true},      {"op", true},
+      {"bytes", true},       {"backend", true},    {"algo", true},       {"seed", true},
+      {"root", true},        {"tiles", true},      {"sat", false},       {"chunk", true},
+      {"input", true},       {"output", true},     {"no-header", false}, {"trace", true},
+      {"faults", true},      {"packet-log", true}, {"min-bytes", true},  {"max-bytes", true},
+      {"csv", true},         {"json", true},       {"lr", true},         {"momentum", true},
+      {"weight-decay", true}};
   std::vector<std::string> topologies;  // bench takes several
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -603,6 +595,11 @@ int sc_main(int argc, char** argv) {
     } else {
       inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
     }
+    // The sgd step: every chip's optimizer state before it, from the seed; each backend loads
+    // its own copy (the run updates it) and the check runs the reference from this one.
+    const bool sgd = spec.coll == Collective::kSgdStep;
+    const std::vector<SgdState> state0 = sgd ? make_sgd_state(plan, seed) : std::vector<SgdState>{};
+    std::vector<SgdState> state_model = state0, state_rtl = state0;
     const auto t0 = std::chrono::steady_clock::now();
     // --packet-log: the model's packets (or, with --backend rtl, the RTL's) to FILE; with
     // --backend both the RTL's go to FILE.rtl, same format, cycles counted from the start.
@@ -654,7 +651,8 @@ int sc_main(int argc, char** argv) {
     std::unique_ptr<cosim::ModelChecker> checker;  // --backend both
     if (backend == "model" || backend == "both") {
       const model::CollectiveRun run =
-          model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer, faults);
+          model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer, faults,
+                              sgd ? &state_model : nullptr, sgd ? &state_model : nullptr);
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       results.push_back({"model", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs,
@@ -674,8 +672,10 @@ int sc_main(int argc, char** argv) {
       serial::Client client(port);
       const serial::BoardInfo bi = serial::read_board_info(client);
       serial::SerialHost host(client, bi.chips, bi.clock_hz, spec.tiles);
-      check_board(bi, host, topo, plan, spec);
-      const HostRun<serial::RunStats> run = run_collective(host, plan, img, inputs, 50'000'000);
+      serial::check_board(bi, host, topo, plan, spec);
+      const HostRun<serial::RunStats> run =
+          run_collective(host, plan, img, inputs, 50'000'000, sgd ? &state_model : nullptr,
+                         sgd ? &state_model : nullptr);
       const double wall =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::printf(
@@ -712,7 +712,9 @@ int sc_main(int argc, char** argv) {
         // lock step: every packet is checked as its tail leaves the node
         if (checker && !checker->on_packet(e)) sys.request_stop("the checker found a mismatch");
       };
-      rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
+      rtl::RtlCollectiveRun run =
+          rtl::run_on_rtl(sys, plan, img, inputs, 50'000'000, sgd ? &state_rtl : nullptr,
+                          sgd ? &state_rtl : nullptr);
       if (checker && !run.stats.stopped && run.stats.ok)
         checker->on_collective_end(sys.cycle(), run.stats.cycles, run.outputs);
       if (faults.any()) print_link_counts("rtl", rtl_link_counts(sys, topo));
@@ -745,8 +747,10 @@ int sc_main(int argc, char** argv) {
     for (const Result& r : results) {
       // A run the checker stopped has no outputs: its row counts no elements (the checker says
       // what went wrong).
-      const Check chk =
-          r.outputs.empty() ? Check{} : check_outputs(plan, inputs, r.outputs, !opt.count("input"));
+      const Check chk = r.outputs.empty()
+                            ? Check{}
+                            : check_outputs(plan, inputs, r.outputs, !opt.count("input"),
+                                            sgd ? &state0 : nullptr);
       const double cyc = static_cast<double>(r.cycles);
       const double algbw = static_cast<double>(spec.bytes) / cyc;
       const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
@@ -764,6 +768,23 @@ int sc_main(int argc, char** argv) {
         for (const std::string& line : r.diagnosis)
           if (line.find("escalated") != std::string::npos)
             std::fprintf(stderr, "fabric: %s: %s\n", r.backend, line.c_str());
+    }
+    if (sgd) {
+      // The optimizer state each backend read back, against the reference's.
+      std::vector<SgdState> ref = state0;
+      run_reference(plan, inputs, &ref);
+      for (const Result& r : results) {
+        if (r.outputs.empty()) continue;
+        const std::vector<SgdState>& got =
+            std::string(r.backend) == "rtl" ? state_rtl : state_model;
+        int differ = 0;
+        for (int c = 0; c < topo.num_chips; ++c)
+          differ += got[c].weights != ref[c].weights || got[c].momentum != ref[c].momentum;
+        std::printf("# %s: optimizer state (weight and momentum shards) %s\n", r.backend,
+                    differ ? (std::to_string(differ) + " chips differ from the reference").c_str()
+                           : "bit-identical to the reference on every chip");
+        if (differ) status = 1;
+      }
     }
     if (checker) {
       const Result &m = results[0], &r = results[1];

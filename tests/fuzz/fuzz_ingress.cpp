@@ -1213,7 +1213,7 @@ class Harness {
           h.dtype = 7;  // no such dtype
           h.op = v >> 5;
         } else if (v & 2) {
-          h.op = 4 + (v >> 2) % 4;  // ScaleAdd and the undefined ops
+          h.op = 4 + (v >> 2) % 4;  // ScaleAdd (valid only on fp32) and the undefined ops
         } else {
           h.op = 3;  // Avg on a float type
           h.dtype = 4 + (v >> 2) % 3;

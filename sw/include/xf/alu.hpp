@@ -15,7 +15,11 @@
 //    extra bit (>>> is arithmetic shift for signed types, logical for uint8: floor division);
 //    with avg_final set the result is then multiplied by avg_scale (Q1.31, < 2.0) as
 //    floor((x * avg_scale) / 2^31) and clamped to the type range;
-//  - avg on float types and scale_add are not valid pairs (valid_pair returns false).
+//  - scale_add (fp32 only, seed 004's optimizer update): result = fp32_add(a, fp32_mul(s, b))
+//    with s = AluCfg::scale (the tile's CSR 17): two roundings, each binary32 round to nearest
+//    even with subnormals kept, the canonical NaN for any NaN (never fused into one FMA);
+//  - avg on float types and scale_add on any dtype but fp32 are not valid pairs (valid_pair
+//    returns false).
 #pragma once
 
 #include <cstddef>
@@ -32,14 +36,15 @@ bool dtype_is_float(DType t);
 // Whether the ALU supports this pair (e.g. avg needs an integer type).
 bool valid_pair(DType t, RedOp op);
 
-// Configuration of one reduction, as carried by a packet header plus the tile's avg scale.
+// Configuration of one reduction, as carried by a packet header plus the tile's two CSRs.
 struct AluCfg {
   DType dtype = DType::kFp32;
   RedOp op = RedOp::kSum;
   bool sat = false;
   uint8_t avg_shift = 0;
   bool avg_final = false;
-  uint32_t avg_scale = 1u << kAvgScaleFracBits;
+  uint32_t avg_scale = 1u << kAvgScaleFracBits;  // CSR 16: Avg final scale, Q1.31
+  uint32_t scale = kScaleAddResetBits;           // CSR 17: ScaleAdd factor s, fp32 bits (1.0)
 };
 
 // Lane-wise combine: local[i] = f(local[i], in[i]) for every element in nbytes (a multiple of
@@ -50,6 +55,8 @@ void alu_reduce(const AluCfg& cfg, uint8_t* local, const uint8_t* in, size_t nby
 uint16_t fp16_add(uint16_t a, uint16_t b);
 uint16_t bf16_add(uint16_t a, uint16_t b);
 uint32_t fp32_add(uint32_t a, uint32_t b);
+// One binary32 product (ScaleAdd's s*b): nearest even, subnormals kept, NaN canonical.
+uint32_t fp32_mul(uint32_t a, uint32_t b);
 float fp16_to_float(uint16_t h);  // exact; NaN gives the canonical fp32 NaN
 uint16_t float_to_fp16(float f);  // round to nearest even, NaN canonical
 float bf16_to_float(uint16_t h);  // exact; NaN gives the canonical fp32 NaN

@@ -28,7 +28,10 @@ struct CompileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum class Collective { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce };
+// kSgdStep is seed 004's sharded optimizer step (docs/compiler.md section 12): reduce-scatter of
+// fp32 gradients, each chip's SGD-with-momentum update of its own shard with the ALU's ScaleAdd,
+// then all-gather of the updated parameters.
+enum class Collective { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kSgdStep };
 enum class Algo { kAuto, kRing, kBiring, kLadder, kLine, kTree, kAvg, kButterfly };
 
 const char* to_string(Collective c);
@@ -52,6 +55,9 @@ struct CollectiveSpec {
   // Ring-family collectives get a compact loop program computing its blocks from the ring
   // position (index-relative arithmetic); false forces descriptor lists everywhere.
   bool ring_loops = true;
+  // kSgdStep: w <- w - lr * m, m <- momentum * m + (g + weight_decay * w), in fp32 with the
+  // ALU's ScaleAdd (two roundings per term, docs/alu.md section 6).
+  float lr = 0.01f, momentum = 0.9f, weight_decay = 0.0f;
 };
 
 // One data movement of one tile plane.
@@ -65,6 +71,8 @@ struct Transfer {
   uint8_t avg_shift = 0;
   bool avg_final = false;
   int lane = 0;
+  bool scale_add = false;  // a Reduce with op ScaleAdd (fp32): dst += scale * payload
+  uint32_t scale = 0;      // fp32 bits, written to the tile's CSR 17 before the send
 };
 
 // Where the user's bytes live: slice (block b, tile t) = user bytes [user_off, user_off+len)
@@ -102,6 +110,10 @@ struct Plan {
   uint32_t avg_scale = 1u << kAvgScaleFracBits;  // avg: 2^p / P in Q1.31 (floor)
   int avg_levels = 0;
   std::vector<RingPlane> ring_planes;  // per tile, when every transfer is a ring step
+  // kSgdStep: per tile, the optimizer state after the vector's plane: the chip's weight shard at
+  // state_base[t] and its momentum shard at state_base[t] + state_len[t] (each state_len[t]
+  // bytes, the longest block slice of the plane). Empty for every other collective.
+  std::vector<uint32_t> state_base, state_len;
 };
 
 // The loadable result. Tiles at the same position run the same program on every chip.
@@ -118,7 +130,9 @@ struct Image {
 };
 
 // Descriptor kinds of the interpreter program (docs/compiler.md).
-enum DescKind : uint32_t { kDescEnd = 0, kDescSend = 1, kDescWait = 2 };
+// kDescScale (only in plans with ScaleAdd transfers): CSR 17 (kCsrAluScale), the ScaleAdd
+// factor, = the next word.
+enum DescKind : uint32_t { kDescEnd = 0, kDescSend = 1, kDescWait = 2, kDescScale = 3 };
 
 // Builds the schedule; throws CompileError with a clear message for unsupported requests.
 Plan plan_collective(const Topology& topo, const CollectiveSpec& spec);

@@ -23,6 +23,12 @@ inline constexpr uint32_t kMaxChips = 4096;
 inline constexpr uint32_t kMaxTiles = 16;
 // fraction bits of the avg final-scale factor (Q1.31, fits 32 bits because the factor is below 2)
 inline constexpr uint32_t kAvgScaleFracBits = 31;
+// CSR number of the avg final-scale factor (Csrw; Q1.31; start, clear and reset set it to 1.0 = 0x80000000)
+inline constexpr uint32_t kCsrAvgScale = 16;
+// CSR number of the ScaleAdd factor s (Csrw; fp32 bit pattern; start, clear and reset set it to 1.0 = 0x3F800000)
+inline constexpr uint32_t kCsrAluScale = 17;
+// value of CSR 17 after reset, start and clear: 0x3F800000, fp32 1.0
+inline constexpr uint32_t kScaleAddResetBits = 1065353216;
 // cycles from a flit entering a link transmitter to it leaving the far receiver buffer
 inline constexpr uint32_t kLinkLatencyCycles = 8;
 // flits of the link receive buffer; credits start at this value
@@ -112,7 +118,7 @@ enum class RedOp : uint8_t {
   kMax = 1,  // maximum
   kMin = 2,  // minimum
   kAvg = 3,  // seed-000 pairwise average (integers): (a + (b >>> shift)) >>> 1, then the final scale when the final bit is set
-  kScaleAdd = 4,  // optimizer scale-add: a + s*b (reserved for the optimizer issue)
+  kScaleAdd = 4,  // optimizer scale-add, fp32 only: a + s*b with s = CSR 17, rounded twice (s*b, then the sum) to nearest even
 };
 inline constexpr uint32_t kRedOpBits = 3;
 inline constexpr uint32_t kRedOpCount = 5;
@@ -147,7 +153,7 @@ enum class Isa : uint8_t {
   kWait = 15,  // stall until counter[imm] >= rs1 (flits)
   kWaits = 16,  // stall until the tile's send queue is empty
   kBar = 17,  // barrier across all tiles of all chips
-  kCsrw = 18,  // csr[imm] = rs1 (writable: 16 avg scale Q1.31)
+  kCsrw = 18,  // csr[imm] = rs1 (writable: 16 avg scale Q1.31, 17 ScaleAdd factor fp32)
   kFwd = 19,  // arm the forward entry for ReduceSend: dst chip rs1, dst addr delta rs2; imm as Send
 };
 inline constexpr uint32_t kIsaBits = 8;

@@ -100,7 +100,7 @@ inline std::string tile_error_text(TileErr err, uint32_t pc, uint32_t info, uint
   switch (err) {
     case TileErr::kIllegalInstr:
       s = "illegal instruction" + at +
-          ": an undefined opcode, Geti above 3, Csrw to a CSR other than 16, or a Send whose "
+          ": an undefined opcode, Geti above 3, Csrw to a CSR but 16 and 17, or a Send whose "
           "packet opcode is not write/reduce or whose reduce has no ALU pair";
       break;
     case TileErr::kPcRange:

@@ -71,9 +71,33 @@ void host_region(Host& h, int chip, int tile, uint32_t region, uint32_t window, 
 }
 }  // namespace detail
 
+// The sgd step's optimizer state (Collective::kSgdStep): written to every chip's tiles before the
+// run when `state_in` is given (otherwise what the chips hold is used: the state stays on the
+// chip from step to step), and read back after it into `state_out` when given.
+template <class Host>
+void sgd_state_access(Host& h, const Plan& plan, int chip, SgdState& st, bool write) {
+  const uint64_t n = sgd_shard_bytes(plan, chip);
+  st.weights.resize(n);
+  st.momentum.resize(n);
+  for_sgd_shard(plan, chip, [&](int t, uint32_t addr, uint64_t off, uint64_t len) {
+    const uint32_t a = reg::kTileBase + t * reg::kTileStride + reg::kTileDmem + addr;
+    const uint32_t m = a + plan.state_len[t];
+    if (write) {
+      h.write(chip, a, &st.weights[off], len);
+      h.write(chip, m, &st.momentum[off], len);
+    } else {
+      h.read(chip, a, &st.weights[off], len);
+      h.read(chip, m, &st.momentum[off], len);
+    }
+  });
+}
+
 template <class Host>
 auto run_collective(Host& h, const Plan& plan, const Image& img, const std::vector<Bytes>& inputs,
-                    uint64_t max_cycles) -> HostRun<decltype(h.run(max_cycles))> {
+                    uint64_t max_cycles, std::vector<SgdState>* state_in = nullptr,
+                    std::vector<SgdState>* state_out = nullptr)
+    -> HostRun<decltype(h.run(max_cycles))> {
+  const bool sgd = plan.spec.coll == Collective::kSgdStep;
   const int P = plan.chips;
   const int nodes = static_cast<int>(img.route.size());
   for (int n = 0; n < nodes; ++n) {
@@ -106,6 +130,8 @@ auto run_collective(Host& h, const Plan& plan, const Image& img, const std::vect
                           tiles[c][t].size() & ~size_t{3}, true);
     }
   }
+  if (sgd && state_in)
+    for (int c = 0; c < P; ++c) sgd_state_access(h, plan, c, (*state_in)[c], true);
   h.flush();
   for (int c = 0; c < P; ++c)
     for (int t = 0; t < plan.tiles; ++t) {
@@ -123,10 +149,14 @@ auto run_collective(Host& h, const Plan& plan, const Image& img, const std::vect
   for (int c = 0; c < P; ++c) {  // every chip's reads queued, then one flush (as the load)
     tiles[c].assign(plan.tiles, Bytes{});
     for (int t = 0; t < plan.tiles; ++t) {
-      tiles[c][t].resize(tile_footprint(plan, t));
+      tiles[c][t].resize(tile_load_bytes(plan, t));
       detail::host_region(h, c, t, reg::kTileDmem, reg::kTileDmemSize, tiles[c][t].data(),
                           tiles[c][t].size() & ~size_t{3}, false);
     }
+  }
+  if (sgd && state_out) {
+    state_out->resize(P);
+    for (int c = 0; c < P; ++c) sgd_state_access(h, plan, c, (*state_out)[c], false);
   }
   h.flush();
   for (int c = 0; c < P; ++c) r.outputs[c] = unload_tiles(plan, c, tiles[c]);

@@ -12,6 +12,7 @@
 // exact_result computes the order-independent answer where one exists (see has_exact).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -26,11 +27,41 @@ uint64_t io_out_bytes(const Plan& plan, int chip);
 // Tile data memories of one chip (one vector per tile, sized for the plan) with the input placed.
 std::vector<Bytes> load_tiles(const Plan& plan, int chip, const Bytes& input);
 Bytes unload_tiles(const Plan& plan, int chip, const std::vector<Bytes>& tiles);
-// Bytes of data memory each tile needs for this plan (data, scratch and avg buffers).
+// Bytes of data memory each tile needs for this plan (data, scratch, avg buffers and the sgd
+// step's optimizer state).
 uint32_t tile_footprint(const Plan& plan, int tile);
+// Bytes of tile t that load_tiles fills and the driver loads before a run: the footprint, except
+// for the sgd step, whose optimizer state after the plane stays on the chip between steps.
+uint32_t tile_load_bytes(const Plan& plan, int tile);
 
-// Runs the plan on plain memories; returns every chip's output.
-std::vector<Bytes> run_reference(const Plan& plan, const std::vector<Bytes>& inputs);
+// Seed 004 (Collective::kSgdStep): chip c's optimizer state, its shard of the fp32 weights and
+// of the momentum, each the bytes of block c (block_off[c]..block_off[c+1]) in the user's order.
+// It lives in the chip's tiles after the plane (Plan::state_base) and never moves to another chip.
+struct SgdState {
+  Bytes weights, momentum;
+};
+uint64_t sgd_shard_bytes(const Plan& plan, int chip);
+// Where chip c's shard sits in tile memory: calls f(tile, tile address, shard offset, bytes) for
+// the weights; the momentum of the same bytes is at tile address + Plan::state_len[tile].
+template <class F>
+void for_sgd_shard(const Plan& plan, int chip, F f) {
+  uint32_t first = 0;
+  bool seen = false;
+  for (const Slice& s : plan.slices) {
+    if (s.block != chip || s.user_off >= plan.spec.bytes) continue;
+    if (!seen) first = static_cast<uint32_t>(s.user_off), seen = true;
+    const uint64_t valid = std::min<uint64_t>(s.len, plan.spec.bytes - s.user_off);
+    f(s.tile, plan.state_base[s.tile], s.user_off - first, valid);
+  }
+}
+// Every chip's state drawn from `seed`: weights and momentum small multiples of 1/8 (finite
+// sums, like make_inputs' gradients).
+std::vector<SgdState> make_sgd_state(const Plan& plan, uint64_t seed);
+
+// Runs the plan on plain memories; returns every chip's output. For the sgd step `state` (one
+// per chip) is the optimizer state before the step and is updated in place (nullptr: zeros).
+std::vector<Bytes> run_reference(const Plan& plan, const std::vector<Bytes>& inputs,
+                                 std::vector<SgdState>* state = nullptr);
 
 // True when the collective has an order-independent exact answer for these inputs: integer
 // sum (wrap), max, min, and any float sum/max/min whose partial sums are all exact (the caller
@@ -58,7 +89,10 @@ struct Check {
 
 // `exact_inputs`: the float inputs were chosen so that every order of summation is exact
 // (make_inputs); for arbitrary float data (files) the order-independent check is skipped.
+// For the sgd step, `state` is the optimizer state before the step (nullptr: zeros), and the
+// outputs are compared with run_reference only (no order-independent answer exists).
 Check check_outputs(const Plan& plan, const std::vector<Bytes>& inputs,
-                    const std::vector<Bytes>& outputs, bool exact_inputs = true);
+                    const std::vector<Bytes>& outputs, bool exact_inputs = true,
+                    const std::vector<SgdState>* state = nullptr);
 
 }  // namespace xf

@@ -19,7 +19,10 @@
 #include <thread>
 #include <vector>
 
+#include "xf/compiler.hpp"
 #include "xf/defs.hpp"
+#include "xf/reference.hpp"
+#include "xf/topology.hpp"
 
 namespace xf::serial {
 
@@ -511,5 +514,40 @@ class SerialHost {
   int tiles_;
   std::vector<Access> q_;
 };
+
+// Refuses a collective the board's machine cannot run, saying what the board holds.
+inline void check_board(const serial::BoardInfo& bi, serial::SerialHost& h, const Topology& topo,
+                        const Plan& plan, const CollectiveSpec& spec) {
+  if (bi.machine.empty() || parse_topology(bi.machine).spec != topo.spec)
+    throw std::runtime_error("serial: the board's machine is " +
+                             (bi.machine.empty() ? std::string("unnamed") : bi.machine) + " (" +
+                             std::to_string(bi.chips) + " chips), not " + topo.spec +
+                             "; run with --topology " + bi.machine);
+  const uint32_t config = h.read32(0, reg::kConfig);
+  const int tiles = static_cast<int>(config & 0x1F);
+  if (spec.tiles != tiles)
+    throw std::runtime_error("serial: the board's chips have " + std::to_string(tiles) +
+                             " tiles; run with --tiles " + std::to_string(tiles));
+  const uint64_t dmem = static_cast<uint64_t>(config >> 16) * 1024;
+  for (int t = 0; t < plan.tiles; ++t)
+    if (tile_footprint(plan, t) > dmem)
+      throw std::runtime_error("serial: the collective needs " +
+                               std::to_string(tile_footprint(plan, t)) +
+                               " bytes of data memory per tile; the board's tiles have " +
+                               std::to_string(dmem) + "; use fewer --bytes");
+  const bool reduces = spec.coll == Collective::kAllReduce ||
+                       spec.coll == Collective::kReduceScatter ||
+                       spec.coll == Collective::kReduce || spec.coll == Collective::kSgdStep;
+  const uint32_t alu = h.read32(0, reg::kAluConfig) & 0xFF;
+  if (reduces && !((alu >> static_cast<int>(spec.dtype)) & 1)) {
+    std::string built;
+    for (int d = 0; d < 7; ++d)
+      if ((alu >> d) & 1) built += std::string(built.empty() ? "" : ", ") + to_string(DType(d));
+    throw std::runtime_error(std::string("serial: the board's ALUs were built without ") +
+                             to_string(spec.dtype) + "; they reduce " +
+                             (built.empty() ? std::string("nothing") : built) +
+                             " (choose one of those with --dtype)");
+  }
+}
 
 }  // namespace xf::serial
