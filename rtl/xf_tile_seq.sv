@@ -1,5 +1,6 @@
 // Sequencer of a tile (docs/isa.md, model/tile.cpp Tile::sequencer): 32 registers (r0 = 0),
-// pc, the avg scale CSR (16) and the ScaleAdd factor CSR (17), one instruction per cycle from the synchronous IMEM without bubbles.
+// pc, the avg scale CSR (16) and the ScaleAdd factor CSR (17), one instruction per cycle from
+// the synchronous IMEM without bubbles.
 //
 // Fetch: imem_raddr_o is the next pc (pc_d, combinational from this cycle's execution), so the
 // IMEM read register holds the next instruction in the next cycle; a stall keeps pc_d = pc_q.

@@ -6,6 +6,9 @@
 
 #include "xf/comm.hpp"
 
+// SystemC calls sc_main with C linkage (as <systemc> declares it).
+extern "C" int sc_main(int, char**);
+
 int sc_main(int, char**) {
   xf::Comm comm;
   xf::CommConfig cfg;  // 4 tiles per chip, the compiler's algorithm, 50 M cycle limit

@@ -600,6 +600,10 @@ int sc_main(int argc, char** argv) {
     const bool sgd = spec.coll == Collective::kSgdStep;
     const std::vector<SgdState> state0 = sgd ? make_sgd_state(plan, seed) : std::vector<SgdState>{};
     std::vector<SgdState> state_model = state0, state_rtl = state0;
+    auto sgd_reference = [&] {  // the reference's outputs, from the state before the step
+      std::vector<SgdState> st = state0;
+      return run_reference(plan, inputs, sgd ? &st : nullptr);
+    };
     const auto t0 = std::chrono::steady_clock::now();
     // --packet-log: the model's packets (or, with --backend rtl, the RTL's) to FILE; with
     // --backend both the RTL's go to FILE.rtl, same format, cycles counted from the start.
@@ -660,9 +664,9 @@ int sc_main(int argc, char** argv) {
       if (backend == "both")
         // Under faults the two backends see different faults in different cycles: outputs and
         // packet streams must still be identical, cycle counts need not be.
-        checker = std::make_unique<cosim::ModelChecker>(model_packets, run.stats.cycles,
-                                                        run.outputs, run_reference(plan, inputs),
-                                                        es, faults.any() ? 1e9 : 0.02);
+        checker =
+            std::make_unique<cosim::ModelChecker>(model_packets, run.stats.cycles, run.outputs,
+                                                  sgd_reference(), es, faults.any() ? 1e9 : 0.02);
       if (faults.any()) print_link_counts("model", model_link_counts(run.stats));
     }
     if (on_board) {
