@@ -37,14 +37,8 @@ class ModelBackend final : public Backend {
                  std::vector<SgdState>* state_out) override {
     model::CollectiveRun r =
         model::run_on_system(*sys_, plan, img, inputs, max_cycles, state_in, state_out);
-    BackendRun b;
-    b.ok = r.stats.ok;
-    b.timeout = !r.stats.ok && r.stats.cycles >= max_cycles;
-    b.error = r.stats.error;
-    b.cycles = r.stats.cycles;
-    b.outputs = std::move(r.outputs);
-    b.diagnosis = std::move(r.diagnosis);
-    return b;
+    const bool timeout = r.stats.cycles >= max_cycles;
+    return backend_run(std::move(r), timeout);
   }
 
  private:
@@ -78,14 +72,8 @@ class SerialBackend final : public Backend {
     serial::check_board(info_, host_, topo_, plan, plan.spec);
     HostRun<serial::RunStats> r =
         run_collective(host_, plan, img, inputs, max_cycles, state_in, state_out);
-    BackendRun b;
-    b.ok = r.stats.ok;
-    b.error = r.stats.error;
-    b.timeout = !r.stats.ok && r.stats.error.find("time") != std::string::npos;
-    b.cycles = r.stats.cycles;
-    b.outputs = std::move(r.outputs);
-    b.diagnosis = std::move(r.diagnosis);
-    return b;
+    const bool timeout = r.stats.error.find("time") != std::string::npos;
+    return backend_run(std::move(r), timeout);
   }
 
  private:

@@ -41,14 +41,8 @@ class RtlBackend final : public Backend {
                  std::vector<SgdState>* state_out) override {
     rtl::RtlCollectiveRun r =
         rtl::run_on_rtl(*sys_, plan, img, inputs, max_cycles, state_in, state_out);
-    BackendRun b;
-    b.ok = r.stats.ok;
-    b.timeout = !r.stats.ok && r.stats.error == "cycle limit reached";
-    b.error = r.stats.error;
-    b.cycles = r.stats.cycles;
-    b.outputs = std::move(r.outputs);
-    b.diagnosis = std::move(r.diagnosis);
-    return b;
+    const bool timeout = r.stats.error == "cycle limit reached";
+    return backend_run(std::move(r), timeout);
   }
 
  private:

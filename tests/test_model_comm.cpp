@@ -151,21 +151,9 @@ TEST(Comm, ShardedSgdStepsMatchReference) {
   std::vector<float> w0(n);
   for (size_t i = 0; i < n; ++i) w0[i] = std::sin(static_cast<float>(i)) * 0.5f;
   ASSERT_TRUE(c.sgd_init(w0.data(), n, opt).ok());
-  CollectiveSpec spec;
-  spec.coll = Collective::kSgdStep;
-  spec.bytes = n * 4;
-  spec.tiles = 2;
-  spec.lr = opt.lr;
-  spec.momentum = opt.momentum;
-  spec.weight_decay = opt.weight_decay;
-  const Plan plan = plan_collective(c.topology(), spec);
-  std::vector<SgdState> ref_state(4);
-  for (int q = 0; q < 4; ++q) {
-    const uint64_t b = sgd_shard_bytes(plan, q);
-    ref_state[q].weights.assign(reinterpret_cast<uint8_t*>(w0.data()) + plan.block_off[q],
-                                reinterpret_cast<uint8_t*>(w0.data()) + plan.block_off[q] + b);
-    ref_state[q].momentum.assign(b, 0);
-  }
+  Plan plan;
+  ASSERT_TRUE(c.sgd_plan(n, opt, &plan).ok());
+  std::vector<SgdState> ref_state = sgd_initial_state(plan, w0.data());
   std::mt19937_64 rng(4);
   std::normal_distribution<float> nd(0, 1);
   for (int step = 0; step < 3; ++step) {

@@ -92,6 +92,16 @@ uint32_t tile_load_bytes(const Plan& plan, int tile) {
 
 uint64_t sgd_shard_bytes(const Plan& plan, int chip) { return block_len(plan, chip); }
 
+std::vector<SgdState> sgd_initial_state(const Plan& plan, const void* params) {
+  std::vector<SgdState> st(plan.chips);
+  for (int c = 0; c < plan.chips; ++c) {
+    const uint8_t* p = static_cast<const uint8_t*>(params) + plan.block_off[c];
+    st[c].weights.assign(p, p + sgd_shard_bytes(plan, c));
+    st[c].momentum.assign(st[c].weights.size(), 0);
+  }
+  return st;
+}
+
 std::vector<SgdState> make_sgd_state(const Plan& plan, uint64_t seed) {
   std::vector<SgdState> st(plan.chips);
   for (int c = 0; c < plan.chips; ++c) {

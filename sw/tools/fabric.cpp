@@ -183,10 +183,7 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
     if (!opt.count(k)) return;
     if (spec.coll != Collective::kSgdStep)
       throw Usage(std::string("--") + k + " is for --collective sgd");
-    char* end = nullptr;
-    v = std::strtof(opt[k].c_str(), &end);
-    if (opt[k].empty() || *end)
-      throw Usage(std::string("--") + k + " '" + opt[k] + "' is not a number");
+    v = static_cast<float>(cli::parse_real(k, opt[k], -1e6, 1e6));
   };
   real("lr", spec.lr);
   real("momentum", spec.momentum);
@@ -205,22 +202,6 @@ void check_rtl_fits(const Topology& topo, const CollectiveSpec& spec) {
       throw Usage("--topology " + topo.spec + ": node " + std::to_string(n) + " has " +
                   std::to_string(topo.num_ports[n]) + " links, the RTL chip and switch " +
                   std::to_string(kRtlLinks) + "; use --backend model for it");
-}
-
-// --backend serial:DEV[@BAUD]: the device and the rate.
-std::pair<std::string, int> parse_serial_backend(const std::string& backend) {
-  std::string dev = backend.substr(7);
-  int baud = serial::kDefaultBaud;
-  const size_t at = dev.rfind('@');
-  if (at != std::string::npos) {
-    baud = static_cast<int>(parse_int("baud", dev.substr(at + 1), 1200, 12'000'000));
-    dev = dev.substr(0, at);
-  }
-  if (dev.empty())
-    throw Usage(
-        "--backend serial:DEV[@BAUD]: name the board's serial device, e.g. "
-        "serial:/dev/ttyUSB1 or serial:/dev/ttyUSB1@1000000");
-  return {dev, baud};
 }
 
 // One point of `fabric bench`, measured in a child process (SystemC elaborates once per process)
@@ -671,7 +652,7 @@ int sc_main(int argc, char** argv) {
     }
     if (on_board) {
       // The same driver sequence over the serial host bridge (docs/fpga.md section 5).
-      const auto [dev, baud] = parse_serial_backend(backend);
+      const auto [dev, baud] = serial::parse_backend(backend);
       serial::SerialPort port(dev, baud);
       serial::Client client(port);
       const serial::BoardInfo bi = serial::read_board_info(client);

@@ -173,12 +173,7 @@ int train_main(const std::vector<std::string>& args, const char* self) {
       opt[a] = v;
     }
     auto real = [&](const char* k, double lo, double hi) {
-      char* end = nullptr;
-      const double v = std::strtod(opt[k].c_str(), &end);
-      if (opt[k].empty() || *end || !(v >= lo && v <= hi))
-        throw Usage(std::string("--") + k + " '" + opt[k] + "' must be a number from " +
-                    std::to_string(lo) + " to " + std::to_string(hi));
-      return static_cast<float>(v);
+      return static_cast<float>(cli::parse_real(k, opt[k], lo, hi));
     };
     const std::string backend = opt["backend"];
     if (backend != "model" && backend != "rtl" && backend != "both" &&
@@ -229,21 +224,10 @@ int train_main(const std::vector<std::string>& args, const char* self) {
         if (!r) throw std::runtime_error(r.message);
       }
     // The single-process reference: the same plan on the plain C++ executor, with its own state.
-    CollectiveSpec spec;
-    spec.coll = Collective::kSgdStep;
-    spec.bytes = kParams * 4;
-    spec.tiles = tiles;
-    spec.lr = sgd.lr;
-    spec.momentum = sgd.momentum;
-    spec.weight_decay = sgd.weight_decay;
-    const Plan plan = plan_collective(comm.topology(), spec);
-    std::vector<SgdState> ref_state(P);
-    for (int c = 0; c < P; ++c) {
-      const uint64_t b = sgd_shard_bytes(plan, c);
-      const uint8_t* p = reinterpret_cast<const uint8_t*>(w.data()) + plan.block_off[c];
-      ref_state[c].weights.assign(p, p + b);
-      ref_state[c].momentum.assign(b, 0);
-    }
+    Plan plan;
+    r = comm.sgd_plan(kParams, sgd, &plan);
+    if (!r) throw std::runtime_error(r.message);
+    std::vector<SgdState> ref_state = sgd_initial_state(plan, w.data());
 
     std::printf("# fabric train: softmax regression, %zu train / %zu test digits (%s)\n",
                 train.size(), test.size(), opt["data"].c_str());

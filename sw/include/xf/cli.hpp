@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -61,6 +62,18 @@ inline long long parse_int(const std::string& opt, const std::string& s, long lo
   if (pos == 0 || pos != s.size() || v < lo || v > hi)
     throw Usage("--" + opt + " '" + s + "' must be a whole number from " + std::to_string(lo) +
                 " to " + std::to_string(hi));
+  return v;
+}
+
+// A real number in [lo, hi], for option --opt.
+inline double parse_real(const std::string& opt, const std::string& s, double lo, double hi) {
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end || !(v >= lo && v <= hi)) {
+    char range[64];
+    std::snprintf(range, sizeof range, "%g to %g", lo, hi);
+    throw Usage("--" + opt + " '" + s + "' must be a number from " + range);
+  }
   return v;
 }
 

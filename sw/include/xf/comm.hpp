@@ -30,11 +30,13 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "xf/alu.hpp"
 #include "xf/compiler.hpp"
 #include "xf/reference.hpp"
+#include "xf/serial.hpp"
 #include "xf/topology.hpp"
 
 namespace xf {
@@ -138,29 +140,19 @@ std::unique_ptr<Backend> make_rtl_backend(const Topology& topo, const CommConfig
 std::unique_ptr<Backend> make_serial_backend(const Topology& topo, const CommConfig& cfg,
                                              const std::string& device, int baud);
 
-namespace detail {
-// Parses "serial:DEV[@BAUD]"; false if `spec` is not a serial backend.
-inline bool parse_serial(const std::string& spec, std::string* dev, int* baud, std::string* err) {
-  if (spec.rfind("serial:", 0) != 0) return false;
-  std::string d = spec.substr(7);
-  *baud = 115200;
-  const size_t at = d.rfind('@');
-  if (at != std::string::npos) {
-    const std::string b = d.substr(at + 1);
-    d = d.substr(0, at);
-    char* end = nullptr;
-    const long v = std::strtol(b.c_str(), &end, 10);
-    if (b.empty() || *end || v < 300 || v > 12'000'000) {
-      *err = "backend " + spec + ": baud '" + b + "' is not a rate from 300 to 12000000";
-      return true;
-    }
-    *baud = static_cast<int>(v);
-  }
-  if (d.empty()) *err = "backend " + spec + ": no device; write serial:/dev/ttyUSB0[@BAUD]";
-  *dev = d;
-  return true;
+// BackendRun from a backend's run of xf::run_collective (HostRun or model::CollectiveRun: stats
+// with ok, error and cycles; outputs; diagnosis).
+template <class Run>
+BackendRun backend_run(Run&& r, bool timeout) {
+  BackendRun b;
+  b.ok = r.stats.ok;
+  b.timeout = !r.stats.ok && timeout;
+  b.error = std::move(r.stats.error);
+  b.cycles = r.stats.cycles;
+  b.outputs = std::move(r.outputs);
+  b.diagnosis = std::move(r.diagnosis);
+  return b;
 }
-}  // namespace detail
 
 class Comm;
 
@@ -198,10 +190,16 @@ class Comm {
   // "rtl" or "serial:DEV[@BAUD]"). On failure *out is left uninitialized.
   static Result create(const std::string& topology, const std::string& backend, Comm* out,
                        const CommConfig& cfg = CommConfig{}) {
-    std::string dev, err;
+    const bool serial = backend.rfind("serial:", 0) == 0;
+    std::string dev;
     int baud = 0;
-    const bool serial = detail::parse_serial(backend, &dev, &baud, &err);
-    if (!err.empty()) return {Status::kInvalidArgument, err};
+    if (serial) {
+      try {
+        std::tie(dev, baud) = serial::parse_backend(backend);
+      } catch (const std::exception& e) {
+        return {Status::kInvalidArgument, "backend " + backend + ": " + e.what()};
+      }
+    }
     if (!serial && backend != "model" && backend != "rtl")
       return {Status::kUnknownBackend,
               "backend '" + backend + "' is not known: use model, rtl or serial:DEV[@BAUD]"};
@@ -267,21 +265,20 @@ class Comm {
     if (!params) return {Status::kInvalidArgument, "sgd_init: params is null"};
     if (count == 0) return {Status::kInvalidArgument, "sgd_init: count is 0; give the parameters"};
     Plan plan;
-    r = impl_->compile(sgd_spec(count, opt), &plan, nullptr);
+    r = sgd_plan(count, opt, &plan);
     if (!r) return r;
     std::lock_guard<std::mutex> g(impl_->mu);
     impl_->sgd_count = count;
-    impl_->sgd_pending.assign(plan.chips, SgdState{});
-    for (int c = 0; c < plan.chips; ++c) {
-      SgdState& s = impl_->sgd_pending[c];
-      const uint64_t n = sgd_shard_bytes(plan, c);
-      s.weights.resize(n);
-      s.momentum.assign(n, 0);
-      std::memcpy(s.weights.data(), reinterpret_cast<const uint8_t*>(params) + plan.block_off[c],
-                  n);
-    }
+    impl_->sgd_pending = sgd_initial_state(plan, params);
     impl_->sgd_loaded = false;
     return {};
+  }
+  // The plan sgd_step compiles and runs (for a host-side reference: run_reference with the
+  // state of sgd_initial_state gives the same bits).
+  Result sgd_plan(size_t count, const SgdConfig& opt, Plan* plan) const {
+    Result r = check_init();
+    if (!r) return r;
+    return impl_->compile(sgd_spec(count, opt), plan, nullptr);
   }
   // One step: reduce-scatter of the gradients (grads[c], count fp32 on chip c), the update of
   // every shard on its chip, all-gather of the new parameters into params[c]. The optimizer

@@ -54,6 +54,9 @@ void for_sgd_shard(const Plan& plan, int chip, F f) {
     f(s.tile, plan.state_base[s.tile], s.user_off - first, valid);
   }
 }
+// Every chip's state at the start of training: its shard of `params` (spec.bytes of fp32, the
+// same vector on every chip) and a zero momentum.
+std::vector<SgdState> sgd_initial_state(const Plan& plan, const void* params);
 // Every chip's state drawn from `seed`: weights and momentum small multiples of 1/8 (finite
 // sums, like make_inputs' gradients).
 std::vector<SgdState> make_sgd_state(const Plan& plan, uint64_t seed);

@@ -17,8 +17,10 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "xf/cli.hpp"
 #include "xf/compiler.hpp"
 #include "xf/defs.hpp"
 #include "xf/reference.hpp"
@@ -514,6 +516,23 @@ class SerialHost {
   int tiles_;
   std::vector<Access> q_;
 };
+
+// "serial:DEV[@BAUD]" (fabric's --backend, xf::Comm's backend): the device and the rate
+// (kDefaultBaud unless given). Throws cli::Usage naming what is wrong.
+inline std::pair<std::string, int> parse_backend(const std::string& backend) {
+  std::string dev = backend.substr(7);
+  int baud = kDefaultBaud;
+  const size_t at = dev.rfind('@');
+  if (at != std::string::npos) {
+    baud = static_cast<int>(cli::parse_int("baud", dev.substr(at + 1), 1200, 12'000'000));
+    dev = dev.substr(0, at);
+  }
+  if (dev.empty())
+    throw cli::Usage(
+        "--backend serial:DEV[@BAUD]: no device; name the board's serial device, e.g. "
+        "serial:/dev/ttyUSB1 or serial:/dev/ttyUSB1@1000000");
+  return {dev, baud};
+}
 
 // Refuses a collective the board's machine cannot run, saying what the board holds.
 inline void check_board(const serial::BoardInfo& bi, serial::SerialHost& h, const Topology& topo,
