@@ -197,7 +197,7 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
       v = static_cast<uint32_t>(nd.num_tiles()) | static_cast<uint32_t>(nd.ctx.num_ports) << 8 |
           12u << 12 | std::min<uint32_t>(dmem_kib, 0xFFFF) << 16;  // the full 4096-chip table
     } else if (addr == reg::kAluConfig) {
-      v = nd.num_tiles() ? 0x7Fu : 0u;  // the model's ALU has every dtype (AluDtypes = 0x7F)
+      v = nd.num_tiles() ? kAluAllUnits : 0u;  // the model's ALU has every unit (AluDtypes 0xFF)
     } else if (addr == reg::kDoneCycles) {
       settle_done_cycles(node);
       v = done_cycles_[node];

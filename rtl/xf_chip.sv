@@ -41,15 +41,15 @@
 // Combinational paths: none from inputs to outputs (the host port, the links and the barrier
 // register their outputs).
 //
-// ALU subsets: AluDtypes (bit d = dtype d) selects the dtypes every tile's reduction ALU is
-// built with (docs/alu.md section 9; the host reads it in AluConfig); a Reduce of another dtype
-// is an invalid pair. The host port's DoneCycles captures Cycles when stat_done_o first rises
+// ALU subsets: AluDtypes (bit d = dtype d, bit 7 = fp32 ScaleAdd) selects the units every tile's
+// reduction ALU is built with (docs/alu.md section 9; the host reads it in AluConfig); a Reduce
+// of another dtype, or a ScaleAdd without bit 7, is an invalid pair. The host port's DoneCycles captures Cycles when stat_done_o first rises
 // after a start (docs/chip.md section 3).
 //
 // Parameter constraints: 1 <= NumTiles <= MaxTiles (16); 1 <= NumLinks <= 8; ImemWords,
 // PmemWords >= 1; DmemBytes a multiple of 16; TableChips a power of two, 1..MaxChips;
 // PhyWireDelayCycles and LinkRxBufferFlits as rtl/xf_link.sv requires, equal on both ends;
-// AluDtypes[7] = 0.
+// AluDtypes[7] (ScaleAdd) only with AluDtypes[6] (fp32).
 module xf_chip #(
   // tiles instantiated; 1..16
   parameter int NumTiles = 4,
@@ -68,8 +68,9 @@ module xf_chip #(
   parameter int LinkRxBufferFlits = xf_defs_pkg::LinkRxBufferFlits,
   // PHY wire delay each way, cycles (sizes the link's credit-loop check only)
   parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - 3,
-  // dtypes the tiles' reduction ALUs are built with: bit d = dtype d (0 int8 .. 6 fp32)
-  parameter logic [7:0] AluDtypes = 8'h7F
+  // units the tiles' reduction ALUs are built with: bit d = dtype d (0 int8 .. 6 fp32), bit 7 =
+  // fp32 ScaleAdd
+  parameter logic [7:0] AluDtypes = 8'hFF
 ) (
   input  logic                   clk_i,              // clock
   input  logic                   rst_ni,             // asynchronous reset, active low

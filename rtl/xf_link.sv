@@ -264,27 +264,50 @@ module xf_link #(
   assign stat_rx_packets_o = rx_packets_q;
 
   // ---- Receiver: buffer ----------------------------------------------------------------------
-  // Storage, entry i at bits [i*130 +: 130] (flat: Yosys 0.23 rejects packed 2-D arrays); not
-  // reset, an entry is read only after it is written.
-  /* verilator coverage_off */
-  logic [RxBufferFlits*130-1:0] buf_d, buf_q;
-  /* verilator coverage_on */
+  // Storage, written at wr_ptr_q and read (asynchronously) at rd_ptr_q; not reset, an entry is
+  // read only after it is written. Synthesis and simulation see a memory array, which FPGA tools
+  // map to distributed RAM (ECP5: TRELLIS_DPR16X4; docs/boards.md section 8) instead of
+  // RxBufferFlits*130 flip-flops and a 130-bit read multiplexer. The link proof (FORMAL, read by
+  // Yosys with -formal) sees the same storage as one flat vector buf_q, entry i at
+  // [i*130 +: 130], because its harness reads every entry (formal/xf_link_formal.sv); both forms
+  // write the same entry on the same edge and show the same entry.
   logic [129:0]                 buf_front;
   logic [PtrBits-1:0]           wr_ptr_d, wr_ptr_q, rd_ptr_d, rd_ptr_q;
   logic [CountBits-1:0]         count_d, count_q;
 
   assign rx_pop = rx_valid_o && rx_ready_i;
 
+`ifdef FORMAL
+  logic [RxBufferFlits*130-1:0] buf_d, buf_q;
+
   always_comb begin
     buf_d = buf_q;
-    wr_ptr_d = wr_ptr_q;
-    rd_ptr_d = rd_ptr_q;
-    count_d = count_q;
     buf_front = '0;
     for (int i = 0; i < RxBufferFlits; i++) begin
       if (rx_push && wr_ptr_q == PtrBits'(i)) buf_d[i*130 +: 130] = rx_in_flit_q;
       if (rd_ptr_q == PtrBits'(i)) buf_front = buf_q[i*130 +: 130];
     end
+  end
+
+  always_ff @(posedge clk_i) begin
+    buf_q <= buf_d;
+  end
+`else
+  /* verilator coverage_off */
+  logic [129:0]                 buf_mem [RxBufferFlits];
+  /* verilator coverage_on */
+
+  always_ff @(posedge clk_i) begin
+    if (rx_push) buf_mem[wr_ptr_q] <= rx_in_flit_q;
+  end
+
+  assign buf_front = buf_mem[rd_ptr_q];
+`endif
+
+  always_comb begin
+    wr_ptr_d = wr_ptr_q;
+    rd_ptr_d = rd_ptr_q;
+    count_d = count_q;
     if (rx_push) begin
       wr_ptr_d = (wr_ptr_q == PtrLast) ? '0 : wr_ptr_q + PtrOne;
     end
@@ -296,10 +319,6 @@ module xf_link #(
     end else if (!rx_push && rx_pop) begin
       count_d = count_q - CountOne;
     end
-  end
-
-  always_ff @(posedge clk_i) begin
-    buf_q <= buf_d;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -334,10 +353,7 @@ module xf_link #(
   logic                 tx_in_pkt_d, tx_in_pkt_q;  // inside a packet (head taken, tail not yet)
   logic                 tx_fire, progress, nak_new, timeout, start_replay, ack_ok;
   logic [7:0]           ack_in, cred_in, cred_delta;
-  /* verilator coverage_off */
-  logic [ReplayFlits*130-1:0] rb_d, rb_q;       // replay buffer, entry seq mod ReplayFlits
-  /* verilator coverage_on */
-  logic [129:0]         rb_front;
+  logic [129:0]         rb_front;               // replay buffer entry rp_q mod ReplayFlits
   logic                 phy_valid_d, phy_valid_q;
   logic [129:0]         phy_flit_d, phy_flit_q;
   logic [31:0]          phy_ctl_d, phy_ctl_q;
@@ -370,12 +386,6 @@ module xf_link #(
     credits_d = CountBits'(8'(credits_q) - (tx_fire ? 8'd1 : 8'd0) + cred_delta);
 
     // This cycle's word: a replayed flit, a new flit, or an idle word.
-    rb_d = rb_q;
-    rb_front = '0;
-    for (int i = 0; i < ReplayFlits; i++) begin
-      if (rp_q[RpBits-1:0] == RpBits'(i)) rb_front = rb_q[i*130 +: 130];
-      if (tx_fire && nxt_q[RpBits-1:0] == RpBits'(i)) rb_d[i*130 +: 130] = tx_flit_i;
-    end
     nxt_d = tx_fire ? nxt_q + 8'd1 : nxt_q;
     phy_fv = replaying_q || tx_fire;
     phy_seq = replaying_q ? rp_q : nxt_q;
@@ -424,9 +434,36 @@ module xf_link #(
   );
   assign phy_crc_d = ~tx_crc_raw;
 
+  // Replay buffer: entry seq mod ReplayFlits, written when a new flit is sent, read
+  // (asynchronously) at rp_q; not reset (read only while replaying, of entries written before).
+  // A memory array for synthesis and simulation, a flat vector rb_q for the link proof, as the
+  // receive buffer above.
+`ifdef FORMAL
+  logic [ReplayFlits*130-1:0] rb_d, rb_q;
+
+  always_comb begin
+    rb_d = rb_q;
+    rb_front = '0;
+    for (int i = 0; i < ReplayFlits; i++) begin
+      if (rp_q[RpBits-1:0] == RpBits'(i)) rb_front = rb_q[i*130 +: 130];
+      if (tx_fire && nxt_q[RpBits-1:0] == RpBits'(i)) rb_d[i*130 +: 130] = tx_flit_i;
+    end
+  end
+
   always_ff @(posedge clk_i) begin
     rb_q <= rb_d;
   end
+`else
+  /* verilator coverage_off */
+  logic [129:0] rb_mem [ReplayFlits];
+  /* verilator coverage_on */
+
+  always_ff @(posedge clk_i) begin
+    if (tx_fire) rb_mem[nxt_q[RpBits-1:0]] <= tx_flit_i;
+  end
+
+  assign rb_front = rb_mem[rp_q[RpBits-1:0]];
+`endif
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -17,23 +17,24 @@
 //   out_data_o   ------------------< A'>< B'>< C'>--
 //
 // Errors: if (dtype, op) is not a valid pair (xf::valid_pair: Avg only on integer types,
-// ScaleAdd only on fp32, dtype 7 and op 5..7 undefined) or the dtype is not built (AluDtypes),
-// err_o is high with that flit's out_valid_o and out_data_o is in_a_i unchanged.
+// ScaleAdd only on fp32, dtype 7 and op 5..7 undefined) or the dtype or ScaleAdd is not built
+// (AluDtypes), err_o is high with that flit's out_valid_o and out_data_o is in_a_i unchanged.
 //
 // Lanes (little-endian in the flit, lane i at bits [i*w +: w]): 16 x int8/uint8, 8 x
 // int16/fp16/bf16, 4 x int32/fp32. Every lane unit that is built computes every cycle; the
 // output stage selects by dtype and op.
 //
-// Build subsets (AluDtypes, bit d = dtype d of xf_defs_pkg::dtype_e is built; docs/alu.md
-// section 9): the units a build does not need are not instantiated. int8/uint8 lanes if bit 0
-// or 1; int16 lanes if bit 2; int32 lanes if bit 3; fp16, bf16, fp32 adders if bit 4, 5, 6
-// (the fp32 ScaleAdd multipliers with the fp32 adders); the max/min of a float format with its
-// adder, and the max/min delay line if any of 4..6. A
-// flit of a dtype that is not built is an invalid pair. The pass-through of a (errors, and the
+// Build subsets (AluDtypes, bit d = dtype d of xf_defs_pkg::dtype_e is built, bit 7 = the fp32
+// ScaleAdd multipliers are built; docs/alu.md section 9): the units a build does not need are
+// not instantiated. int8/uint8 lanes if bit 0 or 1; int16 lanes if bit 2; int32 lanes if bit 3;
+// fp16, bf16, fp32 adders if bit 4, 5, 6; the four fp32 multipliers of ScaleAdd if bits 6 and 7
+// (they are the largest part of an fp32-only ALU); the max/min of a float format with its
+// adder, and the max/min delay line if any of 4..6. A flit of a dtype that is not built, or a
+// ScaleAdd without bit 7, is an invalid pair. The pass-through of a (errors, and the
 // receive engine's Write flits) takes the first built unit of: the int8 lanes, the int16 lanes,
 // the int32 lanes (each passes a for an op it does not know), the max/min delay line (a is
 // chosen in place of the max/min), a plain delay line of a (AluDtypes = 0). Every build has the
-// same ports and latency; the default 8'h7F builds every unit.
+// same ports and latency; the default 8'hFF builds every unit.
 //
 // Pipeline (LatencyCycles = UnitLatencyCycles + 1 = 4):
 //   cycles 1-3  lane units (xf_int_lane, xf_fp_add: 3 registered stages each); fp max/min is
@@ -45,13 +46,15 @@
 //   cycle 4     result select (int8, int16, int32, fp16 add, bf16 add, fp32 add, fp max/min,
 //               the pass-through of a), output registers
 //
-// Parameter constraints: TagBits >= 1; AluDtypes[7] = 0 (dtype 7 does not exist). Lanes follow
+// Parameter constraints: TagBits >= 1; AluDtypes[7] only with AluDtypes[6] (ScaleAdd is fp32).
+// Lanes follow
 // xf_defs_pkg::FlitBits = 128.
 module xf_reduce_alu #(
   // bits of the user tag carried beside each flit (the receive engine's address)
   parameter int TagBits = 32,
-  // dtypes built: bit d = dtype d (0 int8, 1 uint8, 2 int16, 3 int32, 4 fp16, 5 bf16, 6 fp32)
-  parameter logic [7:0] AluDtypes = 8'h7F
+  // units built: bit d = dtype d (0 int8, 1 uint8, 2 int16, 3 int32, 4 fp16, 5 bf16, 6 fp32),
+  // bit 7 = fp32 ScaleAdd
+  parameter logic [7:0] AluDtypes = 8'hFF
 ) (
   input  logic                 clk_i,           // clock
   input  logic                 rst_ni,          // asynchronous reset, active low
@@ -84,7 +87,7 @@ module xf_reduce_alu #(
   `ASSERT_INIT(TagBitsLegal_A, TagBits >= 1)
   `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits == 128)
   `ASSERT_INIT(LatencyLegal_A, LatencyCycles == UnitLatencyCycles + 1)
-  `ASSERT_INIT(AluDtypesLegal_A, AluDtypes[7] == 1'b0)
+  `ASSERT_INIT(AluDtypesLegal_A, !AluDtypes[7] || AluDtypes[6])
 
   // Units built (docs/alu.md section 9).
   localparam bit BuildInt8 = AluDtypes[xf_defs_pkg::DTYPE_INT8] ||
@@ -94,6 +97,7 @@ module xf_reduce_alu #(
   localparam bit BuildFp16 = AluDtypes[xf_defs_pkg::DTYPE_FP16];
   localparam bit BuildBf16 = AluDtypes[xf_defs_pkg::DTYPE_BF16];
   localparam bit BuildFp32 = AluDtypes[xf_defs_pkg::DTYPE_FP32];
+  localparam bit BuildScaleAdd = BuildFp32 && AluDtypes[7];
   localparam bit BuildFpMaxMin = BuildFp16 || BuildBf16 || BuildFp32;
   // The unit that passes a through (errors, Write flits): the first built of these.
   localparam int PassInt8 = 0;
@@ -125,9 +129,9 @@ module xf_reduce_alu #(
 
   always_comb begin
     // xf::valid_pair: Sum/Max/Min on every defined dtype, Avg on integer dtypes only, ScaleAdd
-    // on fp32 only; and only on the dtypes this build has (AluDtypes[7] = 0: dtype 7 is never
-    // built).
-    dtype_built = AluDtypes[in_dtype_i];
+    // on fp32 only; and only on the dtypes this build has, ScaleAdd only if it has the
+    // multipliers (bit 7 of AluDtypes is ScaleAdd, not a dtype: dtype 7 is never built).
+    dtype_built = (in_dtype_i != 3'd7) && AluDtypes[in_dtype_i];
     dtype_float = (in_dtype_i == xf_defs_pkg::DTYPE_FP16) ||
                   (in_dtype_i == xf_defs_pkg::DTYPE_BF16) ||
                   (in_dtype_i == xf_defs_pkg::DTYPE_FP32);
@@ -137,7 +141,7 @@ module xf_reduce_alu #(
       end
       xf_defs_pkg::RED_OP_AVG: pair_ok = dtype_built && !dtype_float;
       xf_defs_pkg::RED_OP_SCALE_ADD: begin
-        pair_ok = dtype_built && (in_dtype_i == xf_defs_pkg::DTYPE_FP32);
+        pair_ok = BuildScaleAdd && (in_dtype_i == xf_defs_pkg::DTYPE_FP32);
       end
       default:                 pair_ok = 1'b0;
     endcase
@@ -287,16 +291,20 @@ module xf_reduce_alu #(
 
   if (BuildFp32) begin : gen_fp32
     for (genvar i = 0; i < 4; i++) begin : gen_lanes32
-      logic [31:0] scaled_b;  // s * b, rounded (combinational)
+      logic [31:0] scaled_b;  // s * b, rounded (combinational); b itself without ScaleAdd
 
-      xf_fp_mul #(
-        .ExpBits(8),
-        .ManBits(23)
-      ) u_fp32_mul (
-        .a_i   (in_scale_i),
-        .b_i   (in_b_i[i*32+:32]),
-        .prod_o(scaled_b)
-      );
+      if (BuildScaleAdd) begin : gen_scale_add
+        xf_fp_mul #(
+          .ExpBits(8),
+          .ManBits(23)
+        ) u_fp32_mul (
+          .a_i   (in_scale_i),
+          .b_i   (in_b_i[i*32+:32]),
+          .prod_o(scaled_b)
+        );
+      end else begin : gen_no_scale_add
+        assign scaled_b = in_b_i[i*32+:32];
+      end
 
       xf_fp_add #(
         .ExpBits(8),

@@ -39,12 +39,13 @@
 // rx_flit_i; route_raddr_o from registers only; host_req_ready_o from host_req_*; bar_wait_o,
 // tx_*, stat_* and host_rsp_* from registers only.
 //
-// ALU subsets (AluDtypes, docs/alu.md section 9): the ALU builds only these dtypes; a received
-// Reduce of another dtype is dropped as an invalid pair (BadPacket, ErrCheck Pair) and a Send of
+// ALU subsets (AluDtypes, docs/alu.md section 9): the ALU builds only these dtypes (bits 0..6)
+// and ScaleAdd only with bit 7; a received Reduce of another dtype (or a ScaleAdd) is dropped as an invalid pair (BadPacket, ErrCheck Pair) and a Send of
 // one fails as an invalid pair (IllegalInstr), as they do for an invalid (dtype, op) pair.
 //
 // Parameter constraints: NumLinks 1..8; ImemWords 2..4096 and PmemWords 2..16384, powers of two;
-// DmemBytes a multiple of 16, 32..786432 (the host window); AluDtypes[7] = 0.
+// DmemBytes a multiple of 16, 32..786432 (the host window); AluDtypes[7] (ScaleAdd) only with
+// AluDtypes[6] (fp32).
 module xf_tile #(
   // links (width of xb_msg_*)
   parameter int NumLinks = 4,
@@ -54,8 +55,9 @@ module xf_tile #(
   parameter int PmemWords = 16384,
   // data memory bytes
   parameter int DmemBytes = 786432,
-  // dtypes the reduction ALU is built with: bit d = dtype d (0 int8 .. 6 fp32); 8'h7F = all
-  parameter logic [7:0] AluDtypes = 8'h7F
+  // units the reduction ALU is built with: bit d = dtype d (0 int8 .. 6 fp32), bit 7 = fp32
+  // ScaleAdd; 8'hFF = all
+  parameter logic [7:0] AluDtypes = 8'hFF
 ) (
   input  logic                  clk_i,             // clock
   input  logic                  rst_ni,            // asynchronous reset, active low

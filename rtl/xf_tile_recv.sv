@@ -60,12 +60,13 @@
 // the ALU's registers.
 //
 // Parameter constraints: DmemBytes a multiple of 16, >= 32; WordBits holds DmemBytes / 16;
-// AluDtypes[7] = 0.
+// AluDtypes[7] (ScaleAdd) only with AluDtypes[6] (fp32).
 module xf_tile_recv #(
   // data memory size in bytes
   parameter int DmemBytes = 786432,
-  // dtypes the ALU is built with (xf_reduce_alu): bit d = dtype d; a Reduce of another is a Pair
-  parameter logic [7:0] AluDtypes = 8'h7F,
+  // units the ALU is built with (xf_reduce_alu): bit d = dtype d, bit 7 = fp32 ScaleAdd; a Reduce
+  // of another is a Pair
+  parameter logic [7:0] AluDtypes = 8'hFF,
   // bits of a DMEM word index (derived; do not override)
   parameter int WordBits = $clog2(DmemBytes / 16 + 1)
 ) (
@@ -112,7 +113,7 @@ module xf_tile_recv #(
 
   `ASSERT_INIT(DmemBytesLegal_A, DmemBytes % 16 == 0 && DmemBytes >= 32)
   `ASSERT_INIT(WordBitsLegal_A, (1 << WordBits) > DmemWords && WordBits <= 20)
-  `ASSERT_INIT(AluDtypesLegal_A, AluDtypes[7] == 1'b0)
+  `ASSERT_INIT(AluDtypesLegal_A, !AluDtypes[7] || AluDtypes[6])
 
   // ---- Open packet --------------------------------------------------------------------------
   logic                active_d, active_q;  // a packet is open
@@ -187,10 +188,11 @@ module xf_tile_recv #(
     h_src = {rx_flit_i[xf_defs_pkg::HEADER_SRC_TILE_LSB +: 4],
              rx_flit_i[xf_defs_pkg::HEADER_SRC_CHIP_LSB +: 12]};
     // xf::valid_pair: Sum/Max/Min on dtypes 0..6, Avg on the integer dtypes 0..3, ScaleAdd (4)
-    // on fp32 (6) only; and only on the dtypes the ALU is built with.
+    // on fp32 (6) only; and only on the dtypes the ALU is built with, ScaleAdd only with its
+    // multipliers (AluDtypes[7]).
     h_pair_ok = (h_dtype <= 3'd6) && AluDtypes[h_dtype] &&
                 (h_op <= 3'd2 || (h_op == 3'd3 && h_dtype <= 3'd3) ||
-                 (h_op == 3'd4 && h_dtype == 3'd6));
+                 (h_op == 3'd4 && h_dtype == 3'd6 && AluDtypes[7]));
     h_range_bad = ({1'b0, h_dst} + {13'b0, h_len}) > 25'(DmemBytes);
     // The header checks in the model's order; an unaligned dst_addr is a Window BadPacket.
     h_code = xf_defs_pkg::TILE_ERR_BAD_PACKET;

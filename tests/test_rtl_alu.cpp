@@ -173,7 +173,7 @@ std::string describe(const Vec& v) {
 template <class Dut>
 class AluBenchT {
  public:
-  explicit AluBenchT(uint8_t dtypes = 0x7F)
+  explicit AluBenchT(uint8_t dtypes = kAluAllUnits)
       : dtypes_(dtypes), ctx_(std::make_unique<VerilatedContext>()) {
     ctx_->fatalOnError(true);
     dut_ = std::make_unique<Dut>(ctx_.get(), "dut");
@@ -263,8 +263,7 @@ class AluBenchT {
     }
     if (!v.valid) return;
     std::array<uint8_t, 16> want = v.a;
-    const bool built = (dtypes_ >> static_cast<unsigned>(v.cfg.dtype)) & 1u;
-    const bool want_err = !valid_pair(v.cfg.dtype, v.cfg.op) || !built;
+    const bool want_err = !built_pair(dtypes_, v.cfg.dtype, v.cfg.op);
     if (!want_err) alu_reduce(v.cfg, want.data(), v.b.data(), want.size());
     std::array<uint8_t, 16> got{};
     for (int w = 0; w < 4; ++w) {
@@ -842,7 +841,7 @@ void subset_stream(uint8_t dtypes) {
     v.tag = static_cast<uint32_t>(rng());
     if (!valid_pair(v.cfg.dtype, v.cfg.op))
       ++invalid;
-    else if ((dtypes >> static_cast<unsigned>(v.cfg.dtype)) & 1u)
+    else if (built_pair(dtypes, v.cfg.dtype, v.cfg.op))
       ++built;
     else
       ++unbuilt;

@@ -1,11 +1,4 @@
-// RTL_TOP: xf_chip
-// RTL_TOP: xf_switch
-// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
-// RTL_SRCS: rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_fifo.sv rtl/xf_xb.sv
-// RTL_SRCS: rtl/xf_router.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_array.sv
-// RTL_SRCS: rtl/xf_exchange.sv
-// RTL_SRCS: rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv
-// RTL_SRCS: rtl/xf_tile.sv rtl/xf_host_port.sv rtl/xf_chip.sv rtl/xf_switch.sv
+// RTL_LIB: xf_rtl_chip
 // Chip-level test of the RTL (rtl/xf_chip.sv with its defaults: 4 tiles, 4 links, the
 // host-window memory sizes; rtl/xf_switch.sv with 4 links) on machines of Verilated chips and
 // switch nodes wired by a topology (tb/rtl_system.hpp, docs/chip.md section 6).
@@ -16,7 +9,7 @@
 //    routing table (write, read back, the end of the table), every tile region (IMEM, PMEM, DMEM
 //    written and read back, TileStatus, TileCounters, refused writes, DMEM end);
 //  - AluConfig and DoneCycles (HostPort.AluConfigAndDoneCycles): tree:3, 2 tiles per chip, a
-//    loop of a length set by the chip index and the tile; 0x7F and 0 (switch), DoneCycles 0
+//    loop of a length set by the chip index and the tile; 0xFF and 0 (switch), DoneCycles 0
 //    before a start, each chip's last End + 3 after it (the model's test expects the same
 //    numbers), run() cycles = the last chip's DoneCycles - 2; a second start right after the
 //    first (the chip's done still high from the first run) captures the same values; a clear
@@ -210,7 +203,7 @@ TEST(HostPort, AluConfigAndDoneCycles) {
   }
   sys.flush();
   for (int n = 0; n < 4; ++n) {
-    EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), n < 3 ? 0x7Fu : 0u) << "node " << n;
+    EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), n < 3 ? 0xFFu : 0u) << "node " << n;
     EXPECT_EQ(sys.host_read32(n, reg::kDoneCycles), 0u) << "node " << n << " before a start";
   }
   expect_refused([&] { sys.host_write32(0, reg::kAluConfig, 1); }, "write to AluConfig");
@@ -358,7 +351,7 @@ INSTANTIATE_TEST_SUITE_P(Rtl, Collectives, ::testing::ValuesIn(kCases),
 
 // DoneCycles after a compiled collective on the RTL and on the model (docs/chip.md section 3):
 // equal on every node (0 on switches), and DoneCycles - 2 of the chip that finishes last is the
-// cycle count of both runs. AluConfig: 0x7F on chips, 0 on switches, on both.
+// cycle count of both runs. AluConfig: 0xFF on chips, 0 on switches, on both.
 struct DoneCase {
   const char* topo;
   DType dtype;
@@ -393,8 +386,8 @@ TEST_P(DoneCyclesVsModel, EveryNodeAgrees) {
     const uint32_t dm = msys.host_read32(n, reg::kDoneCycles);
     EXPECT_EQ(dr, dm) << "node " << n;
     EXPECT_EQ(dr != 0, chip) << "node " << n;
-    EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), chip ? 0x7Fu : 0u) << "node " << n;
-    EXPECT_EQ(msys.host_read32(n, reg::kAluConfig), chip ? 0x7Fu : 0u) << "node " << n;
+    EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), chip ? 0xFFu : 0u) << "node " << n;
+    EXPECT_EQ(msys.host_read32(n, reg::kAluConfig), chip ? 0xFFu : 0u) << "node " << n;
     std::printf("%s node %d: DoneCycles RTL %u, model %u\n", k.name, n, dr, dm);
     last_rtl = std::max(last_rtl, dr);
     last_model = std::max(last_model, dm);

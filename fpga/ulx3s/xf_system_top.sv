@@ -105,7 +105,7 @@ module xf_system_top (
     .PmemWords (1024),
     .DmemBytes (8192),
     .TableChips(2),
-    .AluDtypes (8'h60)
+    .AluDtypes (8'h40)
   ) u_chip0 (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -143,7 +143,7 @@ module xf_system_top (
     .PmemWords (1024),
     .DmemBytes (8192),
     .TableChips(2),
-    .AluDtypes (8'h60)
+    .AluDtypes (8'h40)
   ) u_chip1 (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),

@@ -217,6 +217,11 @@ size_t dtype_size(DType t) {
 
 bool dtype_is_float(DType t) { return t == DType::kFp16 || t == DType::kBf16 || t == DType::kFp32; }
 
+bool built_pair(uint8_t units, DType t, RedOp op) {
+  if (!valid_pair(t, op) || !((units >> static_cast<unsigned>(t)) & 1u)) return false;
+  return op != RedOp::kScaleAdd || ((units >> kAluScaleAddBit) & 1u);
+}
+
 bool valid_pair(DType t, RedOp op) {
   if (!dtype_known(t)) return false;
   switch (op) {

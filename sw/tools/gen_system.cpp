@@ -516,7 +516,11 @@ int top_only(std::map<std::string, std::string>& opt) {
     nb.alu_dtypes = 0;
     std::stringstream ss(opt["alu-dtypes"]);
     for (std::string d; std::getline(ss, d, ',');)
-      nb.alu_dtypes |= 1 << static_cast<int>(parse_dtype(d));
+      nb.alu_dtypes |=
+          d == "scaleadd" ? 1 << kAluScaleAddBit : 1 << static_cast<int>(parse_dtype(d));
+    if (((nb.alu_dtypes >> kAluScaleAddBit) & 1) && !((nb.alu_dtypes >> 6) & 1))
+      throw Usage("--alu-dtypes " + opt["alu-dtypes"] +
+                  ": scaleadd is an fp32 unit; list fp32 too");
   }
   const std::string path = opt["top"];
   std::ofstream f(path);
@@ -538,7 +542,7 @@ int usage(const char* why) {
       "the SystemC model for tb/icarus/xf_system_tb.sv (docs/simulators.md)\n"
       "       gen_system --topology T --top FILE [--tiles N] [--links L] [--imem-words W]\n"
       "                  [--pmem-words W] [--dmem-bytes B] [--table-chips C]\n"
-      "                  [--alu-dtypes int8,uint8,...]\n"
+      "                  [--alu-dtypes int8,uint8,...,fp32,scaleadd]\n"
       "writes only the system top (and package xf_system_pkg) for an FPGA build\n"
       "(docs/fpga.md)\n");
   return 2;

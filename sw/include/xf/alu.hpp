@@ -35,6 +35,14 @@ size_t dtype_size(DType t);
 bool dtype_is_float(DType t);
 // Whether the ALU supports this pair (e.g. avg needs an integer type).
 bool valid_pair(DType t, RedOp op);
+// An ALU build's units (the RTL's AluDtypes, the AluConfig register): bit d = dtype d built
+// (d = 0..6), bit kAluScaleAddBit = the fp32 ScaleAdd multipliers built; kAluAllUnits = the
+// default build (docs/alu.md section 9).
+inline constexpr unsigned kAluScaleAddBit = 7;
+inline constexpr uint8_t kAluAllUnits = 0xFF;
+// Whether an ALU built with `units` reduces this pair: a valid pair of a built dtype, and
+// ScaleAdd only with bit kAluScaleAddBit.
+bool built_pair(uint8_t units, DType t, RedOp op);
 
 // Configuration of one reduction, as carried by a packet header plus the tile's two CSRs.
 struct AluCfg {

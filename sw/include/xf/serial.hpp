@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "xf/alu.hpp"
 #include "xf/cli.hpp"
 #include "xf/compiler.hpp"
 #include "xf/defs.hpp"
@@ -567,6 +568,11 @@ inline void check_board(const serial::BoardInfo& bi, serial::SerialHost& h, cons
                              (built.empty() ? std::string("nothing") : built) +
                              " (choose one of those with --dtype)");
   }
+  if (spec.coll == Collective::kSgdStep && !((alu >> kAluScaleAddBit) & 1))
+    throw std::runtime_error(
+        "serial: the board's ALUs were built without ScaleAdd (AluConfig bit 7), which the sgd "
+        "step needs; build the board's machine with --alu-dtypes fp32,scaleadd "
+        "(scripts/fpga_machines.sh) or run the sgd step on the model");
 }
 
 }  // namespace xf::serial
