@@ -57,6 +57,11 @@ EOF
 }
 
 # ---- Boards -----------------------------------------------------------------------------------
+# The default of a board top's ClkMhz parameter: the core's clock when a PLL or MMCM makes it.
+clk_mhz_of() {
+  sed -n 's/^ *parameter int ClkMhz *= *\([0-9]*\).*/\1/p' "$1"
+}
+
 set_board() {
   board=$1
   case $board in
@@ -66,14 +71,14 @@ set_board() {
     ulx3s)
       # The core runs at fpga.sv's ClkMhz (an EHXPLLL makes it from the 25 MHz oscillator).
       family=ecp5 device_desc="ECP5 LFE5U-85F-6 CABGA381" clk_port=clk_25mhz clk_mhz=25
-      core_mhz=$(sed -n 's/^ *parameter int ClkMhz *= *\([0-9]*\).*/\1/p' fpga/ulx3s/fpga.sv)
+      core_mhz=$(clk_mhz_of fpga/ulx3s/fpga.sv)
       core_net=clk_25mhz
       [[ $core_mhz == 25 ]] || core_net=clk_core
       cons=fpga/ulx3s/ulx3s.lpf bitname=fpga.bit ofl_board=ulx3s ;;
     arty_a7)
       # The core runs at fpga.sv's ClkMhz (an MMCM makes it from the 100 MHz oscillator).
       family=xc7 device_desc="Artix-7 xc7a100tcsg324-1" clk_port=CLK100MHZ clk_mhz=100
-      core_mhz=$(sed -n 's/^ *parameter int ClkMhz *= *\([0-9]*\).*/\1/p' fpga/arty_a7/fpga.sv)
+      core_mhz=$(clk_mhz_of fpga/arty_a7/fpga.sv)
       core_net=clk
       cons=fpga/arty_a7/arty_a7.xdc bitname=fpga.bit ofl_board=arty_a7_100t ;;
     "") board=""; echo "fpga: ERROR: BOARD is missing: one of $BOARDS" >&2; usage ;;
@@ -218,7 +223,6 @@ do_synth() {
   meta device "$device_desc"
   meta family "$family"
   meta clk "$clk_port $clk_mhz"
-  meta core_mhz "$core_mhz"
   meta core "$core_net $core_mhz"
   meta files "$(echo "$files" | wc -w)"
   meta yosys "$yv"
@@ -688,7 +692,7 @@ else:
     if status == "estimate":
         verdict = ("ESTIMATE: Yosys synth_xilinx only (no place and route without Vivado); "
                    + ("fits" if all(x[1] <= x[2] for x in estimate()) else "DOES NOT FIT"))
-        rows.append(("Fmax", f"not known without Vivado (core clock {meta.get('core_mhz')} MHz "
+        rows.append(("Fmax", f"not known without Vivado (core clock {meta.get('core', '? ?').split()[1]} MHz "
                              f"from the {meta.get('clk', '? ?').split()[1]} MHz board clock)"))
     elif status == "does not fit":
         over = [x[0].split(" (")[0] for x in estimate() if x[1] > x[2]]

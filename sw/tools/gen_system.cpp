@@ -518,7 +518,8 @@ int top_only(std::map<std::string, std::string>& opt) {
     for (std::string d; std::getline(ss, d, ',');)
       nb.alu_dtypes |=
           d == "scaleadd" ? 1 << kAluScaleAddBit : 1 << static_cast<int>(parse_dtype(d));
-    if (((nb.alu_dtypes >> kAluScaleAddBit) & 1) && !((nb.alu_dtypes >> 6) & 1))
+    if (((nb.alu_dtypes >> kAluScaleAddBit) & 1) &&
+        !((nb.alu_dtypes >> static_cast<int>(DType::kFp32)) & 1))
       throw Usage("--alu-dtypes " + opt["alu-dtypes"] +
                   ": scaleadd is an fp32 unit; list fp32 too");
   }

@@ -558,8 +558,8 @@ inline void check_board(const serial::BoardInfo& bi, serial::SerialHost& h, cons
   const bool reduces = spec.coll == Collective::kAllReduce ||
                        spec.coll == Collective::kReduceScatter ||
                        spec.coll == Collective::kReduce || spec.coll == Collective::kSgdStep;
-  const uint32_t alu = h.read32(0, reg::kAluConfig) & 0xFF;
-  if (reduces && !((alu >> static_cast<int>(spec.dtype)) & 1)) {
+  const auto alu = static_cast<uint8_t>(h.read32(0, reg::kAluConfig));
+  if (reduces && !built_pair(alu, spec.dtype, spec.op)) {
     std::string built;
     for (int d = 0; d < 7; ++d)
       if ((alu >> d) & 1) built += std::string(built.empty() ? "" : ", ") + to_string(DType(d));
@@ -568,7 +568,7 @@ inline void check_board(const serial::BoardInfo& bi, serial::SerialHost& h, cons
                              (built.empty() ? std::string("nothing") : built) +
                              " (choose one of those with --dtype)");
   }
-  if (spec.coll == Collective::kSgdStep && !((alu >> kAluScaleAddBit) & 1))
+  if (spec.coll == Collective::kSgdStep && !built_pair(alu, DType::kFp32, RedOp::kScaleAdd))
     throw std::runtime_error(
         "serial: the board's ALUs were built without ScaleAdd (AluConfig bit 7), which the sgd "
         "step needs; build the board's machine with --alu-dtypes fp32,scaleadd "
