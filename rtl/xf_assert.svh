@@ -1,4 +1,4 @@
-// Assertion macros for the whole RTL tree (STYLE.md rule 8).
+// Assertion macros for the whole RTL tree (docs/conventions.md section 1, rule 8).
 //
 // Usage: `include "xf_assert.svh" inside a module (after the port list), then
 //   `ASSERT_INIT(NameA, <parameter condition>)        legality of parameters, checked at time 0
@@ -11,7 +11,7 @@
 // the reset is asserted (rst_n is in the sensitivity list so that tools see it used as the
 // asynchronous reset it is everywhere else).
 //
-// Dialect (the tools named in DESIGN.md): only immediate assertions inside clocked `always`
+// Dialect (docs/conventions.md section 1, rule 9): only immediate assertions inside clocked `always`
 // blocks, because Verilator 5.006 rejects `##N` sequences and Yosys 0.23 rejects clocked
 // `assert property`. Icarus 11 rejects labels on assertion statements, so the name labels the
 // enclosing block instead (it then appears in the hierarchy and in every message).

@@ -1,4 +1,4 @@
-// Reduction ALU of a tile's receive engine (DESIGN.md section 5, docs/alu.md): combines the
+// Reduction ALU of a tile's receive engine (docs/alu.md): combines the
 // local flit a with the arriving flit b lane by lane, for every dtype/op pair of docs/alu.md,
 // bit-exact with the C++ reference xf::alu_reduce. Fully pipelined: one flit in and one flit out
 // per cycle, each flit with its own configuration.

@@ -1,4 +1,4 @@
-// Exchange block (XB) of one off-chip link (docs/exchange.md sections 1-4, seed 002): admits
+// Exchange block (XB) of one off-chip link (docs/exchange.md sections 1-4, exchange patent): admits
 // one tile at a time to the link with the XREQ / GRANT / XOFF / XON / XDONE protocol and
 // queues the granted tile's link-bound flits for the link transmitter. Cycle-exact with the
 // model's `Node::tick` (model/chip.cpp, struct Xb).

@@ -8,12 +8,12 @@ FABRIC=${1:?usage: demo.sh PATH/TO/fabric}
 filter() { grep -v -E 'SystemC|Copyright|RESERVED|^\s*$' || true; }
 
 runs=(
-  "8-chip ladder allreduce, bf16 (seed 003: four directed rings)|--topology ladder:8 --collective allreduce --dtype bf16 --op sum --bytes 256K"
+  "8-chip ladder allreduce, bf16 (ladder patent: four directed rings)|--topology ladder:8 --collective allreduce --dtype bf16 --op sum --bytes 256K"
   "same vector on biring:8 and ring:8 (two and one channels)|--topology biring:8 --collective allreduce --dtype bf16 --op sum --bytes 256K"
   "|--topology ring:8 --collective allreduce --dtype bf16 --op sum --bytes 256K"
-  "line streaming allreduce baseline (seed 003 fig. 1A)|--topology line:8 --collective allreduce --dtype bf16 --op sum --bytes 256K"
-  "asymmetric tree allreduce (seed 001), fp32|--topology tree:((2,2),3,(1,4)) --collective allreduce --dtype fp32 --op sum --bytes 48K"
-  "averaging of int8 over 6 chips (seed 000: pairwise averages, one extra bit)|--topology ring:6 --collective allreduce --dtype int8 --op avg --bytes 16K"
+  "line streaming allreduce baseline (ladder patent fig. 1A)|--topology line:8 --collective allreduce --dtype bf16 --op sum --bytes 256K"
+  "asymmetric tree allreduce (tree patent), fp32|--topology tree:((2,2),3,(1,4)) --collective allreduce --dtype fp32 --op sum --bytes 48K"
+  "averaging of int8 over 6 chips (averaging patent: pairwise averages, one extra bit)|--topology ring:6 --collective allreduce --dtype int8 --op avg --bytes 16K"
   "reduce-scatter and all-gather on the ladder, int16 max|--topology ladder:8 --collective reduce_scatter --dtype int16 --op max --bytes 64K"
   "|--topology ladder:8 --collective all_gather --dtype int16 --op max --bytes 64K"
   "64-chip ladder, 1 MiB per chip (the model scales beyond RTL simulation)|--topology ladder:64 --collective allreduce --dtype fp32 --op sum --bytes 1M"
@@ -31,7 +31,7 @@ for r in "${runs[@]}"; do
 done
 
 echo
-echo "== data-parallel training on 8 chips with seed 004's sharded update (fabric train)"
+echo "== data-parallel training on 8 chips with the sharded update of the sharded-update patent (fabric train)"
 mkdir -p build/demo
 "$FABRIC" train --topology ladder:8 --png build/demo/train_loss.png 2>&1 | filter
 
@@ -41,7 +41,7 @@ rtl_runs=(
   "8-chip ladder allreduce, bf16|--topology ladder:8 --collective allreduce --dtype bf16 --op sum --bytes 16K"
   "8-chip ladder allreduce, fp32|--topology ladder:8 --collective allreduce --dtype fp32 --op sum --bytes 16K"
   "asymmetric tree allreduce through switch nodes, fp32|--topology tree:((2,1),3) --collective allreduce --dtype fp32 --op sum --bytes 8K"
-  "seed-000 averaging of int8 over 6 chips|--topology ring:6 --collective allreduce --dtype int8 --op avg --bytes 4K --tiles 2"
+  "pairwise averaging of int8 over 6 chips|--topology ring:6 --collective allreduce --dtype int8 --op avg --bytes 4K --tiles 2"
 )
 i=0
 for r in "${rtl_runs[@]}"; do

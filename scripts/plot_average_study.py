@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots the seed-000 averaging study: error against N (log x) for pairwise averaging,
+"""Plots the averaging study (averaging patent): error against N (log x) for pairwise averaging,
 divide-then-sum and sum-then-divide, max (solid) and mean (dashed), one panel per dtype.
 
 Usage: plot_average_study.py STUDY.csv OUT.png
@@ -19,7 +19,7 @@ except ImportError:
 matplotlib.use("Agg")  # no display: write the file only
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
-METHODS = [("pairwise", "pairwise (seed 000)", "tab:blue"),
+METHODS = [("pairwise", "pairwise (Fujitsu)", "tab:blue"),
            ("dts", "divide-then-sum", "tab:red"),
            ("std", "sum-then-divide (wide)", "tab:green")]
 

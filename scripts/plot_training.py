@@ -26,7 +26,7 @@ def main():
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = ax2.get_legend_handles_labels()
     ax.legend(h1 + h2, l1 + l2, loc="center right")
-    ax.set_title("softmax regression on 8 chips, seed-004 sharded SGD on the fabric")
+    ax.set_title("softmax regression on 8 chips, sharded SGD (sharded-update patent) on the fabric")
     ax.title.set_fontsize(9)
     fig.tight_layout()
     # Fixed metadata so that the same run draws the same bytes.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make test's checks of the driver library and the training demo (docs/driver.md):
 #   - the example program a user copies (sw/examples/allreduce.cpp);
-#   - seed 004's sgd step compiled once and run on the RTL in lock step with the model
+#   - the sharded-update patent's sgd step compiled once and run on the RTL in lock step with the model
 #     (fabric run --collective sgd --backend both: memories, packets and optimizer state);
 #   - a few training steps on the RTL against the model and the single-process reference
 #     (fabric train --backend both), and the training demo's usage errors.

@@ -1,4 +1,4 @@
-// The co-simulation checker (DESIGN.md section 6, docs/cosim.md): one abstract interface that a
+// The co-simulation checker (docs/model.md section 9, docs/cosim.md): one abstract interface that a
 // harness calls at every transaction boundary of an RTL run, and the checker that compares the
 // RTL against a recorded run of the SystemC golden model and against the C++ reference.
 //

@@ -1,4 +1,4 @@
-// The seed-000 averaging study (xf/average_study.hpp, `fabric average-study`).
+// The averaging study (xf/average_study.hpp, `fabric average-study`).
 //
 // Space covered: the study's scalar butterfly against run_reference of the real avg plan
 // (plan_collective, Algo::kAvg, every chip's output) for int8/uint8 and N in {2, 3, 4, 5, 6, 7,

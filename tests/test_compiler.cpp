@@ -189,7 +189,7 @@ TEST(Compiler, ReductionOrderIsFixedAndDeterministic) {
 }
 
 TEST(Compiler, AveragingErrorBound) {
-  // Seed 000: pairwise averages with floor; error in (-(p/2 * 2^p/P + 1), 0] LSB.
+  // Averaging patent: pairwise averages with floor; error in (-(p/2 * 2^p/P + 1), 0] LSB.
   for (int p : {2, 3, 4, 5, 6, 7, 8, 12, 16, 33}) {
     for (DType d : {DType::kInt8, DType::kUint8, DType::kInt16, DType::kInt32}) {
       const Topology topo = parse_topology("ring:" + std::to_string(p));

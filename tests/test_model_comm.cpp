@@ -1,5 +1,5 @@
 // The driver library (xf/comm.hpp) on the model backend: every collective against the plain C++
-// reference, in place and out of place, start/wait, seed 004's sharded sgd step against the
+// reference, in place and out of place, start/wait, the sharded-update sgd step against the
 // reference with the state kept on the chips, and every error path with its status and message.
 // One communicator per process (SystemC): ctest runs each case in its own process.
 #include <gtest/gtest.h>
@@ -139,7 +139,7 @@ TEST(Comm, StartWaitOverlapsHostWork) {
   }
 }
 
-// Seed 004: three steps on the chips, against run_reference of the same plan with the state
+// Sharded sgd: three steps on the chips, against run_reference of the same plan with the state
 // carried on the host; the state never leaves its chip, and every chip ends with the same params.
 TEST(Comm, ShardedSgdStepsMatchReference) {
   Comm c = make("ladder:4");

@@ -22,7 +22,7 @@
 //    the first;
 //  - compiled collectives (Collectives.*) run end to end through the host ports: every
 //    collective (allreduce, reduce_scatter, all_gather, broadcast, reduce), the ring, biring,
-//    ladder, line and tree (through switch nodes, seed 001) algorithms and seed 000's averaging,
+//    ladder, line and tree (through switch nodes, tree patent) algorithms and pairwise averaging,
 //    int8, uint8, int32, fp16, bf16, fp32, sum/max/min/avg, 1, 2 and 4 tiles per chip, 2 to 6
 //    chips; the outputs of every chip are compared bit for bit with the C++ reference
 //    (run_reference) and the order-independent exact result (check_outputs); the cycle count is

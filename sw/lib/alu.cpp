@@ -232,7 +232,7 @@ bool valid_pair(DType t, RedOp op) {
     case RedOp::kAvg:
       return !dtype_is_float(t);
     case RedOp::kScaleAdd:
-      return t == DType::kFp32;  // seed 004's optimizer update
+      return t == DType::kFp32;  // the sharded-update patent's optimizer update
   }
   return false;
 }

@@ -1,4 +1,4 @@
-// The seed-000 averaging study (see xf/average_study.hpp and docs/averaging.md section 6).
+// The averaging study (see xf/average_study.hpp and docs/averaging.md section 6).
 #include "xf/average_study.hpp"
 
 #include <spawn.h>
@@ -228,7 +228,7 @@ int study_usage(const char* why) {
                "[--max-chips 512]\n"
                "                  [--trials K] [--seed S] [--csv FILE] [--png FILE] "
                "[--all-rows] [--no-header]\n"
-               "  error of seed-000 pairwise averaging, divide-then-sum and sum-then-divide\n"
+               "  error of pairwise averaging, divide-then-sum and sum-then-divide\n"
                "  against the exact mean, every N from --min-chips to --max-chips "
                "(docs/averaging.md, section 6)\n");
   return 2;
@@ -398,12 +398,12 @@ int run(const Options& o) {
   const auto t0 = std::chrono::steady_clock::now();
   if (o.header) {
     std::printf(
-        "# seed-000 averaging study: seed %llu, %d random + %d structured trials per N "
+        "# averaging study: seed %llu, %d random + %d structured trials per N "
         "(all max, all min, alternating, all -1 mod N)\n"
         "# |result - S/N| in LSB: max over all trials, mean over the random ones; "
         "widths in bits (pw_mul: final Q1.31 scale, 0 when N = 2^p)\n",
         static_cast<unsigned long long>(o.seed), o.trials, kStructuredTrials);
-    std::printf("%-5s %4s | %-19s | %-19s | %-19s | %s\n", "", "", "pairwise (seed 000)",
+    std::printf("%-5s %4s | %-19s | %-19s | %-19s | %s\n", "", "", "pairwise (Fujitsu)",
                 "divide-then-sum", "sum-then-divide", "widths (bits)");
     std::printf("%-5s %4s | %9s %9s | %9s %9s | %9s %9s | %3s %6s %4s %4s\n", "dtype", "N",
                 "max_err", "mean_err", "max_err", "mean_err", "max_err", "mean_err", "pw", "pw_mul",

@@ -245,9 +245,9 @@ struct Builder {
     }
   }
 
-  // Seed 004's update of chip c's own block on plane t (docs/compiler.md section 12), local
-  // transfers from step s on: G is the block (the reduced gradient), W and M the chip's weight
-  // and momentum shards after the plane.
+  // The sharded update (sharded-update patent) of chip c's own block on plane t (docs/compiler.md
+  // section 12), local transfers from step s on: G is the block (the reduced gradient), W and M the
+  // chip's weight and momentum shards after the plane.
   //   s    G += wd * W      (ScaleAdd; only with weight decay)
   //   s+1  G += mu * M      G is now the new momentum
   //   s+2  M  = G           (Write)
@@ -332,8 +332,8 @@ struct Builder {
     }
   }
 
-  // Seed 003 figure 1A baseline: reduce along the line to its far end, stream back. Odd tile
-  // planes run the mirror image, so both directions of every link carry data at once.
+  // The ladder patent's figure 1A baseline: reduce along the line to its far end, stream back. Odd
+  // tile planes run the mirror image, so both directions of every link carry data at once.
   void line() {
     std::vector<int> up = logical_order();
     std::vector<int> down(up.rbegin(), up.rend());
@@ -343,7 +343,7 @@ struct Builder {
     }
   }
 
-  // ---- tree (seed 001) ----
+  // ---- tree (tree patent) ----
   using Ranges = std::vector<std::pair<uint32_t, uint32_t>>;  // [begin, end) byte ranges
   struct Held {
     std::map<int, Ranges> by_leaf;  // partition of the plane among the subtree's leaves
@@ -478,7 +478,7 @@ struct Builder {
     }
   }
 
-  // ---- averaging (seed 000): butterfly of pairwise averages, scratch buffer per round ----
+  // ---- averaging (averaging patent): butterfly of pairwise averages, scratch per round ----
   void avg() {
     int p = 0;
     while ((1 << p) < P) ++p;
@@ -529,9 +529,10 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
          to_string(spec.dtype) + " element size (" + std::to_string(dtype_size(spec.dtype)) +
          " bytes); round it to a whole number of elements");
   if (!valid_pair(spec.dtype, spec.op))
-    fail(
-        std::string("op ") + to_string(spec.op) + " is not defined for " + to_string(spec.dtype) +
-        (spec.op == RedOp::kAvg ? ": avg (seed 000) is for integer types; use sum on floats" : ""));
+    fail(std::string("op ") + to_string(spec.op) + " is not defined for " + to_string(spec.dtype) +
+         (spec.op == RedOp::kAvg
+              ? ": avg (averaging patent) is for integer types; use sum on floats"
+              : ""));
   if ((spec.coll == Collective::kBroadcast || spec.coll == Collective::kReduce) &&
       (spec.root < 0 || spec.root >= P))
     fail("--root " + std::to_string(spec.root) + " is not a chip of this topology (0.." +
@@ -609,7 +610,7 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
     case Algo::kTree:
       if (topo.kind != TopoKind::kTree) fail("--algo tree needs a tree:SPEC topology");
       if (spec.coll != Collective::kAllReduce)
-        fail("--algo tree implements allreduce (seed 001); use ring for other collectives");
+        fail("--algo tree implements allreduce (tree patent); use ring for other collectives");
       b.tree();
       break;
     case Algo::kAvg:

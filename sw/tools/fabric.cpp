@@ -178,7 +178,7 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
   if (opt.count("tiles"))
     spec.tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, kMaxTiles));
   if (opt.count("chunk")) spec.chunk_bytes = static_cast<uint32_t>(parse_bytes(opt["chunk"]));
-  // The sgd step's hyper-parameters (seed 004).
+  // The sgd step's hyper-parameters (sharded-update patent).
   auto real = [&](const char* k, float& v) {
     if (!opt.count(k)) return;
     if (spec.coll != Collective::kSgdStep)
@@ -461,7 +461,7 @@ int usage(const char* why) {
                "                  [--max-bytes 1M] [--backend model|rtl] [--csv FILE]\n"
                "                  [--json FILE] (and run's collective options): a size sweep\n"
                "       fabric train [--backend model|rtl|both] ...: the training demo (--help)\n"
-               "       fabric average-study ...: seed 000's averaging accuracy (--help)\n"
+               "       fabric average-study ...: pairwise averaging's accuracy (--help)\n"
                "       fabric topo T [--png FILE] [--dot FILE] [--svg FILE]: draw a topology\n"
                "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n");
   return 2;

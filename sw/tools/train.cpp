@@ -1,6 +1,6 @@
 // `fabric train`: data-parallel training of softmax regression on the handwritten digits that
-// Debian's python3-sklearn ships (1797 images of 8x8 pixels, 10 classes), with seed 004's
-// sharded update on the fabric (docs/driver.md section 5).
+// Debian's python3-sklearn ships (1797 images of 8x8 pixels, 10 classes), with the sharded
+// update (sharded-update patent) on the fabric (docs/driver.md section 5).
 //
 // Every step: each chip's shard of the global batch gives its gradient on the host (the compute
 // phase); the fabric reduce-scatters the gradients, each chip updates its shard of the fp32
@@ -132,7 +132,7 @@ int usage(const char* why) {
       "                    [--weight-decay 0.0001] [--tiles 2] [--seed 1] [--data FILE]\n"
       "                    [--csv FILE] [--png FILE]\n"
       "Softmax regression on the 8x8 digits, data-parallel over the topology's chips; the\n"
-      "fabric reduce-scatters the gradients, updates every shard (seed 004) and all-gathers.\n"
+      "fabric reduce-scatters the gradients, updates every shard (sgd step) and all-gathers.\n"
       "--steps stops after N steps (a short RTL run); --backend both runs the RTL in lock step\n"
       "with the model and compares parameters and optimizer state bit for bit.\n");
   return why ? 2 : 0;
@@ -238,7 +238,7 @@ int train_main(const std::vector<std::string>& args, const char* self) {
         sgd.momentum, sgd.weight_decay, static_cast<unsigned long long>(seed));
     std::printf(
         "# every step: reduce-scatter of the gradients, each chip's shard update "
-        "(ScaleAdd), all-gather of the weights (seed 004)\n");
+        "(ScaleAdd), all-gather of the weights (sharded-update patent)\n");
     std::printf("%6s %7s %11s %10s %10s %9s %12s %14s %10s\n", "epoch", "steps", "train_loss",
                 "test_loss", "test_acc", "cycles", "identical", "reference", "wall_s");
     std::ofstream csv;

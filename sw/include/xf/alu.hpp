@@ -11,11 +11,11 @@
 //    only: fp32 0x7FC00000, fp16 0x7E00, bf16 0x7FC0), so every op is commutative bit for bit;
 //  - float max/min: if one operand is NaN the other is returned (IEEE maxNum/minNum, like
 //    std::fmax/std::fmin); both NaN gives the canonical NaN; -0 < +0;
-//  - avg (integers only, seed 000): result = (a + (b >>> avg_shift)) >>> 1 computed with one
+//  - avg (integers only, averaging patent): result = (a + (b >>> avg_shift)) >>> 1 with one
 //    extra bit (>>> is arithmetic shift for signed types, logical for uint8: floor division);
 //    with avg_final set the result is then multiplied by avg_scale (Q1.31, < 2.0) as
 //    floor((x * avg_scale) / 2^31) and clamped to the type range;
-//  - scale_add (fp32 only, seed 004's optimizer update): result = fp32_add(a, fp32_mul(s, b))
+//  - scale_add (fp32 only, the sharded-update patent's step): result = fp32_add(a, fp32_mul(s, b))
 //    with s = AluCfg::scale (the tile's CSR 17): two roundings, each binary32 round to nearest
 //    even with subnormals kept, the canonical NaN for any NaN (never fused into one FMA);
 //  - avg on float types and scale_add on any dtype but fp32 are not valid pairs (valid_pair

@@ -1,11 +1,11 @@
-// The seed-000 averaging study (`fabric average-study`, docs/averaging.md section 6): how far
-// three ways of averaging N low-bit integers land from the exact mean S/N, and how wide their
-// intermediates must be.
+// The averaging study (`fabric average-study`, docs/averaging.md section 6; the averaging patent,
+// docs/sources.md): how far three ways of averaging N low-bit integers land from the exact mean
+// S/N, and how wide their intermediates must be.
 //
-//   pairwise          seed 000 as the hardware computes it: the butterfly of pairwise averages
-//                     with virtual chips (value 0) and, when N is not a power of two, the final
-//                     Q1.31 scale (docs/averaging.md sections 1-2), every step by xf::alu_reduce
-//                     with RedOp::kAvg. The result is a value of the type.
+//   pairwise          the averaging patent's method as the hardware computes it: the butterfly
+//                     of pairwise averages with virtual chips (value 0) and, when N is not a power
+//                     of two, the final Q1.31 scale (docs/averaging.md sections 1-2), every step by
+//                     xf::alu_reduce with RedOp::kAvg. The result is a value of the type.
 //   divide-then-sum   sum of floor(x_i / N): no value ever exceeds the type before the sum, but
 //                     the low bits are lost (the patent's "related art").
 //   sum-then-divide   floor(S / N) with S exact in a wide accumulator.
@@ -48,11 +48,11 @@ int64_t floor_div(int64_t a, int64_t b);
 int avg_levels(int n);
 uint32_t avg_scale(int n);
 
-// Seed 000 on many trials at once: x holds n chips' values for k trials, chip c's value of
-// trial t at x[c * k + t] (bytes of the type). Returns the k results (every chip ends with the
-// same value). The butterfly runs per aligned block of chips (all real chips of a block hold
-// the same value, docs/averaging.md section 2), one xf::alu_reduce call of k elements per block
-// and round; a block with no real chip is the zero buffer.
+// Pairwise averaging (the averaging patent) on many trials at once: x holds n chips' values for
+// k trials, chip c's value of trial t at x[c * k + t] (bytes of the type). Returns the k results
+// (every chip ends with the same value). The butterfly runs per aligned block of chips (all real
+// chips of a block hold the same value, docs/averaging.md section 2), one xf::alu_reduce call of k
+// elements per block and round; a block with no real chip is the zero buffer.
 std::vector<uint8_t> pairwise_average(DType d, int n, int k, const std::vector<uint8_t>& x);
 // The other two methods on one trial (values as int64). divide_then_sum returns the exact sum of
 // the floored quotients, which for int8 can leave the type's range (see method_widths).

@@ -125,9 +125,9 @@ struct CommConfig {
   std::string faults;  // link faults under the retry layer (model, rtl), e.g. "wer=1e-3"
 };
 
-// Seed 004's sharded optimizer (docs/driver.md section 4): SGD with momentum on fp32 master
-// weights, m <- momentum * m + (g + weight_decay * w), w <- w - lr * m, each chip updating only
-// its own shard with its own shard of the momentum.
+// The sharded optimizer (sharded-update patent, docs/driver.md section 4): SGD with momentum on
+// fp32 master weights, m <- momentum * m + (g + weight_decay * w), w <- w - lr * m, each chip
+// updating only its own shard with its own shard of the momentum.
 struct SgdConfig {
   float lr = 0.01f, momentum = 0.9f, weight_decay = 0.0f;
 };
@@ -256,7 +256,7 @@ class Comm {
     return wait(start_reduce(send, recv, count, dt, op, root));
   }
 
-  // ---- seed 004: the sharded optimizer --------------------------------------------------------
+  // ---- the sharded optimizer (sharded-update patent) ------------------------------------------
   // Puts chip c's shard of `params` (count fp32 values, identical on every chip) and a zero
   // momentum on chip c. Nothing runs; the first sgd_step loads it.
   Result sgd_init(const float* params, size_t count, const SgdConfig& opt) {
@@ -391,7 +391,7 @@ class Comm {
     };
     std::deque<Item> queue;
     bool quit = false;
-    // seed 004: the state sgd_init set, loaded by the next step (then it stays on the chips)
+    // sgd: the state sgd_init set, loaded by the next step (then it stays on the chips)
     size_t sgd_count = 0;
     std::vector<SgdState> sgd_pending;
     bool sgd_loaded = false;

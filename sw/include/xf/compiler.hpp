@@ -28,9 +28,9 @@ struct CompileError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// kSgdStep is seed 004's sharded optimizer step (docs/compiler.md section 12): reduce-scatter of
-// fp32 gradients, each chip's SGD-with-momentum update of its own shard with the ALU's ScaleAdd,
-// then all-gather of the updated parameters.
+// kSgdStep is the sharded-update patent's sharded optimizer step (docs/compiler.md section 12):
+// reduce-scatter of fp32 gradients, each chip's SGD-with-momentum update of its own shard with the
+// ALU's ScaleAdd, then all-gather of the updated parameters.
 enum class Collective { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kSgdStep };
 enum class Algo { kAuto, kRing, kBiring, kLadder, kLine, kTree, kAvg, kButterfly };
 
@@ -138,9 +138,9 @@ enum DescKind : uint32_t { kDescEnd = 0, kDescSend = 1, kDescWait = 2, kDescScal
 Plan plan_collective(const Topology& topo, const CollectiveSpec& spec);
 // Turns a plan into the image (sync insertion, counters, routing tables, programs).
 Image build_image(const Topology& topo, const Plan& plan);
-// Lower bound in cycles (DESIGN.md section 8) with C = the channels the plan's algorithm drives at
-// once (ring 1, biring 2, ladder 4, each limited by the tile count; line 2; tree, avg and chains
-// 1). This is the bound `eff` is measured against.
+// Lower bound in cycles (docs/performance.md section 1) with C = the channels the plan's algorithm
+// drives at once (ring 1, biring 2, ladder 4, each limited by the tile count; line 2; tree, avg and
+// chains 1). This is the bound `eff` is measured against.
 double bound_cycles(const Plan& plan);
 int plan_channels(const Plan& plan);
 // nccl-tests bus-bandwidth factor (allreduce 2(P-1)/P, RS/AG (P-1)/P, bcast/reduce 1; 0 for

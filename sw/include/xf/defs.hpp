@@ -117,7 +117,7 @@ enum class RedOp : uint8_t {
   kSum = 0,  // sum; integers wrap unless the header's sat bit is set
   kMax = 1,  // maximum
   kMin = 2,  // minimum
-  kAvg = 3,  // seed-000 pairwise average (integers): (a + (b >>> shift)) >>> 1, then the final scale when the final bit is set
+  kAvg = 3,  // pairwise average of the averaging patent (integers): (a + (b >>> shift)) >>> 1, then the final scale when the final bit is set
   kScaleAdd = 4,  // optimizer scale-add, fp32 only: a + s*b with s = CSR 17, rounded twice (s*b, then the sum) to nearest even
 };
 inline constexpr uint32_t kRedOpBits = 3;

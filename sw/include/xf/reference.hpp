@@ -34,9 +34,10 @@ uint32_t tile_footprint(const Plan& plan, int tile);
 // for the sgd step, whose optimizer state after the plane stays on the chip between steps.
 uint32_t tile_load_bytes(const Plan& plan, int tile);
 
-// Seed 004 (Collective::kSgdStep): chip c's optimizer state, its shard of the fp32 weights and
-// of the momentum, each the bytes of block c (block_off[c]..block_off[c+1]) in the user's order.
-// It lives in the chip's tiles after the plane (Plan::state_base) and never moves to another chip.
+// The sharded-update patent (Collective::kSgdStep): chip c's optimizer state, its shard of the fp32
+// weights and of the momentum, each the bytes of block c (block_off[c]..block_off[c+1]) in the
+// user's order. It lives in the chip's tiles after the plane (Plan::state_base) and never moves to
+// another chip.
 struct SgdState {
   Bytes weights, momentum;
 };
