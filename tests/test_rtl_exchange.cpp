@@ -5,7 +5,7 @@
 // NumTiles = 4, NumLinks = 4, TableChips = 64, XB queue 32 / XOFF 24 / XON 8.
 //
 // Around the DUT: C++ tiles that obey the tile side of docs/exchange.md section 3 and
-// chip_ifaces A as the model's Tile::send_engine does (3 credits, one spent per emission and
+// tile.md "Interfaces" as the model's Tile::send_engine does (3 credits, one spent per emission and
 // returned by tx_credit_o; the decision of cycle c on tx_* in c+1, as a tile's output register;
 // messages applied in the cycle they arrive, in link order, before the decision; XREQ, wait for
 // GRANT on the session's link ignoring everything else, stop on XOFF in the cycle it arrives,

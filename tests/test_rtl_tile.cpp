@@ -5,7 +5,7 @@
 // RTL_SRCS: rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv rtl/xf_tile.sv
 // Block test of the RTL tile (rtl/xf_tile.sv and its xf_tile_* parts, Verilated with its
 // defaults: NumLinks 4, ImemWords 4096, PmemWords 16384, DmemBytes 786432) inside a C++ model
-// of the exchange around ONE tile, with the interface timing of /tmp/chip_ifaces.md section A:
+// of the exchange around ONE tile, with the interface timing of docs/tile.md "Interfaces":
 //  - the tile's path: tx_valid_o in cycle n reaches the path's front in n+1 and is taken
 //    there (link-bound: at once; tile-bound: when the tile output register is free); the credit
 //    pulse comes in the cycle after the take; the path never holds more than 3 flits;

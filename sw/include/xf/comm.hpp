@@ -136,7 +136,7 @@ struct SgdConfig {
 // Verilated RTL (tb/comm_rtl.cpp, in xfrtl). Throw std::exception with a clear message.
 std::unique_ptr<Backend> make_model_backend(const Topology& topo, const CommConfig& cfg);
 std::unique_ptr<Backend> make_rtl_backend(const Topology& topo, const CommConfig& cfg);
-// The serial backend (a board): sw/include/xf/comm_serial.hpp.
+// The serial backend (a board; sw/include/xf/serial.hpp, defined in model/comm_backend.cpp).
 std::unique_ptr<Backend> make_serial_backend(const Topology& topo, const CommConfig& cfg,
                                              const std::string& device, int baud);
 
