@@ -26,13 +26,10 @@
 // members and get no packets) and cfg_num_ports_i (links connected, <= NumLinks: routes to the
 // others are misroutes).
 //
-// Barrier (docs/chip.md section 4): bar_arrived_o is high while every tile in use waits at `Bar`
-// (a register); the system ANDs it over all chips and returns the result on bar_all_i. Every
-// chip sees the same bar_all_i and releases its tiles on its rising edge, one cycle later; in
-// the release cycle the chip forces bar_arrived_o low for one cycle so that bar_all_i falls
-// before the next barrier can complete. A single chip ties bar_all_i to bar_arrived_o. The
-// model releases one cycle after the last arrival; the RTL three cycles after (registered AND,
-// edge register, release register).
+// Barrier (docs/chip.md section 4): bar_arrived_o (a register) is high while every tile in use
+// waits at `Bar`; the system ANDs it over all chips onto bar_all_i, and every chip releases its
+// tiles one cycle after its rising edge (bar_arrived_o is forced low in the release cycle). A
+// single chip ties bar_all_i to bar_arrived_o.
 //
 // PHY ports: link l's word (rtl/xf_link.sv) on bits [l*W +: W] of the flattened ports; the wire
 // between two chips (PhyWireDelayCycles register stages each way, 5 for the model's 8-cycle
@@ -41,10 +38,8 @@
 // Combinational paths: none from inputs to outputs (the host port, the links and the barrier
 // register their outputs).
 //
-// ALU subsets: AluDtypes (bit d = dtype d, bit 7 = fp32 ScaleAdd) selects the units every tile's
-// reduction ALU is built with (docs/alu.md section 9; the host reads it in AluConfig); a Reduce
-// of another dtype, or a ScaleAdd without bit 7, is an invalid pair. The host port's DoneCycles captures Cycles when stat_done_o first rises
-// after a start (docs/chip.md section 3).
+// AluDtypes (bit d = dtype d, bit 7 = fp32 ScaleAdd): the units every tile's ALU is built with
+// (docs/alu.md section 9; the host reads it in AluConfig).
 //
 // Parameter constraints: 1 <= NumTiles <= MaxTiles (16); 1 <= NumLinks <= 8; ImemWords,
 // PmemWords >= 1; DmemBytes a multiple of 16; TableChips a power of two, 1..MaxChips;

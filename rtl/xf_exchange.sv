@@ -1,7 +1,8 @@
-// The exchange of a chip (docs/exchange.md sections 1-4; model/chip.cpp, Node::tick): the tiles'
-// paths into the exchange, one XB per link port (rtl/xf_xb.sv), the wormhole router
-// (rtl/xf_router.sv) that joins link receivers, tile paths and XB queues to link transmitters and
-// tile inputs, the XB -> tile message delay, and one route-lookup port per tile.
+// The exchange of a chip (docs/exchange.md sections 1-4; model: Node::tick): the tiles' paths
+// into the exchange, one XB per link port (rtl/xf_xb.sv), the wormhole router (rtl/xf_router.sv)
+// that joins link receivers, tile paths and XB queues to link transmitters and tile inputs, the
+// XB -> tile message delay, and one route-lookup port per tile. Timing against the model, the
+// budgets in full and the clear rule: docs/exchange.md "RTL: xf_exchange".
 //
 //   tile t tx_* --> [path FIFO, 3] --front--+-- link-bound data --> XB[port] queue --+
 //   (tile register)  (write = the 1 stage)  +-- XREQ / XDONE ----> XB[port] control |
@@ -13,94 +14,37 @@
 //   XB[l] msg_* --> 2 register stages --> every tile's xb_msg_*[l]
 //   tile t route_raddr_i --> router lookup port t --> route_rdata_o (1 cycle)
 //
-// Router numbering (the model's arbitration order): inputs 0..L-1 link receivers, L..L+T-1 tile
-// paths, L+T..2L+T-1 XB queues; outputs 0..L-1 link transmitters, L..L+T-1 tile inputs (L =
-// NumLinks, T = NumTiles; the router is built with TileOutBase = NumLinks so that tile t is
-// always output L+t, also when only cfg_num_ports_i < NumLinks link ports are connected).
-// Unused inputs never request, so the round-robin picks are those of the model's Node, whose
-// inputs are numbered the same way with the connected ports only.
+// Router numbering (the model's order; L = NumLinks, T = NumTiles): inputs 0..L-1 link
+// receivers, L..L+T-1 tile paths, L+T..2L+T-1 XB queues; outputs 0..L-1 link transmitters, L+t
+// tile t (TileOutBase = L). Unused inputs never request, so the round-robin picks are the model's.
 //
-// Tile path t (docs/exchange.md section 1, chip_ifaces A): the tile emits a flit, XREQ or XDONE
-// on tx_* from its own register (decision in cycle t, tx_valid_i in t+1); the exchange writes it
-// into a 3-entry FIFO at the end of t+1 (the FIFO's write is the exchange's one register stage,
-// ExchangeLatencyCycles - 1), so it is at the front in t+2, the model's Tile::out Pipe latency.
-// The front is taken by kind:
-//   tx_link = 1, ctrl 0 (data)   -> XB[port] in_valid_i (never refused): taken at once
-//   tx_link = 1, ctrl 1 (XREQ)   -> XB[port] xreq_i[t]:                   taken at once
-//   tx_link = 1, ctrl 2 (XDONE)  -> XB[port] xdone_i[t]:                  taken at once
-//   tx_link = 0 (tile-bound)     -> router input L+t: taken when in_ready_o (the router's stage
-//                                   takes it; routed by its header: dst_chip == cfg_chip_id_i,
-//                                   output L + dst_tile, a missing tile is a misroute)
-// A link-bound front with a port >= NumLinks or ctrl 3 is taken and dropped (asserted).
-// tx_credit_o[t] pulses in t+1 for a front taken in t (a register), so with the tile's 3 credits
-// the credit loop is 3 cycles (decision t, front t+2, credit t+3 usable by the decision in t+3)
-// and a tile sustains one flit per cycle, local or off chip.
+// Tile path t (docs/tile.md "Interfaces"): a decision of cycle t is on tx_* in t+1 (the tile's
+// register), written into the 3-entry FIFO at the end of t+1 (ExchangeLatencyCycles - 1 = 1
+// stage) and at the front in t+2. The front is taken by kind: link-bound data, XREQ or XDONE at
+// once into XB[tx_port_i] (never refused); tile-bound when the router's input stage takes it. A
+// link-bound front with a port >= NumLinks or ctrl 3 is taken and dropped (asserted).
+// tx_credit_o[t] pulses in the cycle after the take (a register): with the tile's 3 credits the
+// loop is 3 cycles and a tile sustains one flit per cycle. XB messages of cycle c reach the tiles
+// in c + XbCtrlLatencyCycles (2). link_rx_ready_o is the router's in_ready_o: xf_link returns the
+// credit when the router's stage takes the flit.
 //
-// Credit for a tile-bound flit: on the router's in_ready_o (the flit enters the router's input
-// stage), not on in_done_o (it leaves the stage). With in_done_o the loop would be 4 cycles and a
-// tile streaming to another tile would run at 3 flits in 4 cycles. Consequence: while a
-// tile-bound packet waits for a busy tile input, its head sits in the router stage and the path
-// behind it (at most 3 flits, each holding a credit) can fill: one flit more than the model
-// buffers (the model keeps the head at the path's front). The bound the XOFF budget needs still
-// holds, see below.
+// Budgets: a tile path holds at most 3 flits, one per credit (PathAtMostThree_A; the FIFO never
+// overflows). After XB l decides XOFF in c, at most 3 link-bound flits of the granted tile still
+// arrive (each held its credit at the tile's decision of c+1), so the queue peaks at
+// XoffThresholdFlits + 3 = 27 (28 for a tile that stops a cycle late), within QueueFlits = 32.
 //
-// XB messages: xf_xb's msg_valid_o/msg_kind_o of cycle t appear on xb_msg_valid_o/xb_msg_kind_o
-// in t + XbCtrlLatencyCycles (2 register stages), the model's Tile::xb_in Pipe latency; the tile
-// applies them in that cycle before its send decision.
+// clear_i resets nothing: the host starts or clears a chip only while its exchange is idle
+// (ClearWhenIdle_A).
 //
-// Timing (zero load, decision = the tile's send-engine decision, docs/exchange.md section 5):
-//   tile -> tile of this chip: decision t, tx_valid_i t+1, front t+2 (router stage takes it),
-//     rx_valid_o t+3: the receiving tile has it in t+3, as in the model (3). The router moves it
-//     one cycle after the model's arbiter, but the model's Tile::in Pipe adds that cycle back:
-//     the router's output register stands in for it.
-//   tile -> link: front t+2, XB t+2 (fall-through), router stage t+2, link_tx_valid_o t+3: one
-//     cycle after the model (which puts it on the link channel in t+2): the router's input stage
-//     (xf_router's documented +1 per traversal to a link output).
-//   link rx -> tile: taken from link_rx_* in c, rx_valid_o in c+1: as the model (1).
-//   link rx -> link tx: taken in c, link_tx_valid_o in c+1: one cycle after the model (0).
-//   XB message: sent in c, on xb_msg_*_o in c+2: as the model.
-//   XREQ decided in t: at the XB in t+2, GRANT (idle XB) on xb_msg_*_o in t+4, first flit
-//     decided in t+4, on the link in t+7 (model t+6).
+// Combinational paths: tx_credit_o, xb_msg_*_o, route_rdata_o, cfg_route_rdata_o and stat_* are
+// registers; rx_*_o and link_tx_*_o come from the router's registers (and the static
+// cfg_num_ports_i); link_rx_ready_o is combinational from link_tx_ready_i and rx_ready_i.
+// Nothing is combinational from tx_*_i.
 //
-// Budgets.
-//   Tile path: every flit in the tile's output register or the FIFO holds one of the tile's 3
-//   credits (ExchangeLatencyCycles + 1), and a credit is back only after the front is taken, so
-//   the path never holds more than 3 flits and the FIFO (3 entries) never overflows
-//   (PathAtMostThree_A; xf_fifo's Overflow_A). The router stage holds at most one more,
-//   tile-bound, flit, outside the credits: behind a tile-bound head waiting there the path can
-//   hold 3 flits, one more than the model's 2 (docs/exchange.md section 1); the XOFF bound below
-//   does not depend on where they wait.
-//   XOFF (docs/exchange.md section 4): flits that reach XB l after it decides XOFF in cycle c are
-//   link-bound flits of the granted tile emitted at the latest in c+1 (the tile sees XOFF in
-//   c+2 and applies it before deciding) and taken from its path after c. Each of them still
-//   holds its credit at the decision of c+1 (a credit returns the cycle after the take, and
-//   link-bound flits are taken at once), so there are at most 3 of them whatever held the path
-//   up (a tile-bound head in front of them only delays them). The XB queue peaks at
-//   XoffThresholdFlits + 3 = 27 (+1 = 28 for a tile that stops one cycle late), as in the model;
-//   the budget's 5 leaves a margin of 3 to QueueFlits = 32 (QueueNoOverflow_A in xf_xb).
-//   The router's XB input stage takes the queue's head as soon as the stage is free, so while
-//   the link output is busy XB l's queue holds one flit less than the model's (the stage holds
-//   it): its XOFF and XON can come one flit later than the model's, never with less room.
-//   XB -> router: the stage is outside the queue's count; the queue alone is bounded as above.
-//   Link receive buffers: link_rx_ready_o is the router's in_ready_o (the stage takes the flit);
-//   xf_link returns the credit on that take (docs/exchange.md section 8, 16-cycle loop).
-//
-// clear_i (the chip's start/clear pulse) is not used to reset anything: the host only starts or
-// clears a chip whose exchange is idle (no flit in a tile path, no credit on the way back; the
-// tiles reset their credits to 3 on that command, which is then exact), asserted by
-// ClearWhenIdle_A. XB sessions end with XDONE before a tile finishes, so the XBs are idle too.
-//
-// Combinational paths: tx_credit_o, xb_msg_*_o, route_rdata_o, cfg_route_rdata_o and the stat_*
-// outputs are registers. rx_valid_o/rx_flit_o and link_tx_valid_o/link_tx_flit_o come from the
-// router's registers (and the static cfg_num_ports_i). link_rx_ready_o is combinational from
-// link_tx_ready_i and rx_ready_i (the router stage refills in the cycle it empties). Nothing is
-// combinational from tx_*_i (they are written into the FIFO).
-//
-// Parameter constraints: 1 <= NumTiles <= 16, 1 <= NumLinks <= 8 (router inputs 2*NumLinks +
-// NumTiles <= 32), TableChips a power of two 1..4096 (the chip passes its own; the default 64
-// keeps the block test and the synthesis check small), the XB thresholds as xf_xb requires.
-// Configuration is static while packets flow: cfg_num_ports_i <= NumLinks, cfg_num_tiles_i <=
-// NumTiles.
+// Parameter constraints: 1 <= NumTiles <= 16, 1 <= NumLinks <= 8, 2*NumLinks + NumTiles <= 32;
+// TableChips a power of two 1..4096 (the chip passes its own; the default 64 keeps the block test
+// and the synthesis check small); the XB thresholds as xf_xb requires. Configuration is static
+// while packets flow: cfg_num_ports_i <= NumLinks, cfg_num_tiles_i <= NumTiles.
 module xf_exchange #(
   // tiles of the chip (tile ids 0..NumTiles-1); 1..16
   parameter int NumTiles = 4,

@@ -26,26 +26,16 @@
 // access waits until the response of an earlier tile access has gone out, so responses never
 // reorder.
 //
-// Registers (offsets of the map): ChipId (RO, the index value), IndexWr (RW), Control (WO: bit 0
-// start, bit 1 clear; a start also restarts the Cycles count), Status (RO: bit t = tile t done,
-// bit 31 = any error: a tile error, a misroute or an XB error; link CRC errors are recovered by
-// the retry layer and are not errors), Cycles (RO), Misroutes, XbErrors, LinkCrcErrors,
-// LinkStatus, LinkDiscards (RO, from the exchange and the links), Config (RO: the
-// node's build parameters, so that a driver can size what it loads), AluConfig (RO: the dtypes
-// the tiles' ALUs are built with, alu_config_i), DoneCycles (RO, below). A switch node
-// (NumTiles = 0) has no tile windows (accesses there are errors) and its Control does nothing.
+// Registers: the map of docs/generated/defs.md (ChipId, IndexWr, Control, Status, Cycles,
+// Misroutes, XbErrors, Config, AluConfig, DoneCycles, LinkCrcErrors, LinkStatus, LinkDiscards).
+// Status bit 31 = a tile error, a misroute or an XB error (link CRC errors are recovered by the
+// retry layer and are not errors). A switch node (NumTiles = 0) has no tile windows (accesses
+// there are errors) and its Control does nothing.
 //
-// Cycles and DoneCycles. A Control write with bit 0 taken in cycle S-1 raises ctl_start_o in
-// cycle S (the tiles clear in S and run from S+1); Cycles (cycles_q) holds c - S in every cycle
-// c > S. DoneCycles is the value of Cycles in the first cycle D >= S+2 in which done_i (the
-// chip's registered "every tile in use has ended", stat_done_o) is high, so DoneCycles = D - S,
-// held until the next start; it is 0 after reset and from S (a read taken after the Control
-// write) until D. Cycles S and S+1 are left out because done_i still shows the tiles of the
-// previous run there (the tiles clear at the end of S, done_i follows one cycle later). A tile
-// whose End retires in cycle E has its done from E+1, done_i from E+2 if it is the last, so
-// DoneCycles = E + 2 - S: with the collective's cycles counted from the tiles' first running
-// cycle S+1 (cycle 0) to the last End inclusive (N = E - S, as tb/rtl_system.hpp's run() and the
-// model's RunStats count them), DoneCycles = N + 2 on the chip that finishes last.
+// Cycles and DoneCycles: a Control write with bit 0 taken in S-1 raises ctl_start_o in S;
+// Cycles holds c - S in cycle c > S; DoneCycles = D - S for the first cycle D >= S+2 with done_i
+// high (= the collective's cycles + 2 on the chip that finishes last), held until the next
+// start, 0 before. The derivation: docs/chip.md section 3, "Cycles and DoneCycles".
 //
 // Combinational paths: host_req_ready_o from tile_req_ready_i (the tiles derive it from
 // tile_req_*, which are registers here); nothing from host_req_*. Every other output is a
@@ -64,7 +54,7 @@ module xf_host_port #(
   input  logic                    rst_ni,             // asynchronous reset, active low
   // host request (valid/ready) and response
   input  logic                    host_req_valid_i,   // an access is offered
-  output logic                    host_req_ready_o,   // no access in progress (register)
+  output logic                    host_req_ready_o,   // the stage is empty or completes
   input  logic                    host_req_write_i,   // 1 write, 0 read
   input  logic [31:0]             host_req_addr_i,    // byte address in the node's map
   input  logic [31:0]             host_req_wdata_i,   // write data

@@ -1,96 +1,46 @@
 // One endpoint of a chip-to-chip link, both directions of one port, with the link retry layer
-// (docs/reliability.md; docs/packets.md section 9; model: `Channel` and model/link.*).
-//
-// The transmitter sends one link word per cycle onto the PHY: a flit it takes from the exchange
-// while it holds a credit, a flit it replays, or an idle word. Every word also carries, for the
-// reverse direction, this end's receiver state: the next expected sequence number (ack), the
-// cumulative count of credits returned and the cumulative count of NAKs. Every word has a CRC-32.
-// The receiver buffers the flits it accepts (exactly once, in sequence order) in a
-// RxBufferFlits-deep first-in first-out buffer and returns one credit to the far end for every
-// flit the exchange takes from it (credit on pop, as the model does).
+// (docs/exchange.md "RTL: xf_link"; the retry layer: docs/reliability.md sections 1-5; model:
+// `Channel` and model/link.*). The transmitter sends one link word per cycle: a new flit (with a
+// credit), a replayed flit, or an idle word; every word also carries this end's receiver state
+// for the reverse direction (ack, cumulative credits returned, cumulative NAKs) and a CRC-32
+// (rtl/xf_crc32.sv). The receiver accepts each flit exactly once, in sequence order, into a
+// RxBufferFlits-deep buffer and returns a credit for every flit the exchange takes from it.
 //
 //              this link                                          far link
 //   tx_flit_i -> [credit?] -> replay buffer -> phy_tx_q ==wire (5)==> rx_in_q -> [CRC, seq] ->
 //                 ^ credits_q                                             buffer -> rx_flit_o
 //                 +- [CRC] <- rx_in_q <==wire (5)== phy_tx_q <- ack, credits (on pop), naks
 //
-// Streams (valid/ready, STYLE.md rule 6), flits packed {head, tail, data[127:0]}:
-//   tx_*  exchange -> link: a flit is accepted in a cycle with tx_valid_i && tx_ready_o.
-//         tx_ready_o = (credits_q != 0) && !replaying_q && a free replay entry, registers: it
-//         does not depend on tx_valid_i.
-//   rx_*  link -> exchange: rx_valid_o = buffer not empty, rx_flit_o = buffer front, both from
-//         registers; the exchange takes the flit in a cycle with rx_valid_o && rx_ready_i.
-// Combinational paths: none from an input to an output. Every output is a register or a function
-// of registers.
+// Streams (valid/ready, docs/conventions.md rule 6), flits {head, tail, data[127:0]}:
+//   tx_*  accepted with tx_valid_i && tx_ready_o; tx_ready_o = credits_q != 0, no replay running
+//         and a free replay entry (registers).
+//   rx_*  rx_valid_o = buffer not empty, rx_flit_o = its front (registers); taken with
+//         rx_valid_o && rx_ready_i.
+// PHY word (docs/reliability.md section 1): phy_*_valid (not in the CRC), phy_*_flit, phy_*_ctl
+// (7:0 seq, 15:8 ack, 23:16 credits mod 256, 27:24 NAKs mod 16, 28 fv), phy_*_crc over the 168
+// bits {ctl, 6'b0, head, tail, data} (section 2).
+// Combinational paths: none from an input to an output.
 //
-// PHY word (between two xf_link instances; docs/reliability.md section 1):
-//   phy_*_valid  a word is present this cycle (the transmitter sends one every cycle after reset;
-//                a lossy PHY may drop it, then the receiver ignores the cycle); not in the CRC
-//   phy_*_flit   {head, tail, data}; meaningful with ctl bit 28 (fv)
-//   phy_*_ctl    bits 7:0 seq of the flit, 15:8 ack (the sender's receiver expects this seq
-//                next), 23:16 credits returned since reset (mod 256), 27:24 NAKs sent since reset
-//                (mod 16), 28 fv (the word carries a flit), 31:29 zero
-//   phy_*_crc    CRC-32 (zlib's crc32(), IEEE 802.3 polynomial, rtl/xf_crc32.sv) of the 168 bits
-//                {ctl, 6'b0, head, tail, data}, bit 0 first: the 21 bytes data[0..15], then
-//                {6'b0, head, tail}, then ctl bytes 0..3. Guarantees: docs/reliability.md sec. 2.
+// Latency (RegCycles = 3 stages here plus the wire; PhyWireDelayCycles = 5 gives the model's
+// LinkLatencyCycles = 8 on both paths; the retry layer adds no cycle on a clean wire):
+//   flit accepted in cycle t                     credit: flit popped by the far end in s
+//   t    credit spent, copy into replay buffer   s    far rx_valid_o && rx_ready_i
+//   t+1  phy_tx_*_o (output register)      [1]   s+1  far phy_tx_ctl_o counts it       [1]
+//   t+6  far phy_rx_*_i (5 wire cycles)          s+6  phy_rx_ctl_i (5 wire cycles)
+//   t+7  far rx_in_q: CRC, seq checked     [2]   s+7  rx_in_q: CRC checked             [2]
+//   t+8  far buffer: rx_valid_o            [3]   s+8  credits_q: pays for a flit in s+8 [3]
+//   t+15 the far ack has moved una_q here (at most 15 flits unacknowledged at full rate)
 //
-// Receiver, per present word in the input register rx_in_q (docs/reliability.md section 3): a
-// CRC mismatch discards the whole word (counted); otherwise the control fields go to this end's
-// transmitter and a flit is accepted if its seq is the expected one, else discarded (counted):
-// ahead of it (a flit was lost) sends one NAK per gap; behind it is a duplicate from a replay.
+// Budget: a credit is back 2 x (RegCycles + PhyWireDelayCycles) = 16 cycles after it was spent,
+// so RxBufferFlits = 32 sustains one flit per cycle with a margin of 16. The receive buffer never
+// overflows (every credit is always in exactly one place; RxBufferNoOverflow_A) and the replay
+// buffer neither (a flit is acked no later than its credit returns, so at most RxBufferFlits <=
+// ReplayFlits are unacknowledged; ReplayNoOverflow_A): docs/exchange.md "RTL: xf_link".
 //
-// Transmitter (section 4): new flits get seq nxt_q and a copy in the replay buffer (entry seq mod
-// ReplayFlits); an ack frees entries up to it (una_q); a new NAK count, or ReplayTimeoutCycles
-// without ack progress while flits are unacknowledged, replays every unacknowledged flit in order
-// (go-back-N) before any new one. A replay spends no credit: the credit of a sequence number was
-// spent when it was first sent, and the far receiver takes a buffer slot for it exactly once.
-// EscalateReplays replays in a row without progress set the sticky stat_escalated_o (cleared by
-// clr_i); the link keeps retrying, so a link held down for a while recovers by itself.
-//
-// Latency, cycle by cycle (RegCycles = 3 register stages of this module on each path, plus the
-// PHY wire of PhyWireDelayCycles; with PhyWireDelayCycles = LinkLatencyCycles - 3 = 5 the total
-// is LinkLatencyCycles = 8 on both paths, the model's `Channel` latencies; the retry layer adds
-// no cycle on a clean wire):
-//
-//   flit path, accepted in cycle t            credit path, flit popped in cycle s
-//   t    tx_valid_i && tx_ready_o; credit     s    far rx_valid_o && rx_ready_i
-//        spent, copy into the replay buffer
-//   t+1  phy_tx_*_o (output register)   [1]   s+1  far phy_tx_ctl_o counts it (output reg.) [1]
-//   t+6  far phy_rx_*_i (after 5 wire cycles) s+6  phy_rx_ctl_i (after 5 wire cycles)
-//   t+7  far rx_in_q (input register),    [2] s+7  rx_in_q (input register), CRC checked   [2]
-//        CRC and seq checked, accepted
-//   t+8  far buffer: rx_valid_o, rx_flit_o [3] s+8  credits_q incremented: the credit pays [3]
-//        (the exchange may take it in t+8);              for a flit accepted in s+8
-//        the far word of t+8 carries the ack
-//   t+14 the ack in this end's rx_in_q; t+15 una_q has moved (15 flits unacknowledged at most
-//        at one flit per cycle)
-//
-// Credit loop, why RxBufferFlits = 32 sustains one flit per cycle: a credit spent in cycle t is
-// back in credits_q at the earliest in t + 16 = 2 x (RegCycles + PhyWireDelayCycles) = 2 x
-// LinkLatencyCycles. A transmitter sending every cycle therefore has at most CreditLoopCycles =
-// 16 credits outstanding (docs/exchange.md section 8), a margin of 16 credits.
-//
-// Replay buffer never overflows: a flit's credit comes back in the same word as its ack or a
-// later one (the far end acks a flit when it accepts it and counts its credit when the exchange
-// takes it, later), so the unacknowledged flits are a subset of those whose credit is out:
-// at most RxBufferFlits <= ReplayFlits (ReplayNoOverflow_A).
-//
-// Receive buffer never overflows: every credit is always in exactly one of these places:
-// credits_q; a sequence number sent but not yet accepted by the far receiver (whatever the wire
-// does to its words, it is accepted once); a flit in the far buffer; a credit counted by the far
-// receiver but not yet seen here (carried by every later far word until a good one arrives).
-// Each event moves one credit to the next place, so their sum stays RxBufferFlits. This needs:
-// RxBufferFlits equal on both ends, both ends leaving reset in the same cycle (or before the
-// first word arrives), and fewer than 2^-32 of corrupted words passing the CRC.
-//
-// Reset (asynchronous, active low): credits_q = RxBufferFlits, sequence numbers and counts zero,
-// buffers empty, statistics zero, PHY output an idle word (valid high from the first cycle out of
-// reset). The buffers' storage is not reset (an entry is read only after it is written).
-//
-// Parameter constraints: RxBufferFlits >= 2 x (3 + PhyWireDelayCycles) (the credit loop; 16 with
-// the default wire), equal on both ends; ReplayFlits a power of two >= RxBufferFlits and <= 64
-// (sequence numbers are 8 bits); ReplayTimeoutCycles above the ack round trip (15 plus twice
-// any extra wire latency); EscalateReplays in 1..15.
+// Parameter constraints: RxBufferFlits >= 2 x (3 + PhyWireDelayCycles) and equal on both ends;
+// ReplayFlits a power of two, RxBufferFlits..64 (8-bit sequence numbers); ReplayTimeoutCycles >
+// 2 x (3 + PhyWireDelayCycles) (the ack round trip); EscalateReplays 1..15. Both ends leave reset
+// together (or before the first word arrives).
 module xf_link #(
   // depth of the receive buffer in flits; also the initial credits, so the far end's buffer
   // must have the same depth. >= 2 x (3 + PhyWireDelayCycles) for one flit per cycle

@@ -24,17 +24,11 @@
 // int16/fp16/bf16, 4 x int32/fp32. Every lane unit that is built computes every cycle; the
 // output stage selects by dtype and op.
 //
-// Build subsets (AluDtypes, bit d = dtype d of xf_defs_pkg::dtype_e is built, bit 7 = the fp32
-// ScaleAdd multipliers are built; docs/alu.md section 9): the units a build does not need are
-// not instantiated. int8/uint8 lanes if bit 0 or 1; int16 lanes if bit 2; int32 lanes if bit 3;
-// fp16, bf16, fp32 adders if bit 4, 5, 6; the four fp32 multipliers of ScaleAdd if bits 6 and 7
-// (they are the largest part of an fp32-only ALU); the max/min of a float format with its
-// adder, and the max/min delay line if any of 4..6. A flit of a dtype that is not built, or a
-// ScaleAdd without bit 7, is an invalid pair. The pass-through of a (errors, and the
-// receive engine's Write flits) takes the first built unit of: the int8 lanes, the int16 lanes,
-// the int32 lanes (each passes a for an op it does not know), the max/min delay line (a is
-// chosen in place of the max/min), a plain delay line of a (AluDtypes = 0). Every build has the
-// same ports and latency; the default 8'hFF builds every unit.
+// Build subsets (AluDtypes, bit d = dtype d is built, bit 7 = the fp32 ScaleAdd multipliers):
+// the units a build does not need are not instantiated, and a flit of a dtype that is not built
+// (or a ScaleAdd without bit 7) is an invalid pair. Which unit is built for which bit, and which
+// one passes a through: docs/alu.md section 9. Every build has the same ports and latency; the
+// default 8'hFF builds every unit.
 //
 // Pipeline (LatencyCycles = UnitLatencyCycles + 1 = 4):
 //   cycles 1-3  lane units (xf_int_lane, xf_fp_add: 3 registered stages each); fp max/min is

@@ -1,126 +1,51 @@
-// Wormhole crossbar of a node's exchange (docs/exchange.md sections 6 and 7; model/chip.cpp,
+// Wormhole crossbar of a node's exchange (docs/exchange.md sections 6 and 7; model:
 // Node::route_of and the arbitration loop of Node::tick). Routes every packet by its header,
-// gives each free output to the requesting inputs in round-robin order, and keeps an output with
-// one packet from its head to its tail. A switch node (tree parent) is this router with link
-// ports only (cfg_is_chip_i = 0).
+// gives each free output to the requesting inputs in round-robin order and keeps it with one
+// packet from head to tail. A switch node (tree parent) is this router with link ports only
+// (cfg_is_chip_i = 0). Why each choice matches the model, the routing table and the history:
+// docs/exchange.md, "RTL: xf_router".
 //
-// Streams: NumIn inputs and NumOut outputs, valid/ready, flit = {head, tail, data[127:0]}
-// (bit 129 head, bit 128 tail); a head flit's data is the header of xf_defs_pkg (HEADER_*).
-// Arrays are flattened: stream k uses bit k of *_valid/*_ready and bits [k*130 +: 130] of
-// *_flit.
+// Streams: valid/ready (docs/conventions.md rule 6), flit = {head, tail, data[127:0]}, a head's
+// data is the header (xf_defs_pkg HEADER_*); stream k at bit k and bits [k*130 +: 130]. Outputs
+// 0..P-1 are link ports, then tile t at P + t (P = cfg_num_ports_i, or TileOutBase if >= 0).
 //
-// Output numbering (as the model): outputs 0 .. cfg_num_ports_i-1 are link ports, outputs
-// cfg_num_ports_i .. cfg_num_ports_i+cfg_num_tiles_i-1 are the tile inputs (with TileOutBase >= 0,
-// below: tile t is output TileOutBase + t).
+// Routing of a head flit, decoded as it enters its input's one-flit stage:
+//   cfg_is_chip_i && dst_chip == cfg_chip_id_i  ->  the tile output of dst_tile
+//   otherwise                                    ->  RouteTable[lane*4096 + dst_chip]
+// Misroute (dropped whole at one flit per cycle, counted once in stat_misroutes_o, never holds an
+// output): dst_tile >= cfg_num_tiles_i; entry 0xFF or >= cfg_num_ports_i; lane >= TableLanes;
+// dst_chip >= TableChips; output >= NumOut.
 //
-// Routing of a head flit (decoded when the flit enters the input stage):
-//   cfg_is_chip_i && dst_chip == cfg_chip_id_i  ->  output cfg_num_ports_i + dst_tile
-//                                                    (TileOutBase + dst_tile if >= 0)
-//                                                    (misroute if dst_tile >= cfg_num_tiles_i)
-//   otherwise                                    ->  output RouteTable[lane*4096 + dst_chip]
-//                                                    (misroute if 0xFF, >= cfg_num_ports_i,
-//                                                    lane >= TableLanes or
-//                                                    dst_chip >= TableChips)
-//   a routed output >= NumOut (a configuration error) is a misroute as well.
-// A misrouted packet is dropped whole, one flit per cycle from head to tail, and counted once
-// in stat_misroutes_o; it never blocks an output, so it can never hang the router. dst_chip is
-// 12 bits, so "dst_chip >= 4096" cannot occur. The model's "dst_chip >= num_chips" check has no
-// counterpart here: the host loads all TableLanes*TableChips entries and writes 0xFF for chips
-// that do not exist (the compiler's image does; the model starts its table at 0xFF). A router
-// built with TableChips < 4096 (a smaller fabric, or the synthesis check of a reduced
-// configuration) treats every chip >= TableChips as having no entry, i.e. a misroute. The model's
-// "unconnected port" check is the caller's: cfg_num_ports_i counts the connected ports.
-// Every input decodes from its header. In the model only link inputs do: a tile's path into the
-// exchange carries a target decided by the sending tile (Flit::target/port) and an XB queue
-// always feeds its own link. Both decisions come from the same rule and the same table, so they
-// agree as long as the table does not change during a run.
+// Arbitration per output: an owned output presents its input's stage flit; a free output
+// presents the first input in round-robin order from rr_q (the model's rr = pick + 1) whose stage
+// holds a head routed to it, and is owned from then until its tail moves, so valid and flit hold
+// until ready. A free credit output (o < CreditOutputs) presents a new packet only while
+// out_credit_i[o] (the link's credit register) is high: the model arbitrates a link only with
+// credits. One flit per input and per output per cycle.
 //
-// Arbitration (per output, every cycle; outputs do not interact because an input's packet wants
-// exactly one output):
-//   - an output owned by an input presents that input's stage flit whenever there is one;
-//   - a free output presents the first input, in round-robin order starting at rr_q (the input
-//     after the last one whose head it moved: the model's rr = pick + 1), whose stage holds a
-//     head flit routed to it; it becomes owned by that input at once, so valid and flit hold
-//     until ready (STYLE.md rule 6);
-//   - a flit moves on out_valid_o && out_ready_i; ownership ends when the tail moves.
-// One flit per input and per output per cycle. Each input has a one-flit stage register that
-// refills in the cycle it empties, and an owned or newly picked output moves a flit in every
-// cycle its input has one: one flit per cycle per output with back-to-back packets, also
-// between packets of different inputs.
-//
-// Timing: a flit taken on in_* in cycle t is in the input stage in t+1 and can leave on out_*
-// in t+1 (latency 1 cycle; the model moves a flit in the cycle it reaches the front of its
-// input, so the RTL is one cycle later). The stage register is needed because the routing
-// table is a synchronous-read RAM: its read in cycle t returns in t+1, together with the flit.
-//
+// Timing: a flit taken on in_* in cycle t can leave on out_* in t+1 (the model moves it in t); a
+// stage refills in the cycle it empties, so packets leave back to back without a bubble:
 //   cycle          0    1    2    3    4    5    6
-//   in 0 (taken)   HA   DA   TA                         packet A, 3 flits, on input 0
-//   in 1 (taken)   HB   .    .    .    DB   TB          packet B to the same output waits
-//   in_ready_o[1]  1    0    0    0    1    1           (HB sits in its stage)
-//   out (moved)    .    HA   DA   TA   HB   DB   TB     no bubble between A and B
+//   in 0 (taken)   HA   DA   TA                         packet A on input 0
+//   in 1 (taken)   HB   .    .    .    DB   TB          packet B to the same output: HB waits
+//   out (moved)    .    HA   DA   TA   HB   DB   TB     in its stage
+// in_done_o[k] pulses when input k's stage flit leaves (moved or dropped): when the model pops it.
 //
-// Combinational paths: out_valid_o and out_flit_o come from registers, from the static
-// cfg_num_ports_i and from out_credit_i only (never from out_ready_i or any in_*). in_ready_o and in_done_o are
-// combinational from out_ready_i (a stage refills in the cycle its flit moves). The RAM read
-// address is combinational from in_flit_i.
+// Combinational paths: out_valid_o and out_flit_o from registers, cfg_num_ports_i and
+// out_credit_i only; in_ready_o and in_done_o from out_ready_i; the table's read address from
+// in_flit_i.
 //
-// in_done_o[k] pulses when input k's flit leaves the router (moved or dropped): the moment the
-// model pops the flit from its input (plus the one cycle of latency). The stage takes a flit
-// from upstream as soon as it is free, also while the flit's output is busy, where the model
-// would leave it at the front of its input; an upstream buffer that must free its slot (return
-// a link credit, a tile-path credit) exactly when the model does uses in_done_o, not its own
-// pop, and counts the stage as one of its entries.
+// Budget: one flit per input (the stage), loaded only when empty or emptied in the same cycle
+// (StageNoOverflow_A); no flow-control loop of its own (the upstream buffers' budgets:
+// docs/exchange.md sections 4 and 8). Table: TableLanes x TableChips bytes, synchronous reads
+// (one per input, NumLookups lookup ports, the host port), no reset, static while packets flow;
+// host and lookup addresses are lane*4096 + dst_chip, 0xFF outside the table.
 //
-// Equivalence with the model: an output picks exactly as Node::tick does (same request set,
-// same rr), one cycle later. The model does not arbitrate for a link output without credits: a
-// free credit output (o < CreditOutputs) therefore presents a new packet only in a cycle it
-// holds a credit (out_credit_i, the link's credit register, which is also its out_ready_i).
-// Its valid then depends on that register, never on a function of valid: no loop, and valid
-// still holds until the flit moves once presented (a credit is only spent by this output). Without the gate, a packet that waits through a credit stall would own
-// the output before a higher-priority packet arriving during the stall, and the two would leave
-// in the opposite order to the model's (seen on chips forwarding other chips' packets in the
-// averaging butterfly). Other outputs (tile inputs) present regardless of ready.
-//
-// Buffering budget: each input holds one flit (the stage); it refills only in a cycle in which
-// it is empty or its flit leaves, so it can never overflow (asserted). No other storage: the
-// router adds no flow-control loop, the upstream buffers (link receive buffer, tile path, XB
-// queue) are sized by their own budgets (docs/exchange.md sections 4 and 8); their
-// budgets are unchanged when they free a slot on in_done_o (the stage then counts as one of
-// their entries; a link credit loop becomes the 17 cycles of docs/exchange.md section 8,
-// within the 32 credits), or when the stage takes the flit (the stage is then one flit of
-// storage outside their count).
-//
-// Routing table: TableLanes*TableChips bytes, one synchronous read port per input (enabled when
-// the input stage can load), a synchronous host read port (cfg_route_rdata_o one cycle after
-// cfg_route_raddr_i) and a host write port. Host addresses keep the register map's layout
-// lane*4096 + dst_chip whatever TableChips is: a write to an entry outside the table (lane >=
-// TableLanes or dst_chip >= TableChips) is ignored and a read of one returns 0xFF (no route),
-// which is what such a lookup does. No reset: the host writes every entry before
-// traffic flows. A lookup in the same cycle as a write to the same entry sees the old value;
-// the table must not change while packets flow. Synthesis maps the array to a memory; a
-// technology with one or two ports per RAM macro replicates it per read port (the usual
-// per-input copy of a forwarding table).
-//
-// Lookup ports (NumLookups of them; xf_exchange gives one to each tile's send engine, which needs
-// RouteTable[lane][dst_chip] to pick the XB of an off-chip job): lookup_addr_i[k*14 +: 14] is an
-// entry index lane*4096 + dst_chip in the host's layout, lookup_data_o[k*8 +: 8] the entry one
-// cycle later (a synchronous read port with no enable, like the host read port: 0xFF for an
-// entry outside TableLanes/TableChips). They read the same array the routing uses, so a tile and
-// the router always agree while the table is unchanged. With NumLookups = 0 (the default) the
-// ports are one entry wide, unused, and lookup_data_o reads 0xFF.
-//
-// Tile output base: with TileOutBase = -1 (the default) the tile outputs follow the link ports,
-// tile t at output cfg_num_ports_i + t (the model's numbering). A chip built with NumLinks link
-// slots of which only cfg_num_ports_i are connected sets TileOutBase = NumLinks: tile t is then
-// output NumLinks + t whatever cfg_num_ports_i is, so the outputs are wired statically; routing
-// is otherwise unchanged (a table entry at or above cfg_num_ports_i is still a misroute).
-//
-// Parameter constraints: 1 <= NumIn <= 32, 1 <= NumOut <= 32, 1 <= TableLanes <= NumLanes (4),
-// TableChips a power of two, 1 <= TableChips <= MaxChips (4096), 0 <= NumLookups <= 32,
-// TileOutBase = -1 or 0 <= TileOutBase <= NumOut.
-// Configuration (cfg_*) is static while packets flow; cfg_num_ports_i + cfg_num_tiles_i <=
-// NumOut (with TileOutBase >= 0: cfg_num_ports_i <= TileOutBase and TileOutBase +
-// cfg_num_tiles_i <= NumOut) and cfg_num_tiles_i <= MaxTiles for a chip.
+// Parameter constraints: NumIn and NumOut 1..32; TableLanes 1..NumLanes (4); TableChips a power
+// of two 1..4096; NumLookups 0..32; TileOutBase -1 or 0..NumOut; CreditOutputs 0..NumOut.
+// Configuration: cfg_num_ports_i + cfg_num_tiles_i <= NumOut (with TileOutBase >= 0:
+// cfg_num_ports_i <= TileOutBase and TileOutBase + cfg_num_tiles_i <= NumOut); cfg_num_tiles_i
+// <= MaxTiles for a chip.
 module xf_router #(
   // input streams (link receive buffers, tile paths, XB queues); 1..32
   parameter int NumIn = 8,

@@ -1,8 +1,8 @@
 // A tile (docs/tile.md, model/tile.cpp class Tile): IMEM, PMEM and DMEM, the sequencer
 // (xf_tile_seq), the send engine (xf_tile_send), the receive engine with the reduction ALU and
 // the arrival counters (xf_tile_recv), the status (running, done, first error) and the host
-// port. Interfaces: /tmp/chip_ifaces.md sections A (exchange) and B (chip); the section
-// "RTL: xf_tile" of docs/tile.md has the timing diagrams and the latencies against the model.
+// port. Interfaces (tile <-> exchange, tile <-> chip), timing diagrams and the latencies against
+// the model: docs/tile.md "RTL: xf_tile".
 //
 // Cycle order (the model's Tile::tick): in a cycle t the receive engine takes at most one flit
 // (its errors in t stop the sequencer in t), the XB messages of t are applied, the send engine
@@ -28,20 +28,19 @@
 //
 // Host port: one 32-bit access per cycle, response (host_rsp_valid_o) in the cycle after
 // acceptance, in order. host_req_ready_o is low only for a DMEM write while the receive engine
-// writes DMEM (combinational from host_req_write_i and host_req_addr_i). Regions: TileStatus
-// +0x0, TileErrInfo +0x4, TileErrCount +0x8 (RO), TileWatchdog +0xC (RW), TileCounters
-// +0x100..+0x17F (RO, registered counters), IMEM +0x10000 (RW, two
-// halves per word, +0 = bits 31:0), PMEM +0x20000 (RW), DMEM +0x40000 (RW, byte a = byte a%16
-// of word a/16). Unaligned, out-of-range or read-only-written addresses: host_rsp_err_o with
-// rdata 0 and no effect.
+// writes DMEM (combinational from host_req_write_i and host_req_addr_i). Regions and offsets
+// (TileStatus, TileErrInfo, TileErrCount, TileWatchdog, TileCounters, IMEM, PMEM, DMEM):
+// docs/tile.md "RTL: xf_tile", Host access; an unaligned, out-of-range or read-only-written
+// address answers host_rsp_err_o with rdata 0 and has no effect.
 //
-// Combinational paths (all allowed by /tmp/chip_ifaces.md): rx_ready_o from rx_valid_i and
+// Combinational paths (all allowed by docs/tile.md "Interfaces"): rx_ready_o from rx_valid_i and
 // rx_flit_i; route_raddr_o from registers only; host_req_ready_o from host_req_*; bar_wait_o,
 // tx_*, stat_* and host_rsp_* from registers only.
 //
 // ALU subsets (AluDtypes, docs/alu.md section 9): the ALU builds only these dtypes (bits 0..6)
-// and ScaleAdd only with bit 7; a received Reduce of another dtype (or a ScaleAdd) is dropped as an invalid pair (BadPacket, ErrCheck Pair) and a Send of
-// one fails as an invalid pair (IllegalInstr), as they do for an invalid (dtype, op) pair.
+// and ScaleAdd only with bit 7; a received Reduce of another dtype (or a ScaleAdd) is dropped as
+// an invalid pair (BadPacket, ErrCheck Pair) and a Send of one fails as an invalid pair
+// (IllegalInstr), as they do for an invalid (dtype, op) pair.
 //
 // Parameter constraints: NumLinks 1..8; ImemWords 2..4096 and PmemWords 2..16384, powers of two;
 // DmemBytes a multiple of 16, 32..786432 (the host window); AluDtypes[7] (ScaleAdd) only with

@@ -1,23 +1,19 @@
-// Receive engine of a tile (docs/tile.md sections 5-7, model/tile.cpp Tile::receive): header
-// checks, Write and Reduce of payload flits into DMEM through xf_reduce_alu, readiness tokens,
-// the hazard check against the send queue's unread ranges, and the 32 arrival counters.
+// Receive engine of a tile (docs/tile.md sections 5-7 and "RTL: xf_tile", Receive engine; model:
+// Tile::receive): header checks, Write and Reduce of payload flits into DMEM through
+// xf_reduce_alu, readiness tokens, the hazard check against the send queue's unread ranges, and
+// the 32 arrival counters.
 //
-// Pipeline (one flit per cycle, no bubbles; Write flits take the same path as Reduce flits so
-// DMEM writes and counter increments stay in arrival order):
-//   stage 0 (t)    accept rx_flit_i: header checks, length checks against the flits, hazard
-//                  check (below); errors are reported in t (fail_o with its TileErr, ErrCheck
-//                  and the bad packet's source; discard_o counts the packets dropped in t).
-//                  A Reduce payload flit issues its DMEM read (port B) in t.
-//   stage 1 (t+1)  the DMEM read register holds the local word; the flit and its configuration
-//                  are registered; both enter the ALU. A Write flit enters the ALU as operand a
-//                  with an invalid dtype (7), which the ALU passes through unchanged
-//                  (docs/alu.md section 8), so it needs no delay line of its own.
-//   t+2 .. t+5     xf_reduce_alu (LatencyCycles = 4); its tag carries the word address and the
-//                  counter increment (tail: len / 16; token: 1).
-//   t+5            the ALU output register is written to DMEM (dmem_we_o) and the counter
-//                  increment is applied (counters_q at the end of t+5). wait_count_o bypasses
-//                  the increment of t+5, so a Wait sees the counter in t+5: tail accepted in t
-//                  -> Wait passes in t+5 (model: t), -> host read of TileCounters from t+6.
+// Pipeline (one flit per cycle, no bubbles; Write flits take the same path as Reduce flits, as
+// operand a with the invalid dtype 7 that the ALU passes through, so DMEM writes and counter
+// increments stay in arrival order):
+//   t          accept rx_flit_i: header, length and hazard checks, errors reported in t (fail_*
+//              with TileErr, ErrCheck and the bad packet's source; discard_o = packets dropped
+//              in t, 0..2); a Reduce payload flit issues its DMEM read (port B)
+//   t+1        the DMEM read register holds the local word; flit and configuration enter the ALU
+//   t+2 .. t+5 xf_reduce_alu (LatencyCycles = 4); its tag carries the word address and the
+//              counter increment (tail: len / 16; token: 1)
+//   t+5        DMEM write (dmem_we_o) and the counter increment; wait_count_o bypasses it, so a
+//              Wait sees the counter in t+5 (model: t) and a host read of TileCounters from t+6
 //
 //   cycle        t      t+1    t+2    t+3    t+4    t+5    t+6
 //   rx (tail)    <T>
@@ -27,32 +23,17 @@
 //   Wait sees                                       <+n>
 //
 // Read after write between packets: a Reduce payload flit whose word is still in the pipeline
-// (accepted in t-5 .. t-1: its write is not yet visible to a read issued in t) is held:
-// rx_ready_o = 0 until that write is done. Within a packet the words increase, so this never
-// happens inside a packet. Write flits are never held (their writes stay in order).
+// (accepted in t-5 .. t-1) is held with rx_ready_o = 0 until that write is done; inside a packet
+// the words increase, so this never happens there. Write flits are never held.
 //
-// Checks (docs/packets.md section 6; ErrCheck in fail_check_o; the model's order):
-//   head     the open packet, if kept, never saw its tail: it is dropped (Short); then, in this
-//            order: opcode not Write/Reduce (Opcode), len % 16 (Length), dst_addr % 16 (Window,
-//            BadPacket), len > 2048 (Length), Reduce with no ALU pair (Pair: an invalid
-//            pair, or a dtype this build's ALU leaves out, AluDtypes) -> BadPacket;
-//            dst_addr + len > DmemBytes (Window) -> DmemRange. A failing packet is dropped up
-//            to its tail. len = 0: a token, closed at once. A head with tail and len > 0 that
-//            passed: Short (dropped: nothing written, no counter increment).
-//   payload  no open packet: Headless (BadPacket; the flits up to the next tail are dropped
-//            with it, one discard); flit k >= len / 16 of a kept packet: Long (BadPacket; it
-//            and the rest are dropped, never written; no counter increment); a tail at flit
-//            k < len / 16 - 1: Short (BadPacket; flits 0..k are written, all inside
-//            [dst_addr, dst_addr + len), which the Window check proved inside DMEM; no counter
-//            increment). Hazard: the flit still applies (fail_check_o None).
-//   So a payload flit is written only at word addr_q < end_q <= DmemBytes / 16 (asserted).
-//   A head can drop two packets in its cycle (the open one, Short, and itself): discard_o = 2,
-//   fail_* describe the older. progress_o (for the watchdog): a flit taken or a counter
-//   incremented in this cycle.
+// Checks: the model's order and outcomes (Opcode, Length, Window, Pair -> BadPacket; Window ->
+// DmemRange; Short, Long, Headless; Hazard), listed in docs/tile.md "RTL: xf_tile", Receive
+// engine. A payload flit is written only at a word below the open packet's end (asserted).
+// progress_o (for the watchdog): a flit taken or a counter incremented in this cycle.
 //
-// Start/clear (clear_i): closes the open packet, clears the counters, squashes the flit
-// accepted in that cycle and the counter increments of the flits still in the ALU (their DMEM
-// writes still happen; the chip starts only an idle exchange).
+// Start/clear (clear_i): closes the open packet, clears the counters, squashes the flit accepted
+// in that cycle and the counter increments of the flits still in the ALU (their DMEM writes still
+// happen; the chip starts only an idle exchange).
 //
 // Combinational paths: rx_ready_o from rx_valid_i and rx_flit_i (and registers); fail_*,
 // discard_o, progress_o, dmem_re_o, dmem_raddr_o from rx_valid_i, rx_flit_i and hz_*;

@@ -16,7 +16,7 @@
 // The decision of cycle t is on tx_valid_o .. tx_ctrl_o in t+1 from registers; a payload
 // flit's data is the DMEM read register (dmem_rdata_i, loaded at the end of t), selected by a
 // registered mux. So the flit is the first stage of the path into the exchange (the exchange
-// adds ExchangeLatencyCycles - 1 = 1 more stage, /tmp/chip_ifaces.md section A).
+// adds ExchangeLatencyCycles - 1 = 1 more stage, docs/tile.md "Interfaces").
 //
 //   cycle          t-1    t      t+1    t+2    t+3
 //   Send retires   <S>                              (sequencer, push_i)

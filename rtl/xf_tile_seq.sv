@@ -10,7 +10,7 @@
 //
 // Execution in a cycle with run_i (running and no receive/send-engine error in this cycle, the
 // model's order): pc >= ImemWords -> PcRange; otherwise the instruction in instr_i, exactly as
-// the model, except Lw, which takes 2 cycles (agreed deviation): in its first cycle it checks
+// the model, except Lw, which takes 2 cycles (the model matches): in its first cycle it checks
 // PmemRange and issues the PMEM read (pmem_re_o; if the host has the PMEM port, pmem_busy_i,
 // it waits), in its second it writes rd and retires. Every other instruction retires in the
 // cycle it executes unless it stalls: End (jobs_after_i != 0 or session_after_i), Send
@@ -23,21 +23,14 @@
 // a cycle in which the tile had already been waiting (at_bar_q). Last arrival in t -> chip
 // releases in t+1 (model).
 //
-// Watchdog (docs/errors.md section 5): wd_idle_q counts the consecutive cycles in which the
-// sequencer executed a stalled wait (End or Waits with sends pending: Sends; Send with a full
-// queue: SendQueue; Wait below its target: Counter; Bar not yet released: Barrier) and nothing
-// progressed: no instruction retired, no flit taken by the receive engine, no counter
-// incremented, nothing emitted by the send engine (progress_i). Any other cycle of a running
-// tile (an instruction retires, the first cycle of Lw, an error) resets it; a cycle in which the
-// host took the IMEM port holds it; start/clear resets it. When wd_period_i != 0 and the count
-// reaches wd_period_i, the tile fails with Watchdog in that cycle (the wait keeps its pc) and
-// fail_info_o = {counter (Counter only, else 0), WaitKind}. wd_period_i = 0 never fires, and
-// the watchdog never stalls anything, so correct programs keep their timing.
+// Watchdog (the cycle-exact rule of docs/errors.md section 5, shared with the model): wd_idle_q
+// counts the consecutive cycles of a stalled wait in which nothing progressed (progress_i); at
+// wd_period_i (!= 0) the tile fails with Watchdog, fail_info_o = {counter, WaitKind}. It never
+// stalls anything, so correct programs keep their timing.
 //
 // Combinational paths: imem_raddr_o, pmem_*, push_*, fail_o, halt_o from run_i, imem_valid_i,
 // instr_i, jobs_after_i, session_after_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
-// wd_period_i;
-// route_raddr_o and wait_ctr_o from instr_i and the registers only; bar_wait_o from
+// wd_period_i; route_raddr_o and wait_ctr_o from instr_i and the registers only; bar_wait_o from
 // running_i, imem_valid_i, instr_i and registers.
 //
 // Send's pair check (IllegalInstr) accepts a Reduce only with a valid pair of a dtype in

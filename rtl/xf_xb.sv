@@ -1,65 +1,40 @@
-// Exchange block (XB) of one off-chip link (docs/exchange.md sections 1-4, exchange patent): admits
-// one tile at a time to the link with the XREQ / GRANT / XOFF / XON / XDONE protocol and
-// queues the granted tile's link-bound flits for the link transmitter. Cycle-exact with the
-// model's `Node::tick` (model/chip.cpp, struct Xb).
+// Exchange block (XB) of one off-chip link (docs/exchange.md sections 3 and 4, the exchange
+// patent's XB; model: struct Xb in Node::tick): admits one tile at a time to the link with the
+// XREQ / GRANT / XOFF / XON / XDONE protocol and queues the granted tile's link-bound flits for
+// the link transmitter. Cycle-exact with the model; the arguments: docs/exchange.md "RTL: xf_xb".
 //
-// Cycle order (the model's): in a cycle t the XB
-//   1. takes the tiles' control and data presented in t: xreq_i appends the requesting tiles
-//      to the request list (several in one cycle: ascending tile order), xdone_i from the
-//      granted tile ends its grant (from any other tile it is ignored, as in the model), and
-//      in_valid_i appends in_flit_i to the queue;
-//   2. decides on the occupancy after that enqueue and before this cycle's dequeue,
-//      occ(t) = flits held at the start of t + in_valid_i:
-//        if no tile holds the grant (after step 1), a request waits and occ < XoffThreshold:
-//          grant the oldest requester, xoff <- 0, send it GRANT
-//        else if a tile holds the grant:
-//          if !xoff and occ >= XoffThreshold: xoff <- 1, send XOFF to the granted tile
-//          else if xoff and occ <= XonThreshold: xoff <- 0, send XON to the granted tile
-//      so an XREQ presented in t can be granted in t, and an XDONE in t lets the next
-//      requester be granted in t;
-//   3. offers the queue's oldest flit to the link transmitter; a flit enqueued in t is offered
-//      in t when the queue was empty (fall-through), as the model's arbiter can move it in t.
+// Cycle order (the model's), in a cycle t the XB
+//   1. takes xreq_i (requesters join the list, ascending tile order), xdone_i (ends the grant of
+//      the granted tile; from any other tile it is ignored, as in the model) and in_valid_i
+//      (in_flit_i is enqueued);
+//   2. decides on occ = flits held at the start of t + in_valid_i:
+//        no tile granted, a request waits, occ < XoffThreshold -> GRANT the oldest, xoff <- 0
+//        a tile granted, !xoff, occ >= XoffThreshold          -> XOFF to it, xoff <- 1
+//        a tile granted, xoff, occ <= XonThreshold            -> XON to it, xoff <- 0
+//      with the message on msg_valid_o / msg_kind_o in t itself;
+//   3. offers the oldest flit on out_*; a flit enqueued into an empty queue in t leaves in t.
+// The exchange adds XbCtrlLatencyCycles (2) register stages between msg_* and the tile; in_*,
+// xreq_i and xdone_i come ExchangeLatencyCycles (2) after the tile emitted them.
 //
-// The message of step 2 is on msg_valid_o / msg_kind_o in cycle t itself. The model's tile
-// acts on it XbCtrlLatencyCycles = 2 cycles later: that latency is NOT in this block; the
-// exchange wiring between the XB and the tiles must add exactly XbCtrlLatencyCycles register
-// stages. Likewise in_*, xreq_i and xdone_i are the tile path's output, ExchangeLatencyCycles
-// after the tile emitted them (the exchange's tile path, not this block).
+//   cycle           14   15   16   17   18   19   20   21   22   23   24
+//   xreq_i[0]       ___________/~~~\_______________________________________  (emitted in 14)
+//   msg_valid_o[0]  ___________/~~~\_______________________________________  GRANT, same cycle
+//   in_valid_i      _______________________________/~~~~~~~~~~~~~\_________  H D D
+//   out_valid_o     _______________________________/~~~~~~~~~~~~~\_________  fall-through
+//   xdone_i[0]      ___________________________________________________/~~~\  ends the grant
 //
-//   cycle         14   15   16   17   18   19   20   21   22   23   24
-//   xreq_i[0]     ___________/~~~\_______________________________________  (emitted in 14)
-//   msg_valid_o[0]___________/~~~\_______________________________________  GRANT, same cycle
-//   tile 0 sees   _____________________/~~~\_____________________________  18 (exchange wiring)
-//   in_valid_i    _______________________________/~~~~~~~~~~~~~\_________  H D D
-//   out_valid_o   _______________________________/~~~~~~~~~~~~~\_________  fall-through
-//   xdone_i[0]    ___________________________________________________/~~~\  ends the grant
+// Streams: in_* has no ready (the XB never refuses a flit; the budget below guarantees room; a
+// flit at a full queue fires QueueNoOverflow_A, is counted in stat_overflow_*, and is lost unless
+// the link takes a flit in that cycle). out_* is valid/ready (docs/conventions.md rule 6).
+// Combinational paths: msg_* from xreq_i, xdone_i and in_valid_i; out_valid_o and out_flit_o from
+// in_* while the queue is empty. No output depends on out_ready_i; stat_* are registers.
 //
-// Protocol. in_valid_i / in_flit_i carry only the granted tile's link-bound flits and have no
-// ready: the XB never refuses a flit; the XOFF budget below guarantees room. If a flit arrives
-// with the queue full (occ > QueueFlits: the model's `xb_overflows`), QueueNoOverflow_A fires,
-// stat_overflow_o latches and stat_overflow_count_o counts it; the flit is still stored when
-// the link takes a flit in the same cycle and is lost otherwise (never a hang).
-// out_valid_o / out_ready_i / out_flit_o is a valid/ready stream (STYLE.md rule 6).
-//
-// Combinational paths: msg_valid_o and msg_kind_o from xreq_i, xdone_i and in_valid_i;
-// out_valid_o and out_flit_o from in_valid_i and in_flit_i while the queue is empty. No output
-// depends on out_ready_i. The stat_* outputs are registers (state at the start of the cycle).
-//
-// Round-trip budget for XOFF (docs/exchange.md section 4), from the cycle t in which the XB
-// sees occ >= XoffThreshold and sends XOFF, assuming the link takes nothing meanwhile:
-//   t+1 .. t+2  XOFF crosses the exchange wiring (XbCtrlLatencyCycles = 2); the tile keeps
-//               sending one flit per cycle                                          2 flits
-//   t+2         the tile acts on XOFF; a tile that registers it sends one more        1 flit
-//   up to t+4   flits already in the tile's path arrive (ExchangeLatencyCycles = 2)  2 flits
-//   total after the decision: InFlightFlits = 2 + 1 + 2 = 5; margin QueueFlits - Xoff - 5 = 3.
-// The model's tile (XOFF applied in the cycle it arrives) peaks at Xoff + 3 = 27; a registered
-// tile at Xoff + 4 = 28; both <= QueueFlits = 32. A grant is given only below XoffThreshold, so
-// a session never starts above it. XonThreshold = 8: after XON the refill takes
-// XbCtrlLatencyCycles + ExchangeLatencyCycles (+1 for a registered tile) cycles, so a queue at
-// 8 still holds >= 3 flits when new ones arrive and the link does not idle for the pause.
-// Request list: a tile has at most one request outstanding and is never both waiting and
-// granted (it sends XREQ only outside a session, and its XDONE precedes its next XREQ on the
-// same path), so NumTiles entries always suffice (ReqListNoOverflow_A).
+// Round-trip budget for XOFF, from the cycle t in which the XB sends XOFF (link taking nothing):
+//   t+1 .. t+2  XOFF crosses the exchange's 2 stages; the tile keeps sending      2 flits
+//   t+2         the tile acts on XOFF; a tile that registers it sends one more     1 flit
+//   up to t+4   flits already in the tile's path (ExchangeLatencyCycles = 2)       2 flits
+//   InFlightFlits = 5; margin QueueFlits - XoffThreshold - 5 = 3 (peak 27; 28 for a late tile).
+// XON at 8, the request list's size: docs/exchange.md "RTL: xf_xb", Budget.
 //
 // Parameter constraints: 1 <= NumTiles <= MaxTiles (16); 0 <= XonThresholdFlits <
 // XoffThresholdFlits <= QueueFlits; QueueFlits - XoffThresholdFlits >= XbCtrlLatencyCycles + 1 +
