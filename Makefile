@@ -45,6 +45,10 @@ check-gen: ## fail if the committed generated files are stale
 	    echo "check-gen: $$f is stale; run 'make gen' and commit it"; exit 1; }; \
 	done; echo "check-gen: generated files are up to date"
 
+.PHONY: check-docs
+check-docs: ## fail on a dangling path, link or anchor in a doc or comment, or an RTL module without its doc section
+	@python3 scripts/check_docs.py
+
 CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
               sw/tools/*.cpp sw/tools/*.hpp sw/examples/*.cpp model/*.cpp model/*.hpp \
               tests/*.cpp tests/*.hpp tb/*.hpp tb/*.cpp tests/fuzz/*.cpp))
@@ -109,7 +113,7 @@ fpga-check: $(SETUP_STAMP) ## quick Yosys read of every board top, pins against 
 # which and why); make lint and make synth-check run them all.
 test: SYNTH_FLAGS = --quick
 .PHONY: test
-test: $(SETUP_STAMP) check-gen check-format build lint fpga-check ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
+test: $(SETUP_STAMP) check-gen check-docs check-format build lint fpga-check ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
 	@cd $(CMAKE_DIR) && ctest --output-on-failure -j $(JOBS)
 	@scripts/test_fabric_cli.sh $(FABRIC)
 	@scripts/test_driver.sh $(FABRIC) $(CMAKE_DIR)/example_allreduce
