@@ -84,19 +84,24 @@ XF_NAME_ALLOW = {
 # References to things outside the repository, and where such a text is legitimate.
 OUTSIDE_PATTERNS = [
     (re.compile(r"\.\./shared\b"), "../shared (the project's shared folder is not in the "
-     "repository)"),
-    (re.compile(r"(?<![\w.])/tmp/"), "/tmp/ (a temporary file is not part of the repository)"),
-    (re.compile(r"(?<![\w.])/work/"), "/work/ (a path of one machine)"),
+     "repository)", "point at the section of docs/ that holds the content"),
+    (re.compile(r"(?<![\w.])/tmp/"), "/tmp/ (a temporary file is not part of the repository)",
+     "point at the section of docs/ that holds the content"),
+    (re.compile(r"(?<![\w.])/work/"), "/work/ (a path of one machine)",
+     "use a path relative to the repository"),
     (re.compile(r"\bDESIGN\.md\b"), "DESIGN.md (the architecture brief is not in the "
-     "repository; its content is in docs/)"),
-    (re.compile(r"\bSTYLE\.md\b"), "STYLE.md (the style guide is not in the repository; "
-     "docs/conventions.md holds the rules)"),
+     "repository)", "point at the section of docs/ that holds that content (correctness: "
+     "model.md section 9; the bandwidth bound: performance.md section 1)"),
+    (re.compile(r"\bSTYLE\.md\b"), "STYLE.md (the style guide is not in the repository)",
+     "cite the rule in docs/conventions.md"),
     (re.compile(r"chip_ifaces|chip interfaces", re.IGNORECASE),
-     "the chip interfaces note (a file of one machine; docs/tile.md and docs/exchange.md "
-     "hold the interfaces)"),
-    (re.compile(r"\bseeds/"), "seeds/ (the source patents are cited in docs/sources.md)"),
-    (re.compile(r"\bseeds?[ -]?0{1,2}[0-4]\b", re.IGNORECASE),
-     "\"seed 00x\" (cite the source patent by its short name from docs/sources.md)"),
+     "the chip interfaces note (a file of one machine)",
+     "cite docs/tile.md \"Interfaces\" or docs/exchange.md \"RTL: xf_exchange\""),
+    (re.compile(r"\bseeds/"), "seeds/ (the source patents are not in the repository)",
+     "cite the patent by its short name from docs/sources.md"),
+    (re.compile(r"\bseeds?[ -]?0{1,2}[0-4]\b", re.IGNORECASE), "\"seed 00x\"",
+     "cite the source patent by its short name from docs/sources.md (the averaging, tree, "
+     "exchange, ladder or sharded-update patent)"),
 ]
 OUTSIDE_ALLOW = [
     # mkdtemp templates: the code creates a scratch folder under /tmp at run time
@@ -233,7 +238,7 @@ class Checker:
                     name = m.group(1)
                     if name in self.basenames or name in NAME_ALLOW:
                         continue
-                    if any(p.search(name) for p, _ in OUTSIDE_PATTERNS):
+                    if any(p.search(name) for p, _, _ in OUTSIDE_PATTERNS):
                         continue  # reported by check_outside
                     self.fail(f"{rel}:{n}", f"names the file '{name}', and no file of the "
                               "repository has that name", "give its path in the repository, "
@@ -387,8 +392,8 @@ class Checker:
             lines = self.text(doc)
             found = [i for i, h in enumerate(hs) if re.sub(r"`", "", h[2]) == heading]
             if not found:
-                self.fail(f"{doc}", f"has no heading '{heading}', the section of module {mod} "
-                          f"({rel})", "restore the heading or correct MODULE_SECTIONS in "
+                self.fail(f"{rel}:{n}", f"module {mod}'s section '{heading}' is missing from "
+                          f"{doc}", "restore that section, or correct MODULE_SECTIONS in "
                           "scripts/check_docs.py")
                 continue
             named = False
@@ -414,12 +419,11 @@ class Checker:
     def check_outside(self):
         for rel in self.text_files():
             for n, line in enumerate(self.text(rel), 1):
-                for pat, what in OUTSIDE_PATTERNS:
+                for pat, what, todo in OUTSIDE_PATTERNS:
                     for m in pat.finditer(line):
                         if any(rel == f and s in line for f, s in OUTSIDE_ALLOW):
                             continue
-                        self.fail(f"{rel}:{n}", f"refers outside the repository: {what}",
-                                  "point at the section of docs/ that holds it")
+                        self.fail(f"{rel}:{n}", f"refers outside the repository: {what}", todo)
 
     def run(self):
         self.check_paths()
