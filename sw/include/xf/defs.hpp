@@ -65,9 +65,9 @@ enum class Opcode : uint8_t {
   kXon = 4,  // XB to tile: you may send
   kXoff = 5,  // XB to tile: stop at the next flit boundary
   kXdone = 6,  // tile to XB: the last packet of this session has been sent
-  kSync = 7,  // barrier arrival / release
-  kLinkCredit = 8,  // link control: credit return (never leaves the link layer)
-  kLinkAck = 9,  // link control: acknowledgement (reserved for the reliability issue)
+  kSync = 7,  // reserved: no packet carries the barrier (a wire AND across chips)
+  kLinkCredit = 8,  // reserved: credits travel in the link word's control field
+  kLinkAck = 9,  // reserved: acknowledgements travel in the link word's control field
 };
 inline constexpr uint32_t kOpcodeBits = 4;
 inline constexpr uint32_t kOpcodeCount = 10;
