@@ -16,8 +16,12 @@ never read):
            a document and a heading; the heading must exist and its section must name the
            module.
   outside  nothing points outside the repository: no ../shared, /tmp/, /work/, DESIGN.md,
-           STYLE.md, seeds/ or "seed 00x" (the source patents are cited by title in
-           docs/sources.md).
+           STYLE.md, the chip interfaces note, seeds/ or "seed 00x" (the source patents are cited
+           by title in docs/sources.md).
+  names    an xf_* identifier in a document or a comment is an RTL module or package, a file of
+           the repository, or in XF_NAME_ALLOW (a stale xf_alu is caught here).
+  sections "docs/x.md section N" (or "[x.md](x.md) section N", "sections N-M") cites a heading
+           numbered N in that document.
 
 Usage: python3 scripts/check_docs.py [ROOT]   (ROOT defaults to the repository of this script)
 Prints one line per failure (file:line: what is wrong; what to do) and exits 1 on any.
@@ -291,6 +295,39 @@ class Checker:
                                   "(rtl/*.sv), or add it to XF_NAME_ALLOW in "
                                   "scripts/check_docs.py with what it is")
 
+    # ---- (e) "doc.md section N" names a section that exists ------------------------------------
+    SECTION_RE = re.compile(
+        r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.md)\]?(?:\([^)]*\))?\)?,?\s+(?:sections?|sec\.)\s+"
+        r"(\d+(?:\.\d+)?)(?:\s*(?:-|\u2013|\.\.|and|to|,)\s*(\d+(?:\.\d+)?))?")
+
+    def resolve_md(self, rel, name):
+        """The Markdown file a reference from rel means: a path from the referring file's folder
+        or from the repository root, or a bare name of a document in docs/."""
+        if "/" in name:
+            for base in (os.path.dirname(rel), ""):
+                p = os.path.normpath(os.path.join(base, name))
+                if p in self.file_set:
+                    return p
+            return None
+        local = os.path.join(os.path.dirname(rel), name)
+        if local in self.file_set:
+            return local
+        docs = [f for f in self.files if f.startswith("docs/") and os.path.basename(f) == name]
+        return docs[0] if len(docs) == 1 else None
+
+    def check_section_refs(self):
+        for rel in self.text_files():
+            for n, line in enumerate(self.text(rel), 1):
+                for m in self.SECTION_RE.finditer(line):
+                    doc = self.resolve_md(rel, m.group(1))
+                    if doc is None:
+                        continue  # a missing file is reported by check_paths
+                    heads = [h[2] for h in self.headings(doc)]
+                    for sec in (m.group(2), m.group(3)):
+                        if sec and not any(re.match(re.escape(sec) + r"[.\s]", h) for h in heads):
+                            self.fail(f"{rel}:{n}", f"cites {doc} section {sec}, which has no "
+                                      f"heading numbered {sec}", "correct the section number")
+
     # ---- (b) Markdown links -------------------------------------------------------------------
     LINK_RE = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
 
@@ -431,6 +468,7 @@ class Checker:
         self.check_links()
         self.check_modules()
         self.check_outside()
+        self.check_section_refs()
         for f in self.failures:
             print(f"check-docs: {f}")
         if self.failures:
@@ -438,8 +476,8 @@ class Checker:
             return 1
         n_md = sum(1 for f in self.files if f.endswith(".md"))
         print(f"check-docs: {len(list(self.text_files()))} files, {n_md} Markdown documents, "
-              f"{len(MODULE_SECTIONS)} RTL modules: every named path, link and anchor resolves, "
-              "every module has its section, nothing points outside the repository")
+              f"{len(MODULE_SECTIONS)} RTL modules: every named path, link, anchor and section "
+              "resolves, every module has its section, nothing points outside the repository")
         return 0
 
 
