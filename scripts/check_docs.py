@@ -219,11 +219,10 @@ class Checker:
                    for fpat, tpat in PATH_ALLOW)
 
     def check_paths(self):
+        # Whole lines, code included, and code blocks of documents too: a command or an include
+        # that names a path must name one that exists.
         for rel in self.text_files():
-            in_fence = False
             for n, line in enumerate(self.text(rel), 1):
-                if rel.endswith(".md") and re.match(r"\s*(```|~~~)", line):
-                    in_fence = not in_fence
                 # links are checked (relative to their document) by check_links
                 scan = re.sub(r"\]\([^)]*\)", "]()", line) if rel.endswith(".md") else line
                 for m in self.PATH_RE.finditer(scan):
@@ -258,6 +257,7 @@ class Checker:
         tok = re.sub(r"\{[^{}]*$", "*", tok)  # a format field cut off at the end of the token
         return re.sub(r"(?<![A-Za-z])(BOARD|NAME|FILE)(?![A-Za-z])", "*", tok)
 
+    # ---- (a') xf_* names in documents and comments ------------------------------------------
     XF_RE = re.compile(r"(?<![\w$/.])(xf_[a-z0-9_]*[a-z0-9])(?![\w*])")
 
     def xf_names(self):
