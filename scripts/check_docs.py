@@ -19,7 +19,8 @@ never read):
            STYLE.md, the chip interfaces note, seeds/ or "seed 00x" (the source patents are cited
            by title in docs/sources.md).
   names    an xf_* identifier in a document or a comment is an RTL module or package, a file of
-           the repository, or in XF_NAME_ALLOW (a stale xf_alu is caught here).
+           the repository, or in XF_NAME_ALLOW (a stale xf_alu is caught here); a port named in
+           a document (`tx_ready_o`) is a port of some SystemVerilog module.
   sections "docs/x.md section N" (or "[x.md](x.md) section N", "sections N-M") cites a heading
            numbered N in that document.
 
@@ -285,6 +286,34 @@ class Checker:
             i = line.find("//")
         return line[i:] if i >= 0 else ""
 
+    def port_names(self):
+        """Every port of every SystemVerilog module of the repository."""
+        if not hasattr(self, "_ports"):
+            ports = set()
+            for f in self.files:
+                if not f.endswith((".sv", ".svh", ".v")):
+                    continue
+                for line in self.text(f):
+                    code = re.sub(r"\[[^\]]*\]", " ", line.split("//")[0])
+                    m = re.match(r"\s*(?:input|output|inout)\b([^,;)]*)", code)
+                    if m:
+                        ids = re.findall(r"[A-Za-z_]\w*", m.group(1))
+                        if ids:
+                            ports.add(ids[-1])
+            self._ports = ports
+        return self._ports
+
+    def check_port_names(self):
+        """A port named in a document (`name_i`, `name_o`, `name_ni`) is a port of some module."""
+        for rel in self.files:
+            if not rel.endswith(".md") or rel in SKIP_FILES:
+                continue
+            for n, line in enumerate(self.text(rel), 1):
+                for m in re.finditer(r"`([a-z][a-z0-9_]*_(?:i|o|ni|no))`", line):
+                    if m.group(1) not in self.port_names():
+                        self.fail(f"{rel}:{n}", f"names the port '{m.group(1)}', which no module "
+                                  "of the repository has", "use the port's current name")
+
     def check_xf_names(self):
         for rel in self.text_files():
             for n, line in enumerate(self.text(rel), 1):
@@ -465,6 +494,7 @@ class Checker:
     def run(self):
         self.check_paths()
         self.check_xf_names()
+        self.check_port_names()
         self.check_links()
         self.check_modules()
         self.check_outside()
