@@ -20,7 +20,8 @@ never read):
            by title in docs/sources.md).
   names    an xf_* identifier in a document or a comment is an RTL module or package, a file of
            the repository, or in XF_NAME_ALLOW (a stale xf_alu is caught here); a port named in
-           a document (`tx_ready_o`) is a port of some SystemVerilog module.
+           a document (`tx_ready_o`) is a port of some SystemVerilog module, an assertion
+           (`QueueNoOverflow_A`, `..._M`) is one of some SystemVerilog file.
   sections "docs/x.md section N" (or "[x.md](x.md) section N", "sections N-M") cites a heading
            numbered N in that document.
 
@@ -300,6 +301,8 @@ class Checker:
                         ids = re.findall(r"[A-Za-z_]\w*", m.group(1))
                         if ids:
                             ports.add(ids[-1])
+                    for a in re.findall(r"\b([A-Z]\w*_[AM])\b", code):
+                        ports.add(a)  # assertion (_A) and assumption (_M) labels
             self._ports = ports
         return self._ports
 
@@ -309,10 +312,12 @@ class Checker:
             if not rel.endswith(".md") or rel in SKIP_FILES:
                 continue
             for n, line in enumerate(self.text(rel), 1):
-                for m in re.finditer(r"`([a-z][a-z0-9_]*_(?:i|o|ni|no))`", line):
+                for m in re.finditer(r"`([a-z][a-z0-9_]*_(?:i|o|ni|no)|[A-Z]\w*_[AM])`", line):
                     if m.group(1) not in self.port_names():
-                        self.fail(f"{rel}:{n}", f"names the port '{m.group(1)}', which no module "
-                                  "of the repository has", "use the port's current name")
+                        kind = "assertion" if m.group(1)[0].isupper() else "port"
+                        self.fail(f"{rel}:{n}", f"names the {kind} '{m.group(1)}', which no "
+                                  "SystemVerilog file of the repository has",
+                                  f"use the {kind}'s current name")
 
     def check_xf_names(self):
         for rel in self.text_files():
