@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """make check-docs: the specification stands alone and points only at what exists.
 
-Four checks over the files git knows (tracked and untracked-but-not-ignored, so build/ is
+Six checks over the files git knows (tracked and untracked-but-not-ignored, so build/ is
 never read):
 
   paths    every repository path named in a document or a source file exists: a token that
