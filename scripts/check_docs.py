@@ -21,7 +21,8 @@ never read):
   names    an xf_* identifier in a document or a comment is an RTL module or package, a file of
            the repository, or in XF_NAME_ALLOW (a stale xf_alu is caught here); a port named in
            a document (`tx_ready_o`) is a port of some SystemVerilog module, an assertion
-           (`QueueNoOverflow_A`, `..._M`) is one of some SystemVerilog file.
+           (`QueueNoOverflow_A`, `..._M`) is one of some SystemVerilog file; a C++ Class::member
+           in a document or a comment names a class of the sources and a member they have.
   sections "docs/x.md section N" (or "[x.md](x.md) section N", "sections N-M") cites a heading
            numbered N in that document.
 
@@ -86,6 +87,9 @@ XF_NAME_ALLOW = {
     "xf_system_tb_gen",  # the testbench header gen_system writes (docs/simulators.md)
     "xf_chip_idle",     # the Icarus executable tb/icarus/xf_chip_idle_tb.sv builds
 }
+
+# Namespaces and classes of libraries, not of this project (Class::member is checked for the rest).
+CPP_EXTERNAL = {"GTest", "SC_METHOD"}
 
 # References to things outside the repository, and where such a text is legitimate.
 OUTSIDE_PATTERNS = [
@@ -319,6 +323,34 @@ class Checker:
                                   "SystemVerilog file of the repository has",
                                   f"use the {kind}'s current name")
 
+    def cpp_names(self):
+        """Classes, structs, enums and namespaces of the C++ sources, and every identifier."""
+        if not hasattr(self, "_cpp"):
+            types, idents = set(), set()
+            for f in self.files:
+                if f.endswith((".cpp", ".hpp", ".h")):
+                    text = "\n".join(self.text(f))
+                    types.update(re.findall(r"\b(?:class|struct|enum(?:\s+class)?|namespace|using)"
+                                            r"\s+(\w+)", text))
+                    idents.update(re.findall(r"\b\w+\b", text))
+            self._cpp = (types, idents)
+        return self._cpp
+
+    def check_cpp_names(self):
+        """Class::member named in a document or a comment: the class is one of the C++ sources
+        and the member is an identifier there (a renamed or removed method shows up here)."""
+        types, idents = self.cpp_names()
+        for rel in self.text_files():
+            for n, line in enumerate(self.text(rel), 1):
+                for m in re.finditer(r"(?<![\w:])([A-Z]\w*)::(~?[A-Za-z_]\w*)",
+                                     self.comment_part(rel, line)):
+                    cls, member = m.groups()
+                    if cls in CPP_EXTERNAL or (cls in types and member.lstrip("~") in idents):
+                        continue
+                    what = f"class {cls}" if cls not in types else f"{cls}::{member}"
+                    self.fail(f"{rel}:{n}", f"names {cls}::{member}, and the C++ sources have no "
+                              f"{what}", "name the class and member as they are now")
+
     def check_xf_names(self):
         for rel in self.text_files():
             for n, line in enumerate(self.text(rel), 1):
@@ -500,6 +532,7 @@ class Checker:
         self.check_paths()
         self.check_xf_names()
         self.check_port_names()
+        self.check_cpp_names()
         self.check_links()
         self.check_modules()
         self.check_outside()
