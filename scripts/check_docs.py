@@ -364,7 +364,7 @@ class Checker:
     # ---- (e) "doc.md section N" names a section that exists ------------------------------------
     SECTION_RE = re.compile(
         r"(?<![\w/.-])((?:[\w.-]+/)*[\w.-]+\.md)\]?(?:\([^)]*\))?\)?,?\s+(?:sections?|sec\.)\s+"
-        r"(\d+(?:\.\d+)?)(?:\s*(?:-|\u2013|\.\.|and|to|,)\s*(\d+(?:\.\d+)?))?")
+        r"(\d+(?:\.\d+)?)(?:\s*(?:-|\u2013|\.\.|and|to|,)\s*(\d+(?:\.\d+)?)(?![\w-]))?")
 
     def resolve_md(self, rel, name):
         """The Markdown file a reference from rel means: a path from the referring file's folder
