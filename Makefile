@@ -134,18 +134,21 @@ demo: $(SETUP_STAMP) build ## collectives on the model, then on the RTL against 
 
 SEEDS ?= 100
 FIRST_SEED ?= 1
+# Runs at once (default: the cores) and an optional resumable results file (JSON lines; a rerun
+# with the same RESULTS skips the seeds it holds).
+REGRESS_ARGS = --jobs $(JOBS) $(if $(RESULTS),--results $(RESULTS))
 
 .PHONY: regress-model
 regress-model: $(SETUP_STAMP) build ## random collectives on the model: make regress-model SEEDS=N [FIRST_SEED=S]
-	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) $(FIRST_SEED)
+	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) $(FIRST_SEED) $(REGRESS_ARGS)
 
 .PHONY: regress
 regress: $(SETUP_STAMP) build ## RTL vs model in lock step on random collectives: make regress SEEDS=N [FIRST_SEED=S]
-	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) "$(FIRST_SEED)" --rtl
+	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) "$(FIRST_SEED)" --rtl $(REGRESS_ARGS)
 
 .PHONY: regress-faults
 regress-faults: $(SETUP_STAMP) build ## RTL vs model under random link faults, small sizes: make regress-faults SEEDS=N
-	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) "$(FIRST_SEED)" --rtl --faults
+	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) "$(FIRST_SEED)" --rtl --faults $(REGRESS_ARGS)
 
 .PHONY: bench-faults
 bench-faults: $(SETUP_STAMP) build ## goodput of an allreduce against the link fault rate, RTL and model (table)

@@ -26,6 +26,10 @@
 //     tile's output register plus the budget's two path stages, one more than the RTL exchange
 //     (whose ExchangeLatencyCycles = 2 includes the output register).
 //   - Link: out_ready_i is free in every cycle (any drain pattern, none at all for ever).
+//     With ConsumerStage = 1 (the exchange as built, the XB's StagedConsumer) the XB feeds a
+//     one-flit stage, as the router's input stage: the stage takes the offered flit when it is
+//     empty or its flit leaves, and its flit leaves in any cycle (free, any pattern); a flit
+//     counts until it leaves the stage.
 // Flits that can reach the XB after its XOFF decision: EnvInFlightFlits = CtrlLatencyCycles +
 // TileLagCycles + PathStages - 1 = 2 + 1 + 3 - 1 = 5 with the defaults, the budget's
 // InFlightFlits; 3 with TileLagCycles = 0 and PathStages = 2 (the exchange as built).
@@ -34,9 +38,10 @@
 // RTL xf_exchange, Budget).
 //
 // Properties (immediate assertions, checked in every cycle after reset):
-//   NoOverflow_A     occ = stat_occupancy_o + in_valid_i <= QueueFlits: no flit ever arrives at
-//                    a full queue (the RTL's QueueNoOverflow_A)
-//   NoDrop_A         the queue holds exactly the flits that arrived minus those the link took
+//   NoOverflow_A     occ = stat_occupancy_o + in_valid_i (+ a flit the stage keeps) <= QueueFlits:
+//                    no flit ever arrives at a full queue (the RTL's QueueNoOverflow_A)
+//   NoDrop_A         the queue (and stage) hold exactly the flits that arrived minus those that
+//                    left
 //                    (a ghost count kept here, independent of the XB's counter)
 //   NoOverflowFlag_A the XB's own sticky stat_overflow_o never rises
 //   PeakInBudget_A   occ <= XoffThresholdFlits + EnvInFlightFlits (29; 27 for the exchange as
@@ -71,13 +76,15 @@ module xf_xb_formal #(
   parameter int TileLagCycles = 1,
   // cycles from a tile's emission to the XB's input (output register + path stages)
   parameter int PathStages = xf_defs_pkg::ExchangeLatencyCycles + 1,
+  // 1: the XB feeds a one-flit stage (StagedConsumer, the router's input stage); 0: the link
+  parameter bit ConsumerStage = 1'b0,
   // 1: assert NoProtoErr_A (BMC only, see the header); 0: leave it out (the induction run)
   parameter bit ProtoErrCheck = 1'b1
 ) (
   input logic clk_i  // clock (the solver steps every flip-flop together)
 );
 
-  localparam int OccBits = $clog2(QueueFlits + 2);
+  localparam int OccBits = $clog2(QueueFlits + 3);
   localparam int MsgBits = NumTiles + 2;  // one message stage: {kind, valid per tile}
   // flits that can reach the XB after it decides XOFF (docs/exchange.md section 4)
   localparam int EnvInFlightFlits = CtrlLatencyCycles + TileLagCycles + PathStages - 1;
@@ -107,15 +114,40 @@ module xf_xb_formal #(
   // ---- Free inputs ------------------------------------------------------------------------------
   logic [NumTiles-1:0] want_req, want_done, want_data;  // a tile's choices this cycle
   logic                out_ready;                       // the link takes the offered flit
+  logic                leave;                           // the stage's flit leaves (ConsumerStage)
   assign want_req = $anyseq;
   assign want_done = $anyseq;
   assign want_data = $anyseq;
-  assign out_ready = $anyseq;
+  assign leave = $anyseq;
+
+  // ---- The consumer: the link itself, or a one-flit stage in front of it ------------------------
+  logic stage_d, stage_q;  // the stage holds a flit (ConsumerStage)
+  logic departure;         // a flit stops counting: taken by the link, or leaves the stage
+  logic stage_held;        // the stage holds a flit that does not leave this cycle
+  logic out_valid;
+  if (ConsumerStage) begin : gen_stage
+    assign out_ready = !stage_q || leave;
+    assign departure = stage_q && leave;
+    assign stage_held = stage_q && !leave;
+    assign stage_d = (out_valid && out_ready) || stage_held;
+  end else begin : gen_link
+    assign out_ready = $anyseq;
+    assign departure = out_valid && out_ready;
+    assign stage_held = 1'b0;
+    assign stage_d = 1'b0;
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      stage_q <= 1'b0;
+    end else begin
+      stage_q <= stage_d;
+    end
+  end
 
   // ---- The XB under proof -----------------------------------------------------------------------
   logic [NumTiles-1:0] xreq, xdone, msg_valid;
   logic [1:0]          msg_kind;
-  logic                in_valid, out_valid;
+  logic                in_valid;
   logic [129:0]        out_flit;
   logic [OccBits-1:0]  occupancy, max_occupancy;
   logic                granted_valid, xoff, overflow, proto_err;
@@ -126,7 +158,8 @@ module xf_xb_formal #(
     .NumTiles          (NumTiles),
     .QueueFlits        (QueueFlits),
     .XoffThresholdFlits(XoffThresholdFlits + XoffDeltaFlits),
-    .XonThresholdFlits (XonThresholdFlits)
+    .XonThresholdFlits (XonThresholdFlits),
+    .StagedConsumer    (ConsumerStage)
   ) u_xb (
     .clk_i                (clk_i),
     .rst_ni               (rst_ni),
@@ -271,8 +304,7 @@ module xf_xb_formal #(
   // ---- Ghost count: arrivals minus departures ---------------------------------------------------
   // One bit wider than the occupancy so that a lost flit or an overflow shows as a mismatch.
   logic [OccBits:0] ghost_count_d, ghost_count_q;
-  assign ghost_count_d = ghost_count_q + (OccBits+1)'(in_valid) -
-                         (OccBits+1)'(out_valid && out_ready);
+  assign ghost_count_d = ghost_count_q + (OccBits+1)'(in_valid) - (OccBits+1)'(departure);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ghost_count_q <= '0;
@@ -282,8 +314,10 @@ module xf_xb_formal #(
   end
 
   // ---- Properties -------------------------------------------------------------------------------
-  logic [OccBits:0] occ;  // occupancy after this cycle's enqueue (the XB's occ)
-  assign occ = (OccBits+1)'(occupancy) + (OccBits+1)'(in_valid);
+  logic [OccBits:0] occ;   // occupancy after this cycle's enqueue (the XB's occ)
+  logic [OccBits:0] held;  // flits counted at the start of the cycle: queue and stage
+  assign occ = (OccBits+1)'(occupancy) + (OccBits+1)'(in_valid) + (OccBits+1)'(stage_held);
+  assign held = (OccBits+1)'(occupancy) + (OccBits+1)'(ConsumerStage && stage_q);
 
   logic [NumTiles-1:0] granted_to;  // the tile holding the grant (one-hot or zero)
   for (genvar t = 0; t < NumTiles; t++) begin : gen_granted_to
@@ -293,7 +327,7 @@ module xf_xb_formal #(
   always_comb begin
     if (rst_ni) begin
       NoOverflow_A: assert (occ <= (OccBits+1)'(QueueFlits));
-      NoDrop_A: assert (ghost_count_q == (OccBits+1)'(occupancy));
+      NoDrop_A: assert (ghost_count_q == held);
       NoOverflowFlag_A: assert (!overflow);
       PeakInBudget_A: assert (occ <= (OccBits+1)'(PeakFlits));
       if (ProtoErrCheck) begin
@@ -306,7 +340,7 @@ module xf_xb_formal #(
       // XOFF is sent the first cycle occ reaches it, a grant needs occ below it, XON occ <= 8.
       // Not needed for the proof; it shortens the induction from 6 cycles to 5.
       InvBelowXoff_A: assert (!granted_valid || xoff ||
-                              occupancy < OccBits'(XoffThresholdFlits + XoffDeltaFlits));
+                              held < (OccBits+1)'(XoffThresholdFlits + XoffDeltaFlits));
     end
   end
 

@@ -142,7 +142,14 @@ void Node::tick() {
         credits_[p] += tx_[p]->credits.front();
         tx_[p]->credits.pop();
       }
-  // Tile out pipes: session control and link-bound flits go to the XB of their link.
+  const int n_in = static_cast<int>(ins_.size());
+  std::vector<int>& want = want_;  // reused every cycle: no allocation on the hot path
+  std::vector<char>& moved = moved_;
+  want.assign(n_in, -2);
+  moved.assign(n_in, 0);
+  // Tile out pipes: session control and link-bound flits go to the XB of their link. A path
+  // hands on one flit per cycle (the RTL's path FIFO has one front): the flit behind a
+  // link-bound front taken here waits for the next cycle, also when it is tile-bound.
   for (int t = 0; t < T; ++t) {
     Pipe<Flit>& o = tiles_[t]->out;
     if (!o.ready(now) || o.front().target != Target::kLink) continue;
@@ -162,6 +169,7 @@ void Node::tick() {
     }
     o.pop();
     tiles_[t]->out_credits_in.push(now, 1);
+    moved[ports_ + t] = 1;
   }
   // XB control: one tile at a time; XOFF before the queue can overflow, XON when drained.
   for (int l = 0; l < ports_; ++l) {
@@ -182,13 +190,8 @@ void Node::tick() {
     }
   }
   // Arbitration.
-  const int n_in = static_cast<int>(ins_.size());
-  std::vector<int>& want = want_;  // reused every cycle: no allocation on the hot path
-  std::vector<char>& moved = moved_;
-  want.assign(n_in, -2);
-  moved.assign(n_in, 0);
   for (int i = 0; i < n_in; ++i) {
-    Flit* f = head_of(i, now);
+    Flit* f = moved[i] ? nullptr : head_of(i, now);
     if (!f) continue;
     if (ins_[i].out >= 0) {
       want[i] = ins_[i].out;

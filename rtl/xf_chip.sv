@@ -240,7 +240,7 @@ module xf_chip #(
   logic [L-1:0] ltx_valid, ltx_ready, lrx_valid, lrx_ready;
   logic [L*130-1:0] ltx_flit, lrx_flit;
   logic [L-1:0] xb_overflow, xb_proto_err, xb_xoff;
-  localparam int XbOccBits = $clog2(xf_defs_pkg::XbQueueFlits + 2);
+  localparam int XbOccBits = $clog2(xf_defs_pkg::XbQueueFlits + 3);
   logic [L*XbOccBits-1:0] xb_occupancy, xb_max_occupancy;
   logic [T*2-1:0] path_level;
 

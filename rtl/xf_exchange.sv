@@ -20,24 +20,29 @@
 //
 // Tile path t (docs/tile.md "Interfaces"): a decision of cycle t is on tx_* in t+1 (the tile's
 // register), written into the 3-entry FIFO at the end of t+1 (ExchangeLatencyCycles - 1 = 1
-// stage) and at the front in t+2. The front is taken by kind: link-bound data, XREQ or XDONE at
-// once into XB[tx_port_i] (never refused); tile-bound when the router's input stage takes it. A
-// link-bound front with a port >= NumLinks or ctrl 3 is taken and dropped (asserted).
-// tx_credit_o[t] pulses in the cycle after the take (a register): with the tile's 3 credits the
-// loop is 3 cycles and a tile sustains one flit per cycle. XB messages of cycle c reach the tiles
-// in c + XbCtrlLatencyCycles (2). link_rx_ready_o is the router's in_ready_o: xf_link returns the
-// credit when the router's stage takes the flit.
+// stage) and at the front in t+2. The front is taken while router input L+t is ready (its stage
+// is empty or its flit leaves): link-bound data, XREQ or XDONE into XB[tx_port_i] (never
+// refused), a tile-bound flit into the router's stage. So a link-bound front waits behind a
+// tile-bound flit still in the stage, as the model's Pipe keeps it behind its front. A link-bound
+// front with a port >= NumLinks or ctrl 3 is taken and dropped (asserted). Credits (the tile has
+// 3): a link-bound flit's on tx_credit_o the cycle after the take (a register); a tile-bound
+// flit's when it leaves the stage (the router's in_done_o, combinational: one cycle after the
+// model's arbiter moved it, when the model's credit arrives). The loop is 3 cycles at zero load,
+// so a tile sustains one flit per cycle. XB messages of cycle c reach the tiles in c +
+// XbCtrlLatencyCycles (2). The XBs are built with StagedConsumer: a flit in the router's stage
+// counts in its XB's occupancy until it leaves, as in the model's queue. link_rx_ready_o is the
+// router's in_ready_o: xf_link returns the credit when the router's stage takes the flit.
 //
-// Budgets: a tile path holds at most 3 flits, one per credit (PathAtMostThree_A; the FIFO never
-// overflows). After XB l decides XOFF in c, at most 3 link-bound flits of the granted tile still
+// Budgets: a tile path (with the router's stage) holds at most 3 flits, one per credit
+// (PathAtMostThree_A; the FIFO never overflows). After XB l decides XOFF in c, at most 3 link-bound flits of the granted tile still
 // arrive (each held its credit at the tile's decision of c+1), so the queue peaks at
 // XoffThresholdFlits + 3 = 27 (28 for a tile that stops a cycle late), within QueueFlits = 32.
 //
 // clear_i resets nothing: the host starts or clears a chip only while its exchange is idle
 // (ClearWhenIdle_A).
 //
-// Combinational paths: tx_credit_o, xb_msg_*_o, route_rdata_o, cfg_route_rdata_o and stat_* are
-// registers; rx_*_o and link_tx_*_o come from the router's registers (and the static
+// Combinational paths: tx_credit_o from rx_ready_i and link_tx_ready_i (a tile-bound flit leaving
+// the router's stage); xb_msg_*_o, route_rdata_o, cfg_route_rdata_o and stat_* are registers; rx_*_o and link_tx_*_o come from the router's registers (and the static
 // cfg_num_ports_i); link_rx_ready_o is combinational from link_tx_ready_i and rx_ready_i.
 // Nothing is combinational from tx_*_i.
 //
@@ -59,7 +64,7 @@ module xf_exchange #(
   // XB queue occupancy at or below which XON is sent (xf_xb); >= 0
   parameter int XonThresholdFlits = xf_defs_pkg::XbXonThresholdFlits,
   // XB occupancy width, room for QueueFlits + 1 (derived; do not override)
-  parameter int XbOccBits = $clog2(QueueFlits + 2)
+  parameter int XbOccBits = $clog2(QueueFlits + 3)
 ) (
   input  logic                         clk_i,                    // clock
   input  logic                         rst_ni,                   // async reset, active low
@@ -127,7 +132,7 @@ module xf_exchange #(
   // One register stage (the FIFO write) after the tile's own register: ExchangeLatencyCycles.
   `ASSERT_INIT(ExchangeLatencyLegal_A, xf_defs_pkg::ExchangeLatencyCycles == 2 && PathFlits == 3)
   `ASSERT_INIT(MsgStagesLegal_A, MsgStages >= 1)
-  `ASSERT_INIT(XbOccBitsLegal_A, XbOccBits == $clog2(QueueFlits + 2))
+  `ASSERT_INIT(XbOccBitsLegal_A, XbOccBits == $clog2(QueueFlits + 3))
   `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits + 2 == FlitW)
 
   // ---- Tile paths ---------------------------------------------------------------------------
@@ -186,11 +191,19 @@ module xf_exchange #(
     // Tile-bound fronts go to router input NumLinks + t.
     assign r_in_valid[NumLinks + t] = front_valid[t] && !front_link[t];
     assign r_in_flit[(NumLinks + t)*FlitW +: FlitW] = front_flit[t*FlitW +: FlitW];
-    assign take[t] = front_valid[t] && (front_link[t] || r_in_ready[NumLinks + t]);
+    // A link-bound front waits while a tile-bound flit of this path sits in the router stage
+    // (in_ready_o low: the stage is full and its flit does not leave): in the model it is still
+    // the front of the tile's Pipe and keeps everything behind it waiting.
+    assign take[t] = front_valid[t] && r_in_ready[NumLinks + t];
+    // Credits: a link-bound front frees its slot when it is taken (a register: usable in the
+    // next cycle, as the model's credit Pipe); a tile-bound flit when it leaves the router stage
+    // (in_done_o, one cycle after the model's arbiter moved it: usable in that same cycle).
+    // One of the two at most per cycle: a flit done in c entered the stage in c-1, so the
+    // front taken in c-1 was tile-bound.
+    assign credit_d[t] = take[t] && front_link[t];
+    assign tx_credit_o[t] = credit_q[t] || r_in_done[NumLinks + t];
   end
 
-  assign credit_d = take;
-  assign tx_credit_o = credit_q;
   assign stat_path_level_o = path_count;
 
   // ---- XBs ----------------------------------------------------------------------------------
@@ -211,7 +224,7 @@ module xf_exchange #(
     xb_in_flit = '0;
     for (int l = 0; l < NumLinks; l++) begin
       for (int t = 0; t < NumTiles; t++) begin
-        if (front_valid[t] && front_link[t] && (32'(front_port[t*4 +: 4]) == l)) begin
+        if (take[t] && front_link[t] && (32'(front_port[t*4 +: 4]) == l)) begin
           xb_xreq[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlXreq;
           xb_xdone[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlXdone;
           xb_data_sel[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlData;
@@ -232,6 +245,7 @@ module xf_exchange #(
       .QueueFlits        (QueueFlits),
       .XoffThresholdFlits(XoffThresholdFlits),
       .XonThresholdFlits (XonThresholdFlits),
+      .StagedConsumer    (1'b1),
       .OccBits           (XbOccBits)
     ) u_xb (
       .clk_i                (clk_i),
@@ -333,8 +347,8 @@ module xf_exchange #(
     end
   end
 
-  // Not used: the router's in_done_o (credits are returned on the take, see the header), the
-  // XBs' grant and overflow-count status, clear_i (only checked).
+  // Not used: the router's in_done_o of the link inputs (xf_link returns a credit on the take,
+  // see the header), the XBs' grant and overflow-count status, clear_i (only checked).
   logic unused_exchange;
   assign unused_exchange = ^{r_in_done, unused_xb_granted_valid, unused_xb_granted_tile,
                              unused_xb_overflow_count, clear_i};
@@ -349,6 +363,8 @@ module xf_exchange #(
     // The tile's 3 credits: its output register and the FIFO never hold more than 3 flits
     // (docs/exchange.md section 9), so the FIFO never overflows.
     `ASSERT(PathAtMostThree_A, !(tx_valid_i[t] && path_full[t]))
+    // At most one credit per cycle (tx_credit_o is one bit).
+    `ASSERT(OneCreditPerCycle_A, !(credit_q[t] && r_in_done[NumLinks + t]))
     // A link-bound flit names an existing, connected port and a legal kind.
     `ASSERT(TxLinkLegal_A, !(front_valid[t] && front_link[t]) ||
                            (!front_bad[t] && front_port[t*4 +: 4] < cfg_num_ports_i))

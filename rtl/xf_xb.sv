@@ -26,8 +26,11 @@
 // Streams: in_* has no ready (the XB never refuses a flit; the budget below guarantees room; a
 // flit at a full queue fires QueueNoOverflow_A, is counted in stat_overflow_*, and is lost unless
 // the link takes a flit in that cycle). out_* is valid/ready (docs/conventions.md rule 6).
-// Combinational paths: msg_* from xreq_i, xdone_i and in_valid_i; out_valid_o and out_flit_o from
-// in_* while the queue is empty. No output depends on out_ready_i; stat_* are registers.
+// Combinational paths: msg_* from xreq_i, xdone_i and in_valid_i (and out_ready_i with
+// StagedConsumer); out_valid_o and out_flit_o from in_* while the queue is empty; stat_* are
+// registers. With StagedConsumer the consumer is a one-flit stage (the router's) and occ also
+// counts the flit it holds and does not release this cycle (out_ready_i low), as the model's
+// queue holds that flit until its arbiter moves it.
 //
 // Round-trip budget for XOFF, from the cycle t in which the XB sends XOFF (link taking nothing):
 //   t+1 .. t+2  XOFF crosses the exchange's 2 stages; the tile keeps sending      2 flits
@@ -48,8 +51,13 @@ module xf_xb #(
   parameter int XoffThresholdFlits = xf_defs_pkg::XbXoffThresholdFlits,
   // occupancy at or below which XON is sent after XOFF; >= 0
   parameter int XonThresholdFlits = xf_defs_pkg::XbXonThresholdFlits,
-  // occupancy width, room for QueueFlits + 1 (derived; do not override)
-  parameter int OccBits = $clog2(QueueFlits + 2)
+  // 1: the consumer is a one-flit stage that takes the offered flit as soon as it is free
+  // (xf_router's input stage), so out_ready_i low means "the stage holds our flit and it does
+  // not leave this cycle"; that flit still counts in the occupancy, as the model's queue holds
+  // it until its arbiter moves it. 0: a flit leaves the count when it is taken
+  parameter bit StagedConsumer = 1'b0,
+  // occupancy width, room for QueueFlits + 2 (derived; do not override)
+  parameter int OccBits = $clog2(QueueFlits + 3)
 ) (
   input  logic                clk_i,                  // clock
   input  logic                rst_ni,                 // asynchronous reset, active low
@@ -98,7 +106,7 @@ module xf_xb #(
                                   XonThresholdFlits < XoffThresholdFlits &&
                                   XoffThresholdFlits <= QueueFlits)
   `ASSERT_INIT(XoffBudgetLegal_A, QueueFlits - XoffThresholdFlits >= InFlightFlits)
-  `ASSERT_INIT(OccBitsLegal_A, OccBits == $clog2(QueueFlits + 2))
+  `ASSERT_INIT(OccBitsLegal_A, OccBits == $clog2(QueueFlits + 3))
   `ASSERT_INIT(FlitWidthLegal_A, FlitWidth == 130)
 
   // ---- Queue (fall-through FIFO) ----------------------------------------------------------------
@@ -151,8 +159,12 @@ module xf_xb #(
   logic                    grant;          // step 2 grants the oldest requester
   logic                    proto_err;      // this cycle breaks the protocol
 
-  assign occ = OccBits'(q_count) + OccBits'(in_valid_i);
-  assign occ_overflow = in_valid_i && q_full;
+  // The count the decisions use (the model's queue): the queue, plus with StagedConsumer the
+  // flit the consumer's stage holds and does not release this cycle. The budget is on this
+  // count; the queue itself is never fuller.
+  assign occ = OccBits'(q_count) + OccBits'(in_valid_i) +
+               OccBits'(StagedConsumer && !out_ready_i);
+  assign occ_overflow = in_valid_i && (q_full || occ > OccBits'(QueueFlits));
 
   always_comb begin
     // Step 1: requests in ascending tile order, XDONE of the granted tile.

@@ -60,7 +60,7 @@ out=build/formal
 # name | chparam for the harness | BMC depth | induction depth | cover depth (0: no covers)
 configs=(
   "budget||45|6|60"
-  "rtl|-set TileLagCycles 0 -set PathStages 2|40|6|50"
+  "rtl|-set TileLagCycles 0 -set PathStages 2 -set ConsumerStage 1|40|6|50"
   "tiles4|-set NumTiles 4|12|6|0"
   "link||3|1|14"
 )

@@ -8,7 +8,9 @@ Each seed picks a topology kind and size, a collective, a dtype/op pair, a byte 
 divides by nothing in particular, an algorithm valid for the topology, sometimes a chunk size
 and a tile count, and input data from the same seed; `fabric run` checks the result against the reference. Prints a progress
 line, a summary table per topology kind, and for every failure the command that reproduces
-it. Usage: regress_model.py PATH/TO/fabric SEEDS [FIRST_SEED] [--rtl] [--faults]
+it. Usage: regress_model.py PATH/TO/fabric SEEDS [FIRST_SEED] [--rtl] [--faults] [--jobs N]
+[--results FILE] (N runs at once; FILE keeps one JSON line per finished seed, and a rerun with
+the same FILE skips them: a long regression resumes where it stopped).
 
 make regress-faults SEEDS=N (--rtl --faults): the same lock-step runs at small sizes (at most
 2 KiB) under random link faults (docs/reliability.md section 7): word error rates up to 1e-2,
@@ -17,6 +19,9 @@ fault seed is the run's seed. A run passes when both backends' outputs are bit-e
 packet stream identical (cycles are not compared under faults); a run that exceeds its time limit
 or whose error names the watchdog or the cycle limit is counted as a hang.
 """
+import concurrent.futures
+import json
+import os
 import random
 import subprocess
 import sys
@@ -120,53 +125,108 @@ def pick(seed, rtl=False, faults=False):
     return kind, args
 
 
+def run_seed(fabric, seed, rtl, faults):
+    """Runs one seed; returns what the summary needs (a plain dict: it is also a results line)."""
+    kind, args = pick(seed, rtl, faults)
+    try:
+        out = subprocess.run([fabric, "run", *args, "--no-header"], capture_output=True,
+                             text=True, timeout=900)
+        rc, stdout, stderr = out.returncode, out.stdout, out.stderr
+    except subprocess.TimeoutExpired as e:
+        rc = 124
+        stdout = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        stderr = (e.stderr.decode() if isinstance(e.stderr, bytes) else (e.stderr or "")) + \
+            "\nhang: no result in 900 s"
+    text = stdout + stderr
+    r = {"seed": seed, "kind": kind, "args": args, "rc": rc, "cycles": 0, "wrong": 0,
+         "hang": rc == 124 or "watchdog" in text or "cycle limit" in text, "faults": {},
+         "tail": text.strip().splitlines()[-8:] if rc != 0 else []}
+    for line in stdout.splitlines():
+        if line.startswith("# faults rtl:"):
+            f = line.split(":", 1)[1].replace("|", "").split()
+            for k, v in zip(f[0::2], f[1::2]):
+                r["faults"][k] = r["faults"].get(k, 0) + int(v)
+        elif line.strip() and not line.startswith("#") and len(line.split()) > 11:
+            r["wrong"] += int(line.split()[11])
+    if rc == 0:
+        rows = [l for l in stdout.splitlines() if l.strip() and not l.startswith("#")]
+        r["cycles"] = int(rows[-1].split()[7])
+    return r
+
+
 def main():
     rtl = "--rtl" in sys.argv
     faults = "--faults" in sys.argv
-    argv = [a for a in sys.argv if a not in ("--rtl", "--faults")]
+    jobs, results_path, argv = 1, None, []
+    it = iter(sys.argv)
+    for a in it:
+        if a in ("--rtl", "--faults"):
+            continue
+        if a == "--jobs":
+            jobs = max(1, int(next(it)))
+        elif a == "--results":
+            results_path = next(it)
+        else:
+            argv.append(a)
     fabric, n = argv[1], int(argv[2])
     first = int(argv[3]) if len(argv) > 3 and argv[3] else 1
     name = "regress-faults" if faults else "regress" if rtl else "regress-model"
+    seeds = list(range(first, first + n))
+    # --results FILE: one JSON line per finished seed; a rerun with the same file skips the seeds
+    # it already holds (same fabric, same draws), so a long regression resumes where it stopped.
+    done = {}
+    if results_path and os.path.exists(results_path):
+        with open(results_path) as f:
+            for line in f:
+                if line.strip():
+                    r = json.loads(line)
+                    if r["args"] == pick(r["seed"], rtl, faults)[1]:
+                        done[r["seed"]] = r
+    todo = [s for s in seeds if s not in done]
+    if done:
+        print(f"{name}: {len(seeds) - len(todo)} of {n} seeds already in {results_path}")
+    out_file = open(results_path, "a") if results_path else None
+    t0 = time.time()
+    failed = sum(1 for s in seeds if s in done and done[s]["rc"] != 0)
+    finished = len(seeds) - len(todo)
+    # Runs are independent processes: a pool of threads that each wait for one keeps `jobs`
+    # simulations busy; results are summed in seed order below, so the report does not depend on
+    # the order they finish in.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = [pool.submit(run_seed, fabric, s, rtl, faults) for s in todo]
+        for fut in concurrent.futures.as_completed(futures):
+            r = fut.result()
+            done[r["seed"]] = r
+            finished += 1
+            failed += r["rc"] != 0
+            if out_file:
+                out_file.write(json.dumps(r) + "\n")
+                out_file.flush()
+            print(f"\r{name}: {finished}/{n} seeds, {failed} failed, "
+                  f"{time.time() - t0:.0f} s", end="", flush=True)
+    print()
     hangs = wrong = 0
     fault_totals = defaultdict(int)  # "# faults rtl:" counters summed over the runs
     stats = defaultdict(lambda: [0, 0, 0, 1 << 62, 0, set()])  # kind -> runs, failures, cycles,
     # smallest and largest bytes, collectives
     failures = []
-    t0 = time.time()
-    for i, seed in enumerate(range(first, first + n)):
-        kind, args = pick(seed, rtl, faults)
-        try:
-            out = subprocess.run([fabric, "run", *args, "--no-header"], capture_output=True,
-                                 text=True, timeout=900)
-        except subprocess.TimeoutExpired as e:
-            out = subprocess.CompletedProcess(e.cmd, 124, e.stdout or "",
-                                              (e.stderr or "") + "\nhang: no result in 900 s")
-            out.stdout = out.stdout if isinstance(out.stdout, str) else out.stdout.decode()
-            out.stderr = out.stderr if isinstance(out.stderr, str) else out.stderr.decode()
-        text = out.stdout + out.stderr
-        if out.returncode == 124 or "watchdog" in text or "cycle limit" in text:
-            hangs += 1
-        for line in out.stdout.splitlines():
-            if line.startswith("# faults rtl:"):
-                f = line.split(":", 1)[1].replace("|", "").split()
-                for k, v in zip(f[0::2], f[1::2]):
-                    fault_totals[k] += int(v)
-            elif line.strip() and not line.startswith("#") and len(line.split()) > 11:
-                wrong += int(line.split()[11])
-        st = stats[kind]
+    for seed in seeds:
+        r = done[seed]
+        args = r["args"]
+        hangs += r["hang"]
+        wrong += r["wrong"]
+        for k, v in r["faults"].items():
+            fault_totals[k] += v
+        st = stats[r["kind"]]
         st[0] += 1
         nbytes = int(args[args.index("--bytes") + 1])
         st[3], st[4] = min(st[3], nbytes), max(st[4], nbytes)
         st[5].add(args[args.index("--collective") + 1])
-        if out.returncode != 0:
+        if r["rc"] != 0:
             st[1] += 1
-            failures.append((seed, args, (out.stdout + out.stderr).strip().splitlines()[-8:]))
+            failures.append((seed, args, r["tail"]))
         else:
-            rows = [l for l in out.stdout.splitlines() if l.strip() and not l.startswith("#")]
-            st[2] += int(rows[-1].split()[7])
-        print(f"\r{name}: {i + 1}/{n} seeds, {len(failures)} failed, "
-              f"{time.time() - t0:.0f} s", end="", flush=True)
-    print()
+            st[2] += r["cycles"]
     print(f"{'topology kind':<14} {'runs':>5} {'failed':>6} {'simulated cycles':>17} "
           f"{'bytes':>13}  collectives")
     for kind in sorted(stats):
@@ -175,7 +235,8 @@ def main():
     if faults:
         print(f"{name}: wrong elements {wrong}, hangs {hangs}; RTL wires and links in all: " +
               ", ".join(f"{k} {v}" for k, v in fault_totals.items()))
-    print(f"{name}: {n} seeds from {first} in {time.time() - t0:.0f} s, {len(failures)} failed")
+    print(f"{name}: {n} seeds from {first} in {time.time() - t0:.0f} s ({jobs} jobs), "
+          f"{len(failures)} failed")
     for seed, args, tail in failures:
         quoted = " ".join(a if a.replace(":", "").replace("-", "").replace("_", "").isalnum()
                           else f"'{a}'" for a in args)

@@ -526,6 +526,11 @@ TEST(Cosim, EndOfRunChecks) {
     ASSERT_TRUE(c->mismatch());
     EXPECT_NE(c->mismatch()->what.find("cycle count"), std::string::npos);
   }
+  {  // one cycle off: RTL = model to the exact cycle
+    const auto c = replay(r.model_packets, r.model.stats.cycles + 1, r.model.outputs);
+    ASSERT_TRUE(c->mismatch());
+    EXPECT_NE(c->mismatch()->what.find("cycle count"), std::string::npos);
+  }
   {  // a packet the RTL never sent
     std::vector<model::PacketEvent> pk = r.model_packets;
     pk.push_back(pk.back());
