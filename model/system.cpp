@@ -28,9 +28,9 @@ uint32_t link_register(const Node& nd, uint32_t addr) {
                         : addr < reg::kLinkDiscards ? reg::kLinkStatus
                                                     : reg::kLinkDiscards;
   const int l = static_cast<int>((addr - base) / 4);
-  if (l >= nd.num_ports() || !nd.rx_channel(l) || !nd.rx_channel(l)->retry) return 0;
-  const LinkRetry& rx = *nd.rx_channel(l)->retry;
-  const LinkRetry& tx = *nd.tx_channel(l)->retry;
+  if (l >= nd.num_ports() || !nd.rx_link(l) || !nd.rx_link(l)->retry()) return 0;
+  const LinkRetry& rx = *nd.rx_link(l)->retry();
+  const LinkRetry& tx = *nd.tx_link(l)->retry();
   if (base == reg::kLinkCrcErrors) return sat16(rx.stats().corrupted);
   if (base == reg::kLinkStatus)
     return (tx.escalated() ? 1u : 0u) | std::min<uint32_t>(tx.replays_in_a_row(), 15) << 4 |
@@ -52,15 +52,15 @@ System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_byte
     for (int t = 0; t < nodes_.back()->num_tiles(); ++t)
       nodes_.back()->tile(t).dmem.assign(tile_dmem_bytes, 0);
   }
-  for (const Link& l : topo.links) {
-    channels_.emplace_back(new Channel);
-    Channel* ab = channels_.back().get();
-    channels_.emplace_back(new Channel);
-    Channel* ba = channels_.back().get();
+  for (const xf::Link& l : topo.links) {
+    links_.emplace_back(new Link);
+    Link* ab = links_.back().get();
+    links_.emplace_back(new Link);
+    Link* ba = links_.back().get();
     nodes_[l.a]->connect(l.pa, ab, ba);
     nodes_[l.b]->connect(l.pb, ba, ab);
-    channel_stream_.push_back(static_cast<uint64_t>(l.b) << 8 | static_cast<uint64_t>(l.pb));
-    channel_stream_.push_back(static_cast<uint64_t>(l.a) << 8 | static_cast<uint64_t>(l.pa));
+    link_stream_.push_back(static_cast<uint64_t>(l.b) << 8 | static_cast<uint64_t>(l.pb));
+    link_stream_.push_back(static_cast<uint64_t>(l.a) << 8 | static_cast<uint64_t>(l.pa));
   }
   done_cycles_.assign(nodes_.size(), 0);
   done_armed_.assign(nodes_.size(), 0);
@@ -93,16 +93,7 @@ void System::set_faults(const FaultSpec& faults) {
   // in or out once flits have moved.
   if (ran_) throw std::logic_error("System::set_faults: only before the first run");
   faults_ = faults;
-  for (size_t i = 0; i < channels_.size(); ++i) {
-    Channel& ch = *channels_[i];
-    if (faults.any()) {
-      ch.retry = std::make_unique<LinkRetry>(faults, channel_stream_[i], &ch.flits);
-      ch.flits.set_latency(0);  // the receive buffer: the link layer supplies the latency
-    } else {
-      ch.retry.reset();
-      ch.flits.set_latency(kLinkLatencyCycles + kRouterStageCycles);
-    }
-  }
+  for (size_t i = 0; i < links_.size(); ++i) links_[i]->set_faults(faults, link_stream_[i]);
 }
 
 void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
@@ -111,8 +102,8 @@ void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
   Node& nd = *nodes_[node];
   const uint8_t* p = static_cast<const uint8_t*>(data);
   auto in = [&](uint32_t base, uint64_t size) { return addr >= base && addr + n <= base + size; };
-  if (in(reg::kRouteTable, nd.route.size())) {
-    std::memcpy(&nd.route[addr - reg::kRouteTable], p, n);
+  if (in(reg::kRouteTable, nd.route().size())) {
+    std::memcpy(&nd.route()[addr - reg::kRouteTable], p, n);
     return;
   }
   if (addr == reg::kIndexWr && n == 4) {
@@ -129,7 +120,7 @@ void System::host_write(int node, uint32_t addr, const void* data, size_t n) {
     }
     if (v & 1) nd.ctx.start_cycle = nd.ctx.now();
     for (int l = 0; l < nd.num_ports() && (v & 2); ++l)  // LinkStatus bit 0: sticky till now
-      if (nd.tx_channel(l) && nd.tx_channel(l)->retry) nd.tx_channel(l)->retry->clear_escalation();
+      if (nd.tx_link(l) && nd.tx_link(l)->retry()) nd.tx_link(l)->retry()->clear_escalation();
     for (int t = 0; t < nd.num_tiles(); ++t) {
       if (v & 2) nd.tile(t).reset_state();
       if (v & 1) {
@@ -186,11 +177,11 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
         if (nd.tile(t).done) v |= 1u << t;
         if (nd.tile(t).err != TileErr::kNone) v |= 1u << 31;
       }
-      if (nd.xb_overflows || nd.misroutes) v |= 1u << 31;
+      if (nd.exchange().xb_overflows() || nd.exchange().misroutes()) v |= 1u << 31;
     } else if (addr == reg::kCycles) {
       v = static_cast<uint32_t>(nd.ctx.now() - nd.ctx.start_cycle);
     } else if (addr == reg::kMisroutes) {
-      v = static_cast<uint32_t>(std::min<uint64_t>(nd.misroutes, 0xFFFFFFFFu));
+      v = static_cast<uint32_t>(std::min<uint64_t>(nd.exchange().misroutes(), 0xFFFFFFFFu));
     } else if (addr == reg::kConfig) {
       const uint32_t dmem_kib =
           nd.num_tiles() ? static_cast<uint32_t>(nd.tile(0).dmem.size() / 1024) : 0;
@@ -202,7 +193,7 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
       settle_done_cycles(node);
       v = done_cycles_[node];
     } else if (addr == reg::kXbErrors) {
-      v = nd.xb_overflow_ports;  // the model's tiles never break the XB protocol
+      v = nd.exchange().xb_overflow_ports();  // the model's tiles never break the XB protocol
     } else if (addr >= reg::kLinkCrcErrors && addr < reg::kLinkDiscards + reg::kLinkDiscardsSize &&
                addr % 4 == 0) {
       v = link_register(nd, addr);
@@ -212,8 +203,8 @@ void System::host_read(int node, uint32_t addr, void* data, size_t n) {
     std::memcpy(p, &v, 4);
     return;
   }
-  if (addr >= reg::kRouteTable && addr + n <= reg::kRouteTable + nd.route.size()) {
-    std::memcpy(p, &nd.route[addr - reg::kRouteTable], n);
+  if (addr >= reg::kRouteTable && addr + n <= reg::kRouteTable + nd.route().size()) {
+    std::memcpy(p, &nd.route()[addr - reg::kRouteTable], n);
     return;
   }
   if (addr >= reg::kTileBase) {
@@ -283,12 +274,12 @@ RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
     std::string why;
     for (int n = 0; n < topo_.num_nodes; ++n) {
       Node& nd = *nodes_[n];
-      last_activity = std::max(last_activity, nd.last_move);
-      if (nd.xb_overflows && !err) {
+      last_activity = std::max(last_activity, nd.exchange().last_move());
+      if (nd.exchange().xb_overflows() && !err) {
         err = true;
         why = "node " + std::to_string(n) + ": XB queue overflow (XOFF budget violated)";
       }
-      if (nd.misroutes && !err) {
+      if (nd.exchange().misroutes() && !err) {
         err = true;
         why = "node " + std::to_string(n) + ": packet with an unknown destination dropped";
       }
@@ -308,18 +299,18 @@ RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
       uint64_t end = start;
       for (int n = 0; n < topo_.num_nodes; ++n) {
         Node& nd = *nodes_[n];
-        st.flits_moved += nd.flits_moved;
-        st.xb_overflows += nd.xb_overflows;
-        st.misroutes += nd.misroutes;
-        st.xb_max_occupancy = std::max(st.xb_max_occupancy, nd.xb_max_occupancy);
+        st.flits_moved += nd.exchange().flits_moved();
+        st.xb_overflows += nd.exchange().xb_overflows();
+        st.misroutes += nd.exchange().misroutes();
+        st.xb_max_occupancy = std::max(st.xb_max_occupancy, nd.exchange().xb_max_occupancy());
         for (int t = 0; t < nd.num_tiles(); ++t) {
           end = std::max(end, nd.tile(t).last_progress);
           st.packets += nd.tile(t).packets_sent;
           st.instrs += nd.tile(t).instrs;
         }
       }
-      for (const auto& ch : channels_)
-        if (ch->retry) st.link += ch->retry->stats();
+      for (const auto& l : links_)
+        if (l->retry()) st.link += l->retry()->stats();
       st.cycles = (all_done ? end + 1 : now) - start;
       if (err) {
         st.error = why;

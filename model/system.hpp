@@ -1,5 +1,5 @@
 // The modelled machine: every node of a Topology (chips with tiles, switch nodes), wired by
-// link channels with latency and credit flow control; the host port (memory-mapped access to
+// links (link.hpp: latency and credit flow control); the host port (memory-mapped access to
 // every chip, docs/generated/defs.md "Register and memory map"); the run loop with a watchdog.
 //
 // SystemC elaborates once per process: build one System per process.
@@ -10,7 +10,8 @@
 #include <systemc>
 #include <vector>
 
-#include "chip.hpp"
+#include "link.hpp"
+#include "node.hpp"
 #include "xf/faults.hpp"
 #include "xf/topology.hpp"
 
@@ -68,8 +69,8 @@ class System {
   sc_core::sc_clock clk_;
   Barrier barrier_;
   std::vector<std::unique_ptr<Node>> nodes_;
-  std::vector<std::unique_ptr<Channel>> channels_;
-  std::vector<uint64_t> channel_stream_;  // per channel: receiving node << 8 | receiving port
+  std::vector<std::unique_ptr<Link>> links_;  // two per topology link, one per direction
+  std::vector<uint64_t> link_stream_;         // per link direction: receiving node << 8 | its port
   FaultSpec faults_;
   bool ran_ = false;
   // Per node: DoneCycles, and whether a start has come whose DoneCycles is not captured yet.
