@@ -1,5 +1,5 @@
 // One endpoint of a chip-to-chip link, both directions of one port, with the link retry layer
-// (docs/reliability.md; docs/packets.md section 9; model: `Channel` and model/link.*).
+// (docs/reliability.md; docs/packets.md section 9; model: `Link` and `LinkRetry` in model/link.*).
 //
 // The transmitter sends one link word per cycle onto the PHY: a flit it takes from the exchange
 // while it holds a credit, a flit it replays, or an idle word. Every word also carries, for the
@@ -49,7 +49,7 @@
 //
 // Latency, cycle by cycle (RegCycles = 3 register stages of this module on each path, plus the
 // PHY wire of PhyWireDelayCycles; with PhyWireDelayCycles = LinkLatencyCycles - 3 = 5 the total
-// is LinkLatencyCycles = 8 on both paths, the model's `Channel` latencies; the retry layer adds
+// is LinkLatencyCycles = 8 on both paths, the model's `Link` latencies; the retry layer adds
 // no cycle on a clean wire):
 //
 //   flit path, accepted in cycle t            credit path, flit popped in cycle s

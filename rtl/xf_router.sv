@@ -1,5 +1,5 @@
-// Wormhole crossbar of a node's exchange (docs/exchange.md sections 6 and 7; model/chip.cpp,
-// Node::route_of and the arbitration loop of Node::tick). Routes every packet by its header,
+// Wormhole crossbar of a node's exchange (docs/exchange.md sections 6 and 7; model: Router in
+// model/router.hpp, Router::route_of and Router::step). Routes every packet by its header,
 // gives each free output to the requesting inputs in round-robin order, and keeps an output with
 // one packet from its head to its tail. A switch node (tree parent) is this router with link
 // ports only (cfg_is_chip_i = 0).
@@ -71,7 +71,7 @@
 // a link credit, a tile-path credit) exactly when the model does uses in_done_o, not its own
 // pop, and counts the stage as one of its entries.
 //
-// Equivalence with the model: an output picks exactly as Node::tick does (same request set,
+// Equivalence with the model: an output picks exactly as Router::step does (same request set,
 // same rr), one cycle later. The model does not arbitrate for a link output without credits: a
 // free credit output (o < CreditOutputs) therefore presents a new packet only in a cycle it
 // holds a credit (out_credit_i, the link's credit register, which is also its out_ready_i).

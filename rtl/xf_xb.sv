@@ -1,7 +1,7 @@
 // Exchange block (XB) of one off-chip link (docs/exchange.md sections 1-4, seed 002): admits
 // one tile at a time to the link with the XREQ / GRANT / XOFF / XON / XDONE protocol and
 // queues the granted tile's link-bound flits for the link transmitter. Cycle-exact with the
-// model's `Node::tick` (model/chip.cpp, struct Xb).
+// model's `Xb` (model/xb.hpp).
 //
 // Cycle order (the model's): in a cycle t the XB
 //   1. takes the tiles' control and data presented in t: xreq_i appends the requesting tiles
