@@ -3,13 +3,20 @@
 
 namespace xf::model {
 
-Router::Router(int node, int num_chips, int num_ports, int num_tiles)
+Router::Router(int node, int num_chips, int num_ports, int num_tiles, int num_inputs)
     : node_(node), num_chips_(num_chips), ports_(num_ports), tiles_(num_tiles) {
   table_.assign(kNumLanes * kMaxChips, 255);
   connected_.assign(num_ports, 0);
-  lock_.assign(2 * num_ports + num_tiles, kFree);
+  source_.assign(num_inputs, kByHeader);
+  lock_.assign(num_inputs, kFree);
   owner_.assign(num_ports + num_tiles, kFree);
   rr_.assign(num_ports + num_tiles, 0);
+}
+
+Router::Router(int node, int num_chips, int num_ports, int num_tiles)
+    : Router(node, num_chips, num_ports, num_tiles, 2 * num_ports + num_tiles) {
+  for (int t = 0; t < num_tiles; ++t) source_[num_ports + t] = kByTilePort;
+  for (int l = 0; l < num_ports; ++l) source_[num_ports + num_tiles + l] = l;  // XB l feeds link l
 }
 
 int Router::route_of(const Flit& f) const {
@@ -38,12 +45,12 @@ void Router::step(const std::vector<const Flit*>& head, const std::vector<char>&
     if (lock_[i] >= 0) {
       want_[i] = lock_[i];
     } else if (f->head) {
-      if (i < ports_)
+      if (source_[i] == kByHeader)
         want_[i] = route_of(*f);
-      else if (i < ports_ + tiles_)
+      else if (source_[i] == kByTilePort)
         want_[i] = f->port < tiles_ ? ports_ + f->port : -1;  // a tile that does not exist
       else
-        want_[i] = i - ports_ - tiles_;
+        want_[i] = source_[i];
       if (want_[i] == -1) {  // nowhere to go: count it and drop the packet's head
         ++misroutes_;
         if (!f->tail) lock_[i] = kDropping;  // drop until the tail

@@ -2,12 +2,14 @@
 // sections 6 and 7 give the routing rule and the arbitration; docs/model.md section 1 the
 // model's blocks).
 //
-// Numbering (the RTL's, with the model's connected ports only): inputs 0..P-1 link receivers,
-// P..P+T-1 tile paths, P+T..2P+T-1 XB queues; outputs 0..P-1 link transmitters, P..P+T-1 tile
-// inputs (P link ports, T tiles). A link input's head flit is routed by its header (route_of); a
-// tile path's head by the output the sending tile chose (Flit::port: tile `port`, a tile that
-// does not exist is a misroute); an XB queue always feeds its own link. The RTL routes every
-// input by its header; both rules come from the same table (see rtl/xf_router.sv).
+// Numbering of a node's router (the RTL's, with the model's connected ports only): inputs 0..P-1
+// link receivers, P..P+T-1 tile paths, P+T..2P+T-1 XB queues; outputs 0..P-1 link transmitters,
+// P..P+T-1 tile inputs (P link ports, T tiles). A link input's head flit is routed by its header
+// (route_of); a tile path's head by the output the sending tile chose (Flit::port: tile `port`,
+// a tile that does not exist is a misroute); an XB queue always feeds its own link. The RTL
+// routes every input by its header; both rules come from the same table (see rtl/xf_router.sv).
+// The second constructor builds a router whose inputs are all routed by their headers, as
+// xf_router's (a block test's NumIn inputs).
 //
 // One cycle (step()): an input whose packet holds an output asks for it; an input with a head
 // flit asks for the output it routes to, or, when there is none, drops the head (counted in
@@ -37,6 +39,8 @@ class Router {
   // `node`: this node's id (cfg_chip_id_i), `num_chips`: chips in the machine (a node id at or
   // above it is a switch node: no tile outputs).
   Router(int node, int num_chips, int num_ports, int num_tiles);
+  // `num_inputs` inputs, every one routed by its header; outputs as above.
+  Router(int node, int num_chips, int num_ports, int num_tiles, int num_inputs);
 
   // The routing table (RouteTable): entry lane * MaxChips + dst_chip, 255 = no route.
   std::vector<uint8_t>& table() { return table_; }
@@ -60,7 +64,9 @@ class Router {
 
  private:
   static constexpr int kFree = -1, kDropping = -3, kNoRequest = -2;
+  static constexpr int kByHeader = -1, kByTilePort = -2;  // or a fixed output
   int node_, num_chips_, ports_, tiles_;
+  std::vector<int> source_;  // per input: kByHeader, kByTilePort or the output it always feeds
   std::vector<uint8_t> table_;
   std::vector<char> connected_;
   std::vector<int> lock_;    // per input: the output its packet holds, kFree or kDropping
