@@ -56,7 +56,7 @@ CollectiveRun run_on_model(const Topology& topo, const Plan& plan, const Image& 
   uint32_t dmem = 0;
   for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
   System sys(topo, plan.tiles, dmem, faults);
-  for (int n = 0; n < topo.num_nodes; ++n) sys.node(n).observer = observer;
+  for (int n = 0; n < topo.num_nodes; ++n) sys.node(n).exchange().observer = observer;
   return run_on_system(sys, plan, img, inputs, max_cycles, state_in, state_out);
 }
 

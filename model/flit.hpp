@@ -53,6 +53,13 @@ class Pipe {
   void push(uint64_t now, const T& v) { q_.push_back({now + latency_, v}); }
   bool ready(uint64_t now) const { return !q_.empty() && q_.front().first <= now; }
   T& front() { return q_.front().second; }
+  const T& front() const { return q_.front().second; }
+  // Entries visible in cycle `now` (the pipe's level as a reader sees it).
+  size_t ready_size(uint64_t now) const {
+    size_t n = 0;
+    while (n < q_.size() && q_[n].first <= now) ++n;
+    return n;
+  }
   void pop() { q_.pop_front(); }
   size_t size() const { return q_.size(); }
   bool empty() const { return q_.empty(); }

@@ -1,4 +1,5 @@
-// Model of the link retry layer and its faulty wire (see link.hpp; docs/reliability.md).
+// Model of a link direction, its retry layer and its faulty wire (see link.hpp;
+// docs/reliability.md).
 #include "link.hpp"
 
 #include <algorithm>
@@ -167,6 +168,49 @@ void LinkRetry::transmit(uint64_t now, const LinkCtl& ctl) {
     }
   }
   wire_.push_back({now + kLinkLatencyCycles, std::move(w)});
+}
+
+Link::Link(uint32_t stages)
+    : stages_(stages),
+      credits_(static_cast<int>(kLinkRxBufferFlits + stages)),
+      flits_(kLinkLatencyCycles + stages) {}
+
+void Link::set_faults(const FaultSpec& faults, uint64_t stream) {
+  if (faults.any()) {
+    retry_ = std::make_unique<LinkRetry>(faults, stream, &flits_);
+    flits_.set_latency(0);  // the receive buffer: the link layer supplies the latency
+  } else {
+    retry_.reset();
+    flits_.set_latency(kLinkLatencyCycles + stages_);
+  }
+}
+
+void Link::collect(uint64_t now, const LinkCtl* ctl) {
+  if (retry_) {
+    if (ctl) credits_ += retry_->on_control(*ctl);
+    retry_->tick_timer();
+    return;
+  }
+  while (credit_pipe_.ready(now)) {
+    credits_ += credit_pipe_.front();
+    credit_pipe_.pop();
+  }
+}
+
+void Link::send(uint64_t now, const Flit& f) {
+  if (retry_)
+    retry_->offer(now, f);
+  else
+    flits_.push(now, f);
+  --credits_;
+}
+
+void Link::rx_pop(uint64_t now) {
+  flits_.pop();
+  if (retry_)
+    retry_->credit_returned();  // rides in this node's next word to the far end
+  else
+    credit_pipe_.push(now, 1);
 }
 
 }  // namespace xf::model

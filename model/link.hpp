@@ -1,18 +1,22 @@
-// Model of the link retry layer (docs/reliability.md sections 3-5) and of the faults its wire
-// injects (section 7), for one direction of a link: the transmitter at one node's port, the
-// wire, and the receiver at the far node's port. The RTL block is the transmit half of one
-// xf_link and the receive half of the other.
+// Model of a link direction (docs/model.md section 1): `Link` is one direction of a link, the
+// transmit half of the rtl/xf_link.sv at one node's port, the wire and the receive half of the
+// xf_link at the far node's port; `LinkRetry` is its retry layer (docs/reliability.md sections
+// 3-5) with the faults its wire injects (section 7).
 //
-// The layer exists only while faults are on (System::set_faults): with no faults a Channel is
-// its two pipes, exactly as before, so the model's clean-link timing cannot change. With faults
-// it reproduces that timing on a clean wire to the cycle (the exchange gives a flit to the
+// Clean links (no faults, the default): a Link is two pipes, flits one way and credits the other,
+// and a credit counter at the transmitter. This is the timing the RTL is checked against.
+//
+// Faults on (Link::set_faults): the Link's flits travel through a LinkRetry and its flit pipe is
+// only the receive buffer (latency 0); credits ride in the reverse direction's words. The retry
+// layer reproduces the clean timing to the cycle on a clean wire (the exchange gives a flit to the
 // router stage in cycle t, the transmitter puts it on the wire in t + 1, the far receiver accepts
 // it in t + 1 + LinkLatencyCycles and its exchange can take it that cycle: 9 cycles, as the flit
 // pipe; a credit freed in cycle t rides the far end's word of cycle t and is usable in t + 8, as
 // the credit pipe). tests/test_model_faults.cpp (ModelFaultsCleanWire) checks it.
 //
-// One word per cycle per direction: a flit or an idle word, each carrying the control fields
-// (ack, credits, naks) of the reverse direction's receiver. Which node calls what, per cycle:
+// LinkRetry: one word per cycle per direction, a flit or an idle word, each carrying the control
+// fields (ack, credits, naks) of the reverse direction's receiver. Which node calls what, per
+// cycle (Link does it for a Node; tests/test_model_faults.cpp drives a LinkRetry pair alone):
 //
 //   receiving node, start of its tick:  receive()           the word due this cycle, if good:
 //                                                           flit checked and accepted into the
@@ -36,6 +40,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 
 #include "flit.hpp"
 #include "xf/faults.hpp"
@@ -148,6 +153,72 @@ class LinkRetry {
   uint32_t timer_ = 0, run_ = 0;
 
   LinkStats stats_;
+};
+
+// One direction of a link, from the transmitter at one node's port to the receive buffer at the
+// far node's port (the transmit half of one rtl/xf_link.sv and the receive half of the other).
+//
+// `stages`: register stages before the transmitter that this link's figures include. The model
+// folds the RTL router's input stage into its links (kRouterStageCycles = 1: flits take
+// LinkLatencyCycles + 1 cycles, the transmitter holds LinkRxBufferFlits + 1 credits); xf_link
+// alone has none (0: LinkLatencyCycles and LinkRxBufferFlits, as its block test sees it).
+// Credits always come back in LinkLatencyCycles.
+//
+// One cycle, in this order (Node::tick; ends of a port: `rx` the direction it receives, `tx` the
+// one it sends on):
+//   1. rx.receive(now, &ctl)             start: the word due now (faults on only; false without)
+//   2. tx.collect(now, got ? &ctl : 0)   start: credits back (and the retry layer's acks, NAKs
+//                                        and replay timer)
+//   3. tx.tx_ready() / tx.send(now, f)   the exchange gives a flit (spends a credit)
+//      rx.rx_valid(now) / rx.rx_front() / rx.rx_pop(now)
+//                                        the exchange takes a flit (returns a credit)
+//   4. tx.transmit(now, rx)              end: one word on the wire (faults on only)
+//
+// How a block test drives it against one direction of two rtl/xf_link.sv endpoints on a clean
+// wire (Link(0)), per cycle: collect(now, nullptr); compare stat_tx_credits_o with credits(),
+// tx_ready_o with tx_ready(), stat_rx_level_o with rx_level(now), rx_valid_o with
+// rx_valid(now) and rx_flit_o with rx_front(); then send(now, f) on tx_valid_i && tx_ready_o and
+// rx_pop(now) on rx_valid_o && rx_ready_i. The link never reads a flit's header, so a test may
+// carry its raw 128 bits in Flit::data for every flit.
+class Link {
+ public:
+  explicit Link(uint32_t stages = kRouterStageCycles);
+
+  // Faults on (faults.any()): a retry layer whose wire draws from fault stream `stream`
+  // (receiving node << 8 | receiving port); off: the clean pipes. Only while nothing is in flight.
+  void set_faults(const FaultSpec& faults, uint64_t stream);
+
+  // 1. Receiving end: the word the wire delivers this cycle. Returns true with `ctl` set when a
+  // good word arrived (its control fields are for the transmitter of this node's same port).
+  bool receive(uint64_t now, LinkCtl* ctl) { return retry_ && retry_->receive(now, ctl); }
+  // 2. Transmitting end: credits that are back, the control fields of a good word of the
+  // reverse direction (`ctl`, null when none) and the replay timer.
+  void collect(uint64_t now, const LinkCtl* ctl);
+  // 3. Transmitting end: a flit may go (a credit is held and no replay runs); send() spends it.
+  bool tx_ready() const { return credits_ > 0 && (!retry_ || retry_->tx_ready()); }
+  void send(uint64_t now, const Flit& f);
+  //    Receiving end: the receive buffer's front; rx_pop() frees its slot (returns a credit).
+  bool rx_valid(uint64_t now) const { return flits_.ready(now); }
+  const Flit& rx_front() const { return flits_.front(); }
+  void rx_pop(uint64_t now);
+  size_t rx_level(uint64_t now) const { return flits_.ready_size(now); }
+  // 4. Transmitting end: one word on the wire, carrying the control fields of `reverse`'s
+  // receiver (the direction this node receives on the same port).
+  void transmit(uint64_t now, const Link& reverse) {
+    if (retry_) retry_->transmit(now, reverse.retry_->rx_ctl());
+  }
+
+  int credits() const { return credits_; }  // stat_tx_credits_o
+  // The retry layer (null with no faults): its registers and statistics.
+  LinkRetry* retry() { return retry_.get(); }
+  const LinkRetry* retry() const { return retry_.get(); }
+
+ private:
+  uint32_t stages_;
+  int credits_;
+  Pipe<Flit> flits_;  // clean: the whole flit path; faults on: the receive buffer
+  Pipe<int> credit_pipe_{kLinkLatencyCycles};
+  std::unique_ptr<LinkRetry> retry_;
 };
 
 }  // namespace xf::model

@@ -1,6 +1,7 @@
 // The modelled machine: every node of a Topology (chips with tiles, switch nodes), wired by
-// link channels with latency and credit flow control; the host port (memory-mapped access to
-// every chip, docs/generated/defs.md "Register and memory map"); the run loop with a watchdog.
+// links (link.hpp: latency and credit flow control); a host port per node (host_port.hpp:
+// memory-mapped access, docs/generated/defs.md "Register and memory map"); the run loop with a
+// watchdog.
 //
 // SystemC elaborates once per process: build one System per process.
 #pragma once
@@ -10,7 +11,9 @@
 #include <systemc>
 #include <vector>
 
-#include "chip.hpp"
+#include "host_port.hpp"
+#include "link.hpp"
+#include "node.hpp"
 #include "xf/faults.hpp"
 #include "xf/topology.hpp"
 
@@ -45,9 +48,9 @@ class System {
   int num_chips() const { return topo_.num_chips; }
   int num_nodes() const { return topo_.num_nodes; }
 
-  // Host port: byte-addressed reads and writes within one node's map. Switch nodes expose
-  // only their routing table and link registers (LinkCrcErrors, LinkStatus, LinkDiscards;
-  // Control bit 1 clears the links' sticky escalation on every node). Throws
+  // Host port: byte-addressed reads and writes within one node's map (host_port.hpp). Switch
+  // nodes expose only their routing table and link registers (LinkCrcErrors, LinkStatus,
+  // LinkDiscards; Control bit 1 clears the links' sticky escalation on every node). Throws
   // std::out_of_range naming the address for a bad access.
   void host_write(int node, uint32_t addr, const void* data, size_t n);
   void host_read(int node, uint32_t addr, void* data, size_t n);
@@ -61,20 +64,17 @@ class System {
   Node& node(int n) { return *nodes_[n]; }
 
  private:
-  // DoneCycles of node n (docs/chip.md section 3): captures the value once every tile is done.
-  void settle_done_cycles(int n);
+  HostPort& host(int node);  // throws std::out_of_range for a node that does not exist
 
   Topology topo_;
   sc_core::sc_clock clk_;
   Barrier barrier_;
   std::vector<std::unique_ptr<Node>> nodes_;
-  std::vector<std::unique_ptr<Channel>> channels_;
-  std::vector<uint64_t> channel_stream_;  // per channel: receiving node << 8 | receiving port
+  std::vector<std::unique_ptr<HostPort>> hosts_;  // per node
+  std::vector<std::unique_ptr<Link>> links_;      // two per topology link, one per direction
+  std::vector<uint64_t> link_stream_;  // per link direction: receiving node << 8 | its port
   FaultSpec faults_;
   bool ran_ = false;
-  // Per node: DoneCycles, and whether a start has come whose DoneCycles is not captured yet.
-  std::vector<uint32_t> done_cycles_;
-  std::vector<char> done_armed_;
 };
 
 }  // namespace xf::model

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "chip.hpp"
+#include "node.hpp"
 #include "xf/compiler.hpp"
 
 namespace xf::model {

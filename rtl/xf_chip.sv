@@ -1,4 +1,4 @@
-// One chip of the fabric (docs/chip.md; model: `Node` with tiles in model/chip.hpp): NumTiles
+// One chip of the fabric (docs/chip.md; model: `Node` with tiles in model/node.hpp): NumTiles
 // tiles (rtl/xf_tile.sv), the exchange with one XB per link and the router
 // (rtl/xf_exchange.sv), NumLinks link endpoints (rtl/xf_link.sv), the host port
 // (rtl/xf_host_port.sv) and the chip's share of the barrier.

@@ -1,4 +1,4 @@
-// The exchange of a chip (docs/exchange.md sections 1-4; model: Node::tick): the tiles' paths
+// The exchange of a chip (docs/exchange.md sections 1-4; model: Exchange, model/exchange.hpp): the tiles' paths
 // into the exchange, one XB per link port (rtl/xf_xb.sv), the wormhole router (rtl/xf_router.sv)
 // that joins link receivers, tile paths and XB queues to link transmitters and tile inputs, the
 // XB -> tile message delay, and one route-lookup port per tile. Timing against the model, the

@@ -1,5 +1,5 @@
 // Host port of a chip or switch node (docs/chip.md section 3; the register map of
-// docs/generated/defs.md; model: System::host_read / host_write in model/system.cpp). Decodes
+// docs/generated/defs.md; model: HostPort in model/host_port.hpp, its table of regions). Decodes
 // one 32-bit host access at a time onto the node's registers, its routing table and its tiles'
 // windows, and answers every access exactly once, with an error flag for an address that hits
 // nothing.

@@ -1,6 +1,6 @@
 // One endpoint of a chip-to-chip link, both directions of one port, with the link retry layer
 // (docs/exchange.md "RTL: xf_link"; the retry layer: docs/reliability.md sections 1-5; model:
-// `Channel` and model/link.*). The transmitter sends one link word per cycle: a new flit (with a
+// `Link` and `LinkRetry` in model/link.*). The transmitter sends one link word per cycle: a new flit (with a
 // credit), a replayed flit, or an idle word; every word also carries this end's receiver state
 // for the reverse direction (ack, cumulative credits returned, cumulative NAKs) and a CRC-32
 // (rtl/xf_crc32.sv). The receiver accepts each flit exactly once, in sequence order, into a

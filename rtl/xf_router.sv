@@ -1,5 +1,5 @@
 // Wormhole crossbar of a node's exchange (docs/exchange.md sections 6 and 7; model:
-// Node::route_of and the arbitration loop of Node::tick). Routes every packet by its header,
+// Router::route_of and Router::step, model/router.hpp). Routes every packet by its header,
 // gives each free output to the requesting inputs in round-robin order and keeps it with one
 // packet from head to tail. A switch node (tree parent) is this router with link ports only
 // (cfg_is_chip_i = 0). Why each choice matches the model, the routing table and the history:

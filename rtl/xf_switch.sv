@@ -1,4 +1,4 @@
-// A switch node (docs/chip.md section 5; model: `Node` with no tiles in model/chip.*): the
+// A switch node (docs/chip.md section 5; model: `Node` with no tiles in model/node.*): the
 // parent of the tree patent's trees. NumLinks link endpoints (rtl/xf_link.sv) around the wormhole
 // router (rtl/xf_router.sv) with link ports only (cfg_is_chip_i = 0: every packet is routed by
 // the table, RouteTable[lane][dst_chip]), and a host port (rtl/xf_host_port.sv with no tiles)

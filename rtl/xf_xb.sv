@@ -1,5 +1,5 @@
 // Exchange block (XB) of one off-chip link (docs/exchange.md sections 3 and 4, the exchange
-// patent's XB; model: struct Xb in Node::tick): admits one tile at a time to the link with the
+// patent's XB; model: Xb, model/xb.hpp): admits one tile at a time to the link with the
 // XREQ / GRANT / XOFF / XON / XDONE protocol and queues the granted tile's link-bound flits for
 // the link transmitter. Cycle-exact with the model; the arguments: docs/exchange.md "RTL: xf_xb".
 //

@@ -21,8 +21,8 @@
 #include <tuple>
 #include <vector>
 
-#include "chip.hpp"  // model::PacketEvent
-#include "flit.hpp"  // model::Header, pack_header, unpack_header
+#include "exchange.hpp"  // model::PacketEvent
+#include "flit.hpp"      // model::Header, pack_header, unpack_header
 #include "rtl_system.hpp"
 #include "xf/defs.hpp"
 

@@ -1,7 +1,7 @@
 // A machine of Verilated chips and switch nodes wired by a Topology (docs/chip.md section 6): one
 // Verilated xf_chip object per chip and one xf_switch object per switch node of the topology,
 // their link PHYs joined in C++ by wires of PhyWireDelayCycles cycles each way (the model's
-// 8-cycle `Channel` with xf_link's 3 register stages; tb/phy_wire.hpp, which also injects the
+// 8-cycle `Link` with xf_link's 3 register stages; tb/phy_wire.hpp, which also injects the
 // faults of an optional FaultSpec, docs/reliability.md section 7), the barrier's AND over all
 // chips, and
 // host ports driven through the nodes' real host-port pins. The topology is data: one Verilated
