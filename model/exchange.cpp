@@ -25,7 +25,10 @@ void Exchange::connect(int port, Link* tx, Link* rx) {
 }
 
 void Exchange::tile_paths(uint64_t now) {
-  // Session control and link-bound flits go to the XB of their link.
+  // Session control and link-bound flits go to the XB of their link. A path hands on one flit
+  // per cycle (the RTL's path FIFO has one front): the flit behind a link-bound front taken here
+  // waits for the next cycle, also when it is tile-bound (route() skips that path).
+  path_handed_.assign(num_tiles_, 0);
   for (int t = 0; t < num_tiles_; ++t) {
     Pipe<Flit>& o = *tiles_[t].out;
     if (!o.ready(now) || o.front().target != Target::kLink) continue;
@@ -39,6 +42,7 @@ void Exchange::tile_paths(uint64_t now) {
       x.push(f);
     o.pop();
     tiles_[t].out_credits->push(now, 1);
+    path_handed_[t] = 1;
   }
 }
 
@@ -73,7 +77,10 @@ void Exchange::pop(int in, uint64_t now) {
 void Exchange::route(uint64_t now) {
   const int n_in = router_.num_inputs(), n_out = router_.num_outputs();
   head_.resize(n_in);
-  for (int i = 0; i < n_in; ++i) head_[i] = head_of(i, now);
+  for (int i = 0; i < n_in; ++i) {
+    const bool handed = i >= ports_ && i < ports_ + num_tiles_ && path_handed_[i - ports_];
+    head_[i] = handed ? nullptr : head_of(i, now);
+  }
   ready_.assign(n_out, 1);  // tile inputs always take a flit
   for (int o = 0; o < ports_; ++o) ready_[o] = tx_[o] && tx_[o]->tx_ready();
   router_.step(head_, ready_, &dropped_, &from_);

@@ -90,6 +90,7 @@ class Exchange {
   uint64_t last_move_ = 0;
   std::vector<PacketEvent> open_;  // per link output: the packet being sent
   // Reused every cycle: no allocation on the hot path.
+  std::vector<char> path_handed_;  // per tile: its path handed a flit to an XB this cycle
   std::vector<const Flit*> head_;
   std::vector<char> ready_;
   std::vector<int> dropped_, from_;
