@@ -21,7 +21,10 @@
 // out_ready_i to the DUT and the same to the Xb (steps 1 and 2), compare msg_* with decide()'s
 // Msg and out_valid_o / out_flit_o with out_valid() / front(), call pop() when out_ready_i and
 // out_valid(), end_cycle(), then clock the DUT. The XB never reads a flit, so a test may carry
-// its raw 128 bits in Flit::data for every flit, head flits included.
+// its raw 128 bits in Flit::data for every flit, head flits included. That is the RTL block with
+// StagedConsumer = 0 (its default). In a chip, xf_exchange builds its XBs with StagedConsumer = 1:
+// the router's input stage takes the queue's head early, and the XB keeps counting it until the
+// stage releases it, which is this queue, from which the model's router moves the flit directly.
 #pragma once
 
 #include <cstdint>
