@@ -60,8 +60,7 @@
 
 namespace xf::kit {
 
-// ---- Seeds
-// ---------------------------------------------------------------------------------------
+// ---- Seeds --------------------------------------------------------------------------------------
 
 using Rng = std::mt19937_64;
 
@@ -118,8 +117,7 @@ class Failures {
   int count_ = 0;
 };
 
-// ---- Bits of packed buses
-// ------------------------------------------------------------------------
+// ---- Bits of packed buses -----------------------------------------------------------------------
 
 // Bits lsb .. lsb+n-1 (n <= 64) of an array of 32-bit words (VlWide, std::array<uint32_t, N>).
 template <class W>
@@ -159,8 +157,7 @@ void put_field(T& v, uint32_t lsb, uint32_t n, uint64_t x) {
   v = static_cast<T>((static_cast<uint64_t>(v) & ~m) | ((x << lsb) & m));
 }
 
-// ---- Flits
-// ---------------------------------------------------------------------------------------
+// ---- Flits --------------------------------------------------------------------------------------
 
 // A header field: its position, from the generated constants.
 struct Field {
@@ -259,29 +256,49 @@ void put_flit(W& bus, uint32_t k, const Flit& f) {
   put_bits(bus, base + kFlitBits + 1, 1, f.head);
 }
 
-// ---- The clocked wrapper
-// -------------------------------------------------------------------------
+// ---- The clocked wrapper ------------------------------------------------------------------------
+
+// XF_TRACE: the FST file a test writes its waves to ("" for none).
+inline std::string trace_file() {
+  const char* t = std::getenv("XF_TRACE");
+  return t != nullptr ? t : "";
+}
+
+// A context for Verilated models: errors fatal, no plusargs, tracing on when XF_TRACE is set in
+// a build with FST tracing.
+inline std::unique_ptr<VerilatedContext> make_context() {
+  auto ctx = std::make_unique<VerilatedContext>();
+  ctx->debug(0);
+  ctx->randReset(0);
+  ctx->commandArgs(0, static_cast<const char**>(nullptr));
+  ctx->fatalOnError(true);
+#if VM_TRACE_FST
+  if (!trace_file().empty()) ctx->traceEverOn(true);
+#endif
+  return ctx;
+}
+
+// XF_TRACE for a system that clocks and traces its own nodes (tb/rtl_system.hpp's RtlSystem;
+// its context from make_context()).
+template <class S>
+void open_trace_if_asked(S& sys) {
+  if (!trace_file().empty()) sys.open_trace(trace_file());
+}
 
 // Instances of a Verilated class V sharing one context and one clock (clk_i, rst_ni).
 template <class V>
 class Dut {
  public:
-  explicit Dut(std::initializer_list<const char*> names = {"dut"}) {
-    ctx_ = std::make_unique<VerilatedContext>();
-    ctx_->fatalOnError(true);
-#if VM_TRACE_FST
-    const char* trace = std::getenv("XF_TRACE");
-    if (trace != nullptr && *trace != '\0') ctx_->traceEverOn(true);
-#endif
+  explicit Dut(std::initializer_list<const char*> names = {"dut"}) : ctx_(make_context()) {
     for (const char* n : names) models_.push_back(std::make_unique<V>(ctx_.get(), n));
 #if VM_TRACE_FST
-    if (trace != nullptr && *trace != '\0') open_trace(trace);
+    if (!trace_file().empty()) open_trace(trace_file());
 #endif
   }
   ~Dut() {
     for (auto& m : models_) m->final();
 #if VM_TRACE_FST
-    for (auto& t : traces_) t->close();
+    if (trace_) trace_->close();
 #endif
   }
   Dut(const Dut&) = delete;
@@ -341,24 +358,17 @@ class Dut {
 
  private:
 #if VM_TRACE_FST
-  // One FST per instance: file.fst for one, file.<name>.fst for several.
+  // Every instance into one FST file, each under its own name.
   void open_trace(const std::string& file) {
-    for (auto& m : models_) {
-      std::string f = file;
-      if (models_.size() > 1) {
-        const size_t dot = f.rfind(".fst");
-        f = (dot == std::string::npos ? f : f.substr(0, dot)) + "." + m->name() + ".fst";
-      }
-      traces_.push_back(std::make_unique<VerilatedFstC>());
-      m->trace(traces_.back().get(), 99);
-      traces_.back()->open(f.c_str());
-      std::printf("[  TRACE   ] %s\n", f.c_str());
-    }
+    trace_ = std::make_unique<VerilatedFstC>();
+    for (auto& m : models_) m->trace(trace_.get(), 99);
+    trace_->open(file.c_str());
+    std::printf("[  TRACE   ] %s\n", file.c_str());
   }
   void dump() {
-    for (auto& t : traces_) t->dump(ctx_->time());
+    if (trace_) trace_->dump(ctx_->time());
   }
-  std::vector<std::unique_ptr<VerilatedFstC>> traces_;
+  std::unique_ptr<VerilatedFstC> trace_;
 #else
   void dump() {}
 #endif
@@ -368,8 +378,7 @@ class Dut {
   uint64_t cycle_ = 0;
 };
 
-// ---- Streams
-// -------------------------------------------------------------------------------------
+// ---- Streams ------------------------------------------------------------------------------------
 
 // A valid/ready source: offers its flits in order, holds an offered flit until taken, and
 // between offers stays idle idle_pct percent of the cycles.
