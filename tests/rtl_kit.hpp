@@ -446,6 +446,14 @@ class Sink {
   Flit held_flit_;
 };
 
+// A packet through a block: its source, its number in that source's stream, the output it must
+// leave on (-1: a misroute the block drops) and its flits.
+struct Packet {
+  int src = 0, number = 0;
+  int out = -1;
+  std::vector<Flit> flits;
+};
+
 // Expected packets per (output, source), each source's packets in order; heads carry the source
 // and the packet's number in hdr::kTagSrc and hdr::kTagNum. Wormhole: once a head opens a packet
 // on an output, the output's flits are that packet's until its tail.
@@ -464,8 +472,9 @@ class PacketScoreboard {
         .set(hdr::kTagNum, static_cast<uint64_t>(number));
   }
 
-  void expect(int out, int src, int number, const std::vector<Flit>& flits) {
-    expect_[out][src].push_back(Packet{number, flits});
+  // A packet that must leave on p.out (nothing for a misroute).
+  void expect(const Packet& p) {
+    if (p.out >= 0) expect_[p.out][p.src].push_back(p);
   }
 
   // A flit taken from output `out` in `cycle`. Returns the source of the packet it opens (a
@@ -519,10 +528,6 @@ class PacketScoreboard {
   }
 
  private:
-  struct Packet {
-    int number;
-    std::vector<Flit> flits;
-  };
   void fail(uint64_t cycle, int out, const std::string& what) {
     failures_.fail(cycle, "output " + out_name_(out) + ": " + what);
   }

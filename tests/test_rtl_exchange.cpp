@@ -80,13 +80,9 @@ const kit::TestFile kFile{0xE7u, "test_rtl_exchange"};
 enum MsgKind : int { kGrant = 0, kXonMsg = 1, kXoffMsg = 2 };
 enum Ctrl : int { kData = 0, kXreq = 1, kXdone = 2 };
 
-// A packet; its head carries the scoreboard's tag (source: tiles 0..3, links 4..7, and its
-// number in that source's stream) in the reserved header bits.
-struct Packet {
-  int src = 0, number = 0;
-  int out = -1;  // router output (links 0..3, tile t at 4 + t), -1 = misroute
-  std::vector<Flit> flits;
-};
+// A packet's source: tiles 0..3, links 4..7; its output: links 0..3, tile t at 4 + t. Its head
+// carries the scoreboard's tag (source, number) in the reserved header bits.
+using kit::Packet;
 
 // Node configuration and routing table.
 struct NodeCfg {
@@ -328,7 +324,7 @@ class Traffic {
     if (p.out < 0) {
       ++misroutes_;
     } else {
-      sb_.expect(p.out, p.src, p.number, p.flits);
+      sb_.expect(p);
     }
   }
 

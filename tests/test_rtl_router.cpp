@@ -45,6 +45,7 @@ namespace xf {
 namespace {
 
 using kit::Flit;
+using kit::Packet;  // src: the input
 using kit::rnd;
 using kit::Rng;
 using kit::test_name;
@@ -57,12 +58,6 @@ constexpr int kNumOut = 8;
 constexpr int kTableEntries = 4 * 4096;
 constexpr int kMaxReportedFailures = 10;
 const kit::TestFile kFile{0x70u, "test_rtl_router"};
-
-struct Packet {
-  int input = 0, number = 0;
-  int out = -1;  // expected output, -1 = misroute
-  std::vector<Flit> flits;
-};
 
 // Node configuration (the cfg_* ports).
 struct NodeCfg {
@@ -142,7 +137,7 @@ enum class Dst { kLocal, kBadTile, kRemote, kAny };
 Packet make_packet(Rng& rng, const NodeCfg& c, const std::vector<uint8_t>& table, int input,
                    int number, int len, Dst dst) {
   Packet p;
-  p.input = input;
+  p.src = input;
   p.number = number;
   for (int k = 0; k < len; ++k) {
     Flit f;
@@ -208,13 +203,13 @@ class Traffic {
         waiting_(kNumOut, std::vector<int>(kNumIn, -1)) {}
 
   void add(const Packet& p) {
-    src_[p.input].push(p.flits);
-    outs_[p.input].push_back(p.out);
+    src_[p.src].push(p.flits);
+    outs_[p.src].push_back(p.out);
     ++packets_;
     if (p.out < 0) {
       ++misroutes_expected_;
     } else {
-      sb_.expect(p.out, p.input, p.number, p.flits);
+      sb_.expect(p);
     }
   }
   void set_idle(int i, int pct) { src_[i].idle_pct = pct; }
