@@ -239,21 +239,26 @@ inline std::string describe(const Flit& f) {
 // Flit k of a flattened bus of flits (a VlWide of a Verilated port).
 template <class W>
 Flit get_flit(const W& bus, uint32_t k = 0) {
-  const uint32_t base = k * kFlitWidth;
+  const uint32_t base = k * kFlitWidth, w0 = base / 32, off = base % 32;
   Flit f;
-  for (uint32_t i = 0; i < kFlitWords; ++i)
-    f.w[i] = static_cast<uint32_t>(get_bits(bus, base + 32 * i, 32));
-  f.tail = get_bits(bus, base + kFlitBits, 1);
-  f.head = get_bits(bus, base + kFlitBits + 1, 1);
+  for (uint32_t i = 0; i < kFlitWords; ++i) {  // word by word: this runs every cycle
+    f.w[i] = static_cast<uint32_t>(bus[w0 + i]) >> off;
+    if (off != 0) f.w[i] |= static_cast<uint32_t>(bus[w0 + i + 1]) << (32 - off);
+  }
+  const uint64_t ht = get_bits(bus, base + kFlitBits, 2);
+  f.tail = ht & 1u;
+  f.head = (ht >> 1) & 1u;
   return f;
 }
 
 template <class W>
 void put_flit(W& bus, uint32_t k, const Flit& f) {
-  const uint32_t base = k * kFlitWidth;
-  for (uint32_t i = 0; i < kFlitWords; ++i) put_bits(bus, base + 32 * i, 32, f.w[i]);
-  put_bits(bus, base + kFlitBits, 1, f.tail);
-  put_bits(bus, base + kFlitBits + 1, 1, f.head);
+  const uint32_t base = k * kFlitWidth, w0 = base / 32, off = base % 32;
+  for (uint32_t i = 0; i < kFlitWords; ++i) {
+    bus[w0 + i] = (bus[w0 + i] & ~(~0u << off)) | (f.w[i] << off);
+    if (off != 0) bus[w0 + i + 1] = (bus[w0 + i + 1] & (~0u << off)) | (f.w[i] >> (32 - off));
+  }
+  put_bits(bus, base + kFlitBits, 2, (f.head ? 2u : 0u) | (f.tail ? 1u : 0u));
 }
 
 // ---- The clocked wrapper ------------------------------------------------------------------------
