@@ -20,17 +20,18 @@
 //  - The model's flit (xf::model::Flit) converts through tests/rtl_kit_model.hpp (tests that
 //    link the model only).
 //
-// A test:
+// A test (the XB passes a flit through in the cycle it arrives):
 //   const kit::TestFile kFile{0xB0, "test_rtl_xb"};  // default seed, binary name
 //   TEST(Xb, Example) {
-//     kit::Rng rng = kFile.rng();
+//     kit::Rng rng = kFile.rng();  // prints the seed
 //     kit::Dut<Vxf_xb> dut;
-//     dut.reset([](Vxf_xb& d) { d.in_valid_i = 0; d.out_ready_i = 0; });
-//     kit::Flit f = kit::Flit::header({{kit::hdr::kDstChip, 5}, {kit::hdr::kLen, 16}});
-//     kit::put_flit(dut->in_flit_i, 0, f);
+//     dut.reset([](Vxf_xb& d) { d.in_valid_i = 0; d.out_ready_i = 1; });
+//     const kit::Flit f = kit::Flit::header({{kit::hdr::kSeq, kit::rnd(rng, 100)}}, true);
+//     kit::put_flit(dut->in_flit_i, 0, f);  // port 0 of the (here one-port) bus
 //     dut->in_valid_i = 1;
-//     dut.tick();
+//     dut->eval();
 //     EXPECT_TRUE(kit::get_flit(dut->out_flit_o) == f) << kit::describe(f);
+//     dut.tick();  // the rising edge takes it; inputs change again after this
 //   }
 #pragma once
 
