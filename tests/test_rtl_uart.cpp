@@ -2,6 +2,8 @@
 // client (sw/include/xf/serial.hpp), bit by bit on the UART pins, with three mock host ports
 // (two chips and a switch) that answer after random delays, refuse a forbidden range and can
 // stall. Every request kind, every error status, the counters and the broadcast's single cycle.
+// The delays and burst data come from the kit's per-test generator (tests/rtl_kit.hpp): XF_SEED
+// overrides the default seed, and each test prints its seed.
 // clang-format off
 // RTL_TOP: xf_uart_bridge Vxf_uart_bridge -GNumNodes=3 -GNumChips=2 -GClkHz=40 -GBaud=10 -GTimeoutCycles=300 -GIdleBits=16 -GMachineName=512'h343a676e6972
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_uart_rx.sv rtl/xf_uart_tx.sv rtl/xf_uart_bridge.sv
