@@ -13,10 +13,10 @@
 //    the generated positions (hdr::kDstChip, ... from sw/include/xf/defs.hpp), to and from the
 //    Verilated wide signals of port k of a flattened bus (get_flit, put_flit); bit helpers for
 //    any other packed bus (get_bits, put_bits, get_field, put_field).
-//  - Streams: Source (holds a flit offered until taken; idle_pct), Sink (stall_pct; checks that
-//    an offered flit holds until taken), PacketScoreboard (expected packets per output and
-//    source, tagged in the reserved header bits; wormhole order; reports cycle, output, source,
-//    expected and seen).
+//  - Streams: Source (holds a flit offered until taken; idle_pct and idle bursts), Sink
+//    (stall_pct, stall bursts, force_stall; checks that an offered flit holds until taken),
+//    Packet and PacketScoreboard (expected packets per output and source, tagged in the reserved
+//    header bits; wormhole order; reports cycle, output, source, expected and seen).
 //  - The model's flit (xf::model::Flit) converts through tests/rtl_kit_model.hpp (tests that
 //    link the model only).
 //
@@ -386,9 +386,30 @@ class Dut {
 
 // ---- Streams ------------------------------------------------------------------------------------
 
+// Runs of idle cycles on top of the per-cycle draws: a run starts with burst_permille per mille
+// chance in a cycle and lasts burst_min .. burst_max cycles (both 0 per mille: none).
+class Bursts {
+ public:
+  int burst_permille = 0, burst_min = 20, burst_max = 80;
+
+  // Counts the current run down, or draws whether one starts; true while a run lasts.
+  bool in_burst(Rng& rng) {
+    if (left_ > 0) {
+      --left_;
+    } else if (burst_permille > 0 && static_cast<int>(rnd(rng, 1000)) < burst_permille) {
+      left_ =
+          burst_min + static_cast<int>(rnd(rng, static_cast<uint32_t>(burst_max - burst_min + 1)));
+    }
+    return left_ > 0;
+  }
+
+ private:
+  int left_ = 0;
+};
+
 // A valid/ready source: offers its flits in order, holds an offered flit until taken, and
-// between offers stays idle idle_pct percent of the cycles.
-class Source {
+// between offers stays idle idle_pct percent of the cycles and in bursts.
+class Source : public Bursts {
  public:
   int idle_pct = 0;
 
@@ -397,10 +418,11 @@ class Source {
   bool empty() const { return q_.empty(); }
   size_t size() const { return q_.size(); }
 
-  // This cycle's valid: the flit offered stays; a new one is offered unless `hold` or the idle
-  // draw says not.
+  // This cycle's valid: the flit offered stays; a new one is offered unless `hold`, a burst or
+  // the idle draw says not.
   bool offer(Rng& rng, bool hold = false) {
-    if (!offering_ && !q_.empty() && !hold && !chance(rng, idle_pct)) offering_ = true;
+    if (!offering_ && !q_.empty() && !hold && !in_burst(rng) && !chance(rng, idle_pct))
+      offering_ = true;
     return offering_;
   }
   bool offering() const { return offering_; }
@@ -427,14 +449,18 @@ inline Flit junk_flit(Rng& rng) {
   return f;
 }
 
-// A valid/ready sink: not ready stall_pct percent of the cycles (or always, force_stall); checks
-// that a flit offered and not taken is offered again, unchanged.
-class Sink {
+// A valid/ready sink: not ready stall_pct percent of the cycles, in bursts, or always
+// (force_stall); checks that a flit offered and not taken is offered again, unchanged.
+class Sink : public Bursts {
  public:
   int stall_pct = 0;
   bool force_stall = false;
 
-  bool ready(Rng& rng) const { return !force_stall && !chance(rng, stall_pct); }
+  // This cycle's ready (call once a cycle: it counts the bursts down).
+  bool ready(Rng& rng) {
+    const bool burst = in_burst(rng);
+    return !force_stall && !burst && !chance(rng, stall_pct);
+  }
   // This cycle's valid, ready and flit; returns an error, or "" when the rule holds.
   std::string watch(bool valid, bool ready, const Flit& f) {
     std::string err;

@@ -250,7 +250,7 @@ class Traffic;
 class TileSim {
  public:
   int id = 0;
-  int idle_pct = 0, rx_stall_pct = 0;
+  int idle_pct = 0;
   std::deque<Job> pending, jobs;  // not yet released, released
   int credits = kCredits;
   bool in_session = false, requested = false, xon = false;
@@ -273,19 +273,16 @@ class TileSim {
   }
 };
 
-struct LinkSim {
-  kit::Source src;                  // link_rx_*
-  int bp_pct = 0, burst_pct10 = 0;  // burst start chance in 0.1 %
-  int stall_left = 0;
-  bool force_stall = false;
-};
-
 // One traffic run on a bench: tiles, links, scoreboard.
 class Traffic {
  public:
   Traffic(Bench& b, const NodeCfg& c, const Table& table, Rng& rng)
       : b_(b), cfg_(c), table_(table), rng_(rng), fails_(kFile), sb_(kL + kT, 8, fails_, out_name) {
     for (int t = 0; t < kT; ++t) tiles_[t].id = t;
+    for (int l = 0; l < kL; ++l) {  // a link's back-pressure bursts hold it 60..200 cycles
+      sinks_[l].burst_min = 60;
+      sinks_[l].burst_max = 200;
+    }
     // Ports reachable from this chip: (lane, chip) pairs whose entry is a connected port.
     for (uint32_t lane = 0; lane < kNumLanes; ++lane) {
       for (int chip = 0; chip < kTableChips; ++chip) {
@@ -297,7 +294,8 @@ class Traffic {
   }
 
   TileSim& tile(int t) { return tiles_[t]; }
-  LinkSim& link(int l) { return links_[l]; }
+  kit::Source& link_rx(int l) { return links_[l]; }  // link_rx_* of link l
+  kit::Sink& out(int o) { return sinks_[o]; }        // output o's ready: link o, tile o - kL
   uint64_t misroutes_expected() const { return misroutes_; }
   int failures() const { return fails_.count(); }
   uint64_t packets() const { return packets_; }
@@ -365,7 +363,7 @@ class Traffic {
   }
 
   void add_link_packet(int l, const Packet& p) {
-    links_[l].src.push(p.flits);
+    links_[l].push(p.flits);
     expect(p);
   }
 
@@ -398,7 +396,7 @@ class Traffic {
     for (const TileSim& t : tiles_)
       if (!t.idle()) return false;
     for (int l = 0; l < kL; ++l)
-      if (!links_[l].src.empty()) return false;
+      if (!links_[l].empty()) return false;
     return sb_.idle();
   }
 
@@ -412,18 +410,13 @@ class Traffic {
       TileSim& s = tiles_[t];
       b_.set_tx(t, s.tx_valid, s.tx_flit, s.tx_link, s.tx_port, s.tx_ctrl);
       b_.set_raddr(t, s.addr_cur);
-      if (!chance(rng_, s.rx_stall_pct)) rx_ready |= 1u << t;
+      if (sinks_[kL + t].ready(rng_)) rx_ready |= 1u << t;
     }
     for (int l = 0; l < kL; ++l) {
-      LinkSim& k = links_[l];
-      const bool valid = k.src.offer(rng_, l >= cfg_.active_links);
-      b_.set_link_rx(l, valid, valid ? k.src.flit() : kit::junk_flit(rng_));
-      if (k.stall_left > 0) {
-        --k.stall_left;
-      } else if (k.burst_pct10 > 0 && static_cast<int>(rnd(rng_, 1000)) < k.burst_pct10) {
-        k.stall_left = 60 + static_cast<int>(rnd(rng_, 141));
-      }
-      if (!k.force_stall && k.stall_left == 0 && !chance(rng_, k.bp_pct)) tx_ready |= 1u << l;
+      kit::Source& k = links_[l];
+      const bool valid = k.offer(rng_, l >= cfg_.active_links);
+      b_.set_link_rx(l, valid, valid ? k.flit() : kit::junk_flit(rng_));
+      if (sinks_[l].ready(rng_)) tx_ready |= 1u << l;
     }
     d.rx_ready_i = static_cast<uint8_t>(rx_ready);
     d.link_tx_ready_i = static_cast<uint8_t>(tx_ready);
@@ -445,8 +438,8 @@ class Traffic {
       }
     }
     for (int l = 0; l < kL; ++l) {
-      LinkSim& k = links_[l];
-      if (k.src.offering() && b_.link_rx_ready(l)) k.src.take();
+      kit::Source& k = links_[l];
+      if (k.offering() && b_.link_rx_ready(l)) k.take();
     }
     if (d.stat_xb_overflow_o != 0 && !overflow_reported_) {
       overflow_reported_ = true;
@@ -605,7 +598,7 @@ class Traffic {
   const Table& table_;
   Rng& rng_;
   std::array<TileSim, kT> tiles_;
-  std::array<LinkSim, kL> links_;
+  std::array<kit::Source, kL> links_;
   kit::Failures fails_;
   kit::PacketScoreboard sb_;  // [output][source]
   std::array<kit::Sink, kL + kT> sinks_;
@@ -817,7 +810,7 @@ TEST(RtlExchange, XoffXonStalledLink) {
   for (int k = 0; k < 3; ++k) {
     r.add_job(0, false, 0, 41, 0);  // the only reachable destination: lane 2, chip 30, link 0
   }
-  r.link(0).force_stall = true;
+  r.out(0).force_stall = true;
   uint64_t xoff_at = 0, xon_at = 0, xoff_seen = 0;
   uint32_t min_after_xon = ~0u;
   bool refilled = false;
@@ -832,7 +825,7 @@ TEST(RtlExchange, XoffXonStalledLink) {
   EXPECT_EQ(b.xb_max_occ(0), kXoff + 3) << "peak";
   EXPECT_EQ(b.xb_occ(0), kXoff + 3);
   const uint32_t sent_before = static_cast<uint32_t>(r.tile(0).flits_sent);
-  r.link(0).force_stall = false;
+  r.out(0).force_stall = false;
   const uint64_t release = b.now();
   while (!r.idle() && b.now() < release + 2000) {
     r.step();
@@ -978,15 +971,13 @@ TEST(RtlExchange, RandomTraffic) {
           for (int t = 0; t < cfg.active_tiles; ++t) {
             TileSim& s = r.tile(t);
             s.idle_pct = idle ? static_cast<int>(rnd(rng, idle + 1)) : 0;
-            s.rx_stall_pct = bp ? 10 : 0;
             r.add_random_jobs(t, kJobs, true);
           }
-          for (int t = cfg.active_tiles; t < kT; ++t) r.tile(t).rx_stall_pct = bp ? 10 : 0;
+          for (int t = 0; t < kT; ++t) r.out(kL + t).stall_pct = bp ? 10 : 0;
           for (int l = 0; l < kL; ++l) {
-            LinkSim& k = r.link(l);
-            k.src.idle_pct = idle ? static_cast<int>(rnd(rng, idle + 1)) : 0;
-            k.bp_pct = bp ? static_cast<int>(rnd(rng, 51)) : 0;
-            k.burst_pct10 = bp ? 3 : 0;
+            r.link_rx(l).idle_pct = idle ? static_cast<int>(rnd(rng, idle + 1)) : 0;
+            r.out(l).stall_pct = bp ? static_cast<int>(rnd(rng, 51)) : 0;
+            r.out(l).burst_permille = bp ? 3 : 0;
             if (l < cfg.active_links) r.add_random_link_packets(l, kJobs);
           }
           r.run(400000);

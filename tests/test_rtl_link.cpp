@@ -90,6 +90,13 @@ struct Knobs {
   double burst = 0;     // a stall or idle burst of 20..80 cycles starts (each side)
 };
 
+// A direction's transmitter (kit::Source) and receiver (kit::Sink) with these knobs.
+void set_knobs(kit::Source& tx, kit::Sink& rx, const Knobs& k) {
+  tx.idle_pct = static_cast<int>(k.tx_idle * 100 + 0.5);
+  rx.stall_pct = static_cast<int>(k.rx_stall * 100 + 0.5);
+  tx.burst_permille = rx.burst_permille = static_cast<int>(k.burst * 1000 + 0.5);
+}
+
 Packet random_packet(kit::Rng& rng) {
   std::uniform_real_distribution<double> u(0, 1);
   const double r = u(rng);
@@ -139,13 +146,13 @@ struct Dir {
   Vxf_link* far = nullptr;      // the receiving endpoint
   std::unique_ptr<rtl::PhyWire> wire;
 
-  Knobs knobs;
   std::vector<Packet> packets;  // everything this direction will send, in order
+  kit::Source tx;               // offers packets[tx_pkt].flits[tx_idx]
+  kit::Sink rx;                 // the far exchange's rx_ready_i
+  void set(const Knobs& k) { set_knobs(tx, rx, k); }
   // transmitter cursor
   size_t tx_pkt = 0;
   int tx_idx = 0;
-  bool offering = false;
-  int idle_burst = 0, stall_burst = 0;
   // the model's Channel: flits sent (visible at the far buffer from `visible`), credits
   struct InFlight {
     uint64_t visible;
@@ -315,28 +322,12 @@ class LinkBench {
   }
 
   void drive_inputs(Dir& x) {
-    std::uniform_real_distribution<double> u(0, 1);
     // Transmitter: valid and flit hold until accepted; idle insertion only between offers.
-    if (x.idle_burst > 0) --x.idle_burst;
-    if (!x.offering && x.tx_pkt < x.packets.size()) {
-      if (x.idle_burst == 0 && u(rng_) < x.knobs.burst) {
-        x.idle_burst = std::uniform_int_distribution<int>(20, 80)(rng_);
-      }
-      x.offering = x.idle_burst == 0 && !(u(rng_) < x.knobs.tx_idle);
-    }
-    *x.tx_valid = x.offering;
-    if (x.offering) {
-      kit::put_flit(*x.tx_flit, 0, x.packets[x.tx_pkt].flits[x.tx_idx]);
-    } else {
-      kit::put_flit(*x.tx_flit, 0, kit::junk_flit(rng_));
-    }
+    if (x.tx.empty() && x.tx_pkt < x.packets.size()) x.tx.push(x.packets[x.tx_pkt].flits[x.tx_idx]);
+    *x.tx_valid = x.tx.offer(rng_);
+    kit::put_flit(*x.tx_flit, 0, *x.tx_valid ? x.tx.flit() : kit::junk_flit(rng_));
     // Receiver: random stalls and stall bursts.
-    if (x.stall_burst > 0) {
-      --x.stall_burst;
-    } else if (u(rng_) < x.knobs.burst) {
-      x.stall_burst = std::uniform_int_distribution<int>(20, 80)(rng_);
-    }
-    *x.rx_ready = x.stall_burst == 0 && !(u(rng_) < x.knobs.rx_stall);
+    *x.rx_ready = x.rx.ready(rng_);
     wire(x);
   }
 
@@ -350,7 +341,7 @@ class LinkBench {
       x.flits.push_back({now + kLatency, x.tx_pkt, x.tx_idx});
       x.send_cycle.push_back(now);
       x.sent_last_cycle = true;
-      x.offering = false;
+      x.tx.take();
       if (++x.tx_idx == static_cast<int>(p.flits.size())) {
         ++x.exp_tx_packets;
         x.tx_idx = 0;
@@ -415,8 +406,8 @@ TEST_P(RtlLinkSweep, RandomTraffic) {
   kit::Rng rng = kFile.rng();
   const int s = std::get<0>(GetParam()), i = std::get<1>(GetParam());
   LinkBench b(rng);
-  b.dir(0).knobs = Knobs{kIdles[i], kStalls[s], 0.003};
-  b.dir(1).knobs = Knobs{kIdles[(i + 1) % kIdles.size()], kStalls[(s + 2) % kStalls.size()], 0.003};
+  b.dir(0).set(Knobs{kIdles[i], kStalls[s], 0.003});
+  b.dir(1).set(Knobs{kIdles[(i + 1) % kIdles.size()], kStalls[(s + 2) % kStalls.size()], 0.003});
   // About 16000 flits each way: at 90% stall that is ~160k cycles (about 1 s).
   b.add_random_packets(0, 16000);
   b.add_random_packets(1, 16000);
@@ -461,8 +452,8 @@ TEST_P(RtlLinkFaults, DeliversEveryFlitOnceInOrder) {
   f.seed = kFile.seed();
   std::printf("[   INFO   ] %s faults %s\n", test_name().c_str(), f.str().c_str());
   LinkBench b(rng, &f);
-  b.dir(0).knobs = Knobs{0.2, 0.3, 0.002};
-  b.dir(1).knobs = Knobs{0.0, 0.1, 0.002};
+  b.dir(0).set(Knobs{0.2, 0.3, 0.002});
+  b.dir(1).set(Knobs{0.0, 0.1, 0.002});
   b.add_random_packets(0, 12000);
   b.add_random_packets(1, 12000);
   b.run(4000000);
@@ -633,12 +624,12 @@ TEST(RtlLink, BufferFillsToExactlyRxBufferFlits) {
   kit::Rng rng = kFile.rng();
   LinkBench b(rng);
   b.add_random_packets(0, 200);
-  b.dir(0).knobs.rx_stall = 1.0;  // B's exchange takes nothing
+  b.dir(0).rx.force_stall = true;  // B's exchange takes nothing
   for (int c = 0; c < 100; ++c) b.step();
   EXPECT_EQ(b.dir(0).send_cycle.size(), static_cast<size_t>(kCredits));
   EXPECT_EQ(b.dir(0).max_level, kCredits);
   EXPECT_EQ(b.dir(0).credits, 0);
-  b.dir(0).knobs.rx_stall = 0.0;
+  b.dir(0).rx.force_stall = false;
   b.run(20000);
   report(b);
   EXPECT_EQ(b.failures(), 0);
