@@ -277,8 +277,7 @@ class XbBench {
   int failures() const { return fails_.count(); }
   uint64_t flits_out() const { return flits_out_; }
   uint64_t sessions_granted() const { return grants_; }
-  int stall_pct = 0;                 // chance of out_ready_i low in a cycle
-  bool force_stall = false;          // out_ready_i low whatever stall_pct says
+  kit::Sink link;                    // out_ready_i: stall_pct, force_stall
   bool check_budget = true;          // occupancy within the XOFF budget (off for the violator)
   uint32_t budget_peak = 28;         // largest legal occupancy for the tiles in use
   uint32_t min_occ_after_xon = ~0u;  // lowest queue seen after an XON, while refilling
@@ -304,7 +303,7 @@ class XbBench {
         in = e.flit;
       }
     }
-    const bool ready = !force_stall && static_cast<int>(rng_() % 100) >= stall_pct;
+    const bool ready = link.ready(rng_);
     drive(xreq, xdone, in_valid, in, ready);
     check_stats();
     dut_->eval();
@@ -469,7 +468,7 @@ TEST_P(XbRandom, RandomSessions) {
   std::tie(c.tiles, c.stall_pct, c.idle_pct, c.react_late) = GetParam();
   auto rng = kFile.rng();
   XbBench b(rng);
-  b.stall_pct = c.stall_pct;
+  b.link.stall_pct = c.stall_pct;
   b.budget_peak = kXoffFlits + (c.react_late ? 4 : 3);
   constexpr uint64_t kCycles = 40000;
   for (int t = 0; t < c.tiles; ++t) {
@@ -600,7 +599,7 @@ TEST(Xb, XoffXonEpisode) {
     m.sessions_left = 1;
     m.stop_at = ~0ull;
     m.max_payload = 0;
-    b.force_stall = true;
+    b.link.force_stall = true;
     // One long session: 3 packets of 40 payload flits.
     std::vector<Flit> sess;
     for (uint32_t p = 0; p < 3; ++p) {
@@ -616,8 +615,8 @@ TEST(Xb, XoffXonEpisode) {
     EXPECT_EQ(b.dut().stat_max_occupancy_o, kXoffFlits + (late ? 4u : 3u)) << "late " << late;
     EXPECT_EQ(b.dut().stat_occupancy_o, kXoffFlits + (late ? 4u : 3u)) << "late " << late;
     EXPECT_NE(xoff_cycle, 0u);
-    b.force_stall = false;
-    b.stall_pct = 0;
+    b.link.force_stall = false;
+    b.link.stall_pct = 0;
     while (b.now() < 260) {
       b.cycle();
       if (!b.dut().stat_xoff_o && xon_cycle == 0) xon_cycle = b.now();
@@ -725,15 +724,15 @@ TEST(Xb, XoffViolationOverflows) {
     sess.insert(sess.end(), pk.begin(), pk.end());
   }
   bad.scripted.push_back(sess);
-  b.force_stall = true;
+  b.link.force_stall = true;
   while (b.now() < 120) b.cycle();
   EXPECT_EQ(b.dut().stat_overflow_o, 1);
   EXPECT_EQ(b.dut().stat_occupancy_o, kQueue);
   EXPECT_EQ(b.dut().stat_max_occupancy_o, kQueue + 1);
   EXPECT_EQ(b.dut().stat_overflow_count_o, 60u - kQueue);
   EXPECT_GT(b.ctx().errorCount(), 0) << "QueueNoOverflow_A did not fire";
-  b.force_stall = false;
-  b.stall_pct = 50;
+  b.link.force_stall = false;
+  b.link.stall_pct = 50;
   b.drain(20000);
   EXPECT_EQ(b.failures(), 0);
   EXPECT_EQ(good.sessions_done, 1u);
