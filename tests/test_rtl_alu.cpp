@@ -117,7 +117,7 @@
 #include "Vxf_reduce_alu_d24.h"
 #include "Vxf_reduce_alu_d50.h"
 #endif
-#include "rtl_test_util.hpp"
+#include "rtl_kit.hpp"
 #include "xf/alu.hpp"
 
 namespace xf {
@@ -125,12 +125,12 @@ namespace {
 
 // rtl/xf_reduce_alu.sv LatencyCycles: a flit presented in cycle t leaves in cycle t + 4.
 constexpr int kLatencyCycles = 4;
-constexpr uint64_t kDefaultSeed = 0xA1u;
 constexpr int kMaxReportedFailures = 10;
+const kit::TestFile kFile{0xA1u, "test_rtl_alu"};
 
-uint64_t base_seed() { return rtltest::base_seed(kDefaultSeed); }
-std::mt19937_64 make_rng() { return rtltest::make_rng(kDefaultSeed); }
-using rtltest::test_name;
+using kit::rnd;
+using kit::Rng;
+using kit::test_name;
 
 // One input flit with its configuration. dtype and op may hold undefined codes.
 struct Vec {
@@ -173,19 +173,9 @@ std::string describe(const Vec& v) {
 template <class Dut>
 class AluBenchT {
  public:
-  explicit AluBenchT(uint8_t dtypes = kAluAllUnits)
-      : dtypes_(dtypes), ctx_(std::make_unique<VerilatedContext>()) {
-    ctx_->fatalOnError(true);
-    dut_ = std::make_unique<Dut>(ctx_.get(), "dut");
-    dut_->clk_i = 0;
-    dut_->rst_ni = 0;
-    dut_->in_valid_i = 0;
-    dut_->eval();
-    for (int i = 0; i < 3; ++i) tick();
-    dut_->rst_ni = 1;
-    dut_->eval();
+  explicit AluBenchT(uint8_t dtypes = kAluAllUnits) : dtypes_(dtypes), fails_(kFile) {
+    dut_.reset([](Dut& d) { d.in_valid_i = 0; });
   }
-  ~AluBenchT() { dut_->final(); }
 
   // Presents v (or an idle cycle when !v.valid), clocks, and checks the oldest flit in flight.
   void step(const Vec& v) {
@@ -206,10 +196,10 @@ class AluBenchT {
     dut_->in_scale_i = v.cfg.scale;
     dut_->in_tag_i = v.tag;
     in_flight_.push_back(v);
-    tick();
+    dut_.tick();
     if (dut_->out_valid_o) {
-      if (results_ == 0) first_result_cycle_ = cycle_;
-      last_result_cycle_ = cycle_;
+      if (results_ == 0) first_result_cycle_ = dut_.cycle();
+      last_result_cycle_ = dut_.cycle();
       ++results_;
     }
     if (static_cast<int>(in_flight_.size()) == kLatencyCycles) {
@@ -229,31 +219,14 @@ class AluBenchT {
   }
 
   uint64_t vectors() const { return vectors_; }
-  uint64_t cycles() const { return cycle_; }
-  int failures() const { return failures_; }
+  uint64_t cycles() const { return dut_.cycle(); }
+  int failures() const { return fails_.count(); }
   uint64_t results() const { return results_; }  // cycles with out_valid_o high
   uint64_t first_result_cycle() const { return first_result_cycle_; }
   uint64_t last_result_cycle() const { return last_result_cycle_; }
 
  private:
-  void tick() {
-    ctx_->timeInc(1);
-    dut_->clk_i = 1;
-    dut_->eval();
-    ++cycle_;
-    ctx_->timeInc(1);
-    dut_->clk_i = 0;
-    dut_->eval();
-  }
-
-  void fail(const std::string& what) {
-    ++failures_;
-    if (failures_ <= kMaxReportedFailures) {
-      ADD_FAILURE() << "cycle " << cycle_ << ": " << what
-                    << "\n  reproduce: XF_SEED=" << base_seed()
-                    << " build/cmake/test_rtl_alu --gtest_filter=" << test_name();
-    }
-  }
+  void fail(const std::string& what) { fails_.fail(dut_.cycle(), what); }
 
   void check(const Vec& v) {
     if (dut_->out_valid_o != (v.valid ? 1 : 0)) {
@@ -297,23 +270,17 @@ class AluBenchT {
   }
 
   uint8_t dtypes_;
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Dut> dut_;
+  kit::Dut<Dut> dut_;
+  kit::Failures fails_;
   std::deque<Vec> in_flight_;
-  uint64_t cycle_ = 0;
   uint64_t vectors_ = 0;
   uint64_t results_ = 0;
   uint64_t first_result_cycle_ = 0;
   uint64_t last_result_cycle_ = 0;
-  int failures_ = 0;
 };
 using AluBench = AluBenchT<Vxf_reduce_alu>;
 
 // ---- Value generators ----------------------------------------------------------------------
-
-using Rng = std::mt19937_64;
-
-uint32_t rnd(Rng& rng, uint32_t n) { return static_cast<uint32_t>(rng() % n); }
 
 const uint32_t kScaleSpecials[] = {0x80000000u, 0xAAAAAAAAu, 0xCCCCCCCCu, 0x40000000u,
                                    0x00000001u, 0xFFFFFFFFu, 0x00000000u, 0x55555555u};
@@ -656,7 +623,7 @@ const Source kSources[] = {
 // Streams every vector of every source, in one random order across sources.
 TEST(RtlAlu, MixedStream) {
   ASSERT_EQ(kInt8Configs.size(), 32u);  // 4 + 4 shifts x (no scale + 6 scales)
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   std::vector<uint64_t> first;  // first global index of each source
   uint64_t total = 0;
   for (const Source& s : kSources) {
@@ -697,7 +664,7 @@ TEST(RtlAlu, MixedStream) {
 
 // Reset, idle cycles, the exact latency of a lone flit and back-to-back flits.
 TEST(RtlAlu, LatencyAndIdle) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   AluBench bench;
   Vec idle;
   idle.valid = false;
@@ -724,7 +691,7 @@ TEST(RtlAlu, LatencyAndIdle) {
 
 // Every (dtype, op) code 0..7 x 0..7, with random data: err_o exactly for the invalid pairs.
 TEST(RtlAlu, ErrorForEveryCode) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   AluBench bench;
   uint64_t invalid = 0;
   for (int rep = 0; rep < 16; ++rep) {
@@ -792,7 +759,7 @@ TEST(RtlAlu, DocExamples) {
       {DType::kFp32, RedOp::kMax, 0x7FC00001, 0x3F800000, false, 0, false, one, 0x3F800000},
       {DType::kFp32, RedOp::kMax, 0xFFC00001, 0x7F800001, false, 0, false, one, 0x7FC00000},
   };
-  make_rng();
+  kFile.rng();  // prints the seed
   AluBench bench;
   for (const Ex& e : ex) {
     Vec v;
@@ -823,7 +790,7 @@ TEST(RtlAlu, DocExamples) {
 // valid pair of a built dtype and err_o with a passed through for everything else.
 template <class Dut>
 void subset_stream(uint8_t dtypes) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   std::vector<std::pair<size_t, uint64_t>> work;  // (source, vector index)
   for (size_t s = 0; s < std::size(kSources); ++s) {
     if (std::string(kSources[s].name).find("structured") != std::string::npos) continue;
@@ -899,15 +866,8 @@ TEST(RtlAluSubset, NoDtypes) { subset_stream<Vxf_reduce_alu_d00>(0x00); }
 // LatencyCycles after its input. The configuration fields the op does not use are random.
 class StreamBench {
  public:
-  explicit StreamBench(const AluCfg& cfg) : cfg_(cfg), ctx_(std::make_unique<VerilatedContext>()) {
-    ctx_->fatalOnError(true);
-    dut_ = std::make_unique<Vxf_reduce_alu>(ctx_.get(), "dut");
-    dut_->clk_i = 0;
-    dut_->rst_ni = 0;
-    dut_->in_valid_i = 0;
-    dut_->eval();
-    for (int i = 0; i < 3; ++i) tick();
-    dut_->rst_ni = 1;
+  explicit StreamBench(const AluCfg& cfg) : cfg_(cfg) {
+    dut_.reset([](Vxf_reduce_alu& d) { d.in_valid_i = 0; });
     dut_->in_dtype_i = static_cast<uint8_t>(cfg.dtype);
     dut_->in_op_i = static_cast<uint8_t>(cfg.op);
     dut_->in_sat_i = cfg.sat;
@@ -917,7 +877,6 @@ class StreamBench {
     dut_->in_scale_i = cfg.scale;
     dut_->eval();
   }
-  ~StreamBench() { dut_->final(); }
 
   // Changes the ScaleAdd factor from the next flit on (the ALU samples it with each flit).
   void set_scale(uint32_t s) {
@@ -939,7 +898,7 @@ class StreamBench {
     dut_->in_valid_i = 1;
     dut_->in_tag_i = static_cast<uint32_t>(pushed_);
     ++pushed_;
-    tick();
+    dut_.tick();
     if (pushed_ >= static_cast<uint64_t>(kLatencyCycles)) check(pushed_ - kLatencyCycles);
   }
 
@@ -947,7 +906,7 @@ class StreamBench {
   void drain() {
     dut_->in_valid_i = 0;
     for (int i = 0; i < kLatencyCycles; ++i) {
-      tick();
+      dut_.tick();
       ++drained_;
       const uint64_t n = pushed_ + drained_;
       if (n >= static_cast<uint64_t>(kLatencyCycles) && n - kLatencyCycles < pushed_) {
@@ -967,15 +926,6 @@ class StreamBench {
   struct Slot {
     uint32_t a[4], b[4], want[4];
   };
-
-  void tick() {
-    ctx_->timeInc(1);
-    dut_->clk_i = 1;
-    dut_->eval();
-    ctx_->timeInc(1);
-    dut_->clk_i = 0;
-    dut_->eval();
-  }
 
   void report(uint64_t flit, const std::string& what) {
     ++failures_;
@@ -1023,8 +973,7 @@ class StreamBench {
   }
 
   AluCfg cfg_;
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vxf_reduce_alu> dut_;
+  kit::Dut<Vxf_reduce_alu> dut_;
   Slot ring_[kRing];
   uint64_t pushed_ = 0;
   uint64_t drained_ = 0;
@@ -1133,7 +1082,7 @@ std::vector<uint16_t> subset16(DType t, const std::vector<uint16_t>& set, size_t
 }
 
 std::string gtest_repro() {
-  return "XF_SEED=" + std::to_string(base_seed()) +
+  return "XF_SEED=" + std::to_string(kFile.seed()) +
          " build/cmake/test_rtl_alu --gtest_filter=" + test_name();
 }
 
@@ -1241,7 +1190,7 @@ const Sweep16 kSweeps16[] = {
 
 // The make-test sweeps of one type: every value against the subset of its 4096 set.
 void sweep_type_quick(DType t) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   const std::vector<uint16_t> set = set16(t);
   ASSERT_EQ(set.size(), 4096u);
   uint64_t total = 0;
@@ -1325,7 +1274,7 @@ std::vector<uint32_t> fp32_edges() {
 #ifndef XF_ALU_REGRESS
 // 2^18 flits = 1,048,576 random lane pairs for each of Sum, Max, Min.
 TEST(RtlAlu, Fp32RandomPerOp) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   uint64_t total = 0;
   for (RedOp op : {RedOp::kSum, RedOp::kMax, RedOp::kMin}) {
     total += fp32_random(rng, op, 1u << 18, gtest_repro());
@@ -1335,7 +1284,7 @@ TEST(RtlAlu, Fp32RandomPerOp) {
 
 // Every ordered pair of the directed edge list, for Sum, Max and Min.
 TEST(RtlAlu, Fp32EdgeCases) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   const std::vector<uint32_t> e = fp32_edges();
   ASSERT_EQ(e.size(), 62u);
   for (RedOp op : {RedOp::kSum, RedOp::kMax, RedOp::kMin}) {
@@ -1363,7 +1312,7 @@ TEST(RtlAlu, Fp32EdgeCases) {
 // Every (s, b, a) triple of the directed edge list for ScaleAdd, s changing every 961 flits, and
 // the examples of docs/alu.md section 6 against their documented results.
 TEST(RtlAlu, Fp32ScaleAddEdgeCases) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   const std::vector<uint32_t> e = fp32_edges();
   ASSERT_EQ(e.size(), 62u);
   StreamBench bench(sweep_cfg(rng, DType::kFp32, RedOp::kScaleAdd));
@@ -1417,7 +1366,7 @@ TEST(RtlAlu, Fp32ScaleAddEdgeCases) {
 // every cycle; the results must leave in 10^5 consecutive cycles, each checked.
 TEST(RtlAlu, Throughput) {
   constexpr uint64_t kFlits = 100000;
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   AluBench bench;
   for (uint64_t i = 0; i < kFlits; ++i) {
     Vec v;

@@ -48,7 +48,7 @@ bool op_selected(const Sweep16& s) {
 }
 
 std::string regress_repro(const std::string& extra) {
-  std::string r = "XF_SEED=" + std::to_string(base_seed()) + " " + extra +
+  std::string r = "XF_SEED=" + std::to_string(kFile.seed()) + " " + extra +
                   "build/cmake/test_rtl_alu_regress --gtest_also_run_disabled_tests "
                   "--gtest_filter=" +
                   test_name();
@@ -63,7 +63,7 @@ void print_estimate(uint64_t flits) {
 }
 
 TEST(RtlAluRegress, DISABLED_AllPairs16) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   uint32_t first = 0, count = 65536;
   const std::string slice = env_str("XF_REGRESS_B");
   if (!slice.empty()) {
@@ -95,7 +95,7 @@ TEST(RtlAluRegress, DISABLED_AllPairs16) {
 }
 
 TEST(RtlAluRegress, DISABLED_Set4096) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   uint64_t n = 0;
   for (const Sweep16& s : kSweeps16) n += op_selected(s) ? 1 : 0;
   print_estimate(n * 4096 * 8192);
@@ -111,7 +111,7 @@ TEST(RtlAluRegress, DISABLED_Set4096) {
 
 TEST(RtlAluRegress, DISABLED_Fp32Random) {
   constexpr uint64_t kFlits = 2500000;  // 10^7 lane pairs per op
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   print_estimate(3 * kFlits);
   uint64_t total = 0;
   for (RedOp op : {RedOp::kSum, RedOp::kMax, RedOp::kMin}) {

@@ -49,8 +49,8 @@
 #include "cosim_checker.hpp"
 #include "driver.hpp"
 #include "model_test_main.hpp"
+#include "rtl_kit.hpp"
 #include "rtl_system.hpp"
-#include "rtl_test_util.hpp"
 #include "xf/compiler.hpp"
 #include "xf/reference.hpp"
 #include "xf/topology.hpp"
@@ -62,6 +62,9 @@ constexpr int kLinks = 4;  // the Verilated chip's and switch's NumLinks
 constexpr int kTiles = 4;  // its NumTiles
 constexpr uint32_t kDmemBytes = 786432;
 using Sys = rtl::RtlSystem<Vxf_chip, Vxf_switch, kLinks>;
+const kit::TestFile kCollectivesSeed{0xC41Bu, "test_rtl_chip"};
+const kit::TestFile kDoneCyclesSeed{0xD0CEu, "test_rtl_chip"};
+const kit::TestFile kCosimSeed{0xC05Eu, "test_rtl_chip"};
 
 uint32_t tile_base(int t) { return reg::kTileBase + t * reg::kTileStride; }
 
@@ -71,14 +74,6 @@ Topology single_chip() {
   t.num_chips = t.num_nodes = 1;
   t.num_ports = {0};
   return t;
-}
-
-std::unique_ptr<VerilatedContext> make_ctx() {
-  auto ctx = std::make_unique<VerilatedContext>();
-  ctx->debug(0);
-  ctx->randReset(0);
-  ctx->commandArgs(0, static_cast<const char**>(nullptr));
-  return ctx;
 }
 
 // Expects the host access to be refused with an error naming the address.
@@ -95,8 +90,9 @@ void expect_refused(F&& f, const char* what) {
 }
 
 TEST(HostPort, ChipRegisters) {
-  auto ctx = make_ctx();
+  auto ctx = kit::make_context();
   Sys sys(single_chip(), kTiles, ctx.get());
+  kit::open_trace_if_asked(sys);
   sys.host_write32(0, reg::kIndexWr, 0x12345678u);
   EXPECT_EQ(sys.host_read32(0, reg::kChipId), 0x12345678u);
   EXPECT_EQ(sys.host_read32(0, reg::kIndexWr), 0x12345678u);
@@ -122,8 +118,9 @@ TEST(HostPort, ChipRegisters) {
 }
 
 TEST(HostPort, RouteTable) {
-  auto ctx = make_ctx();
+  auto ctx = kit::make_context();
   Sys sys(single_chip(), kTiles, ctx.get());
+  kit::open_trace_if_asked(sys);
   const uint32_t words[] = {0x03020100u, 0xFFFF0201u, 0x01234567u, 0x89ABCDEFu};
   // Lanes 0, 2 and 3 within the chip's 64 entries per lane.
   const uint32_t at[] = {0, 4, 4096 * 2 + 8, 4096 * 3 + 60};
@@ -138,8 +135,9 @@ TEST(HostPort, RouteTable) {
 }
 
 TEST(HostPort, TileRegions) {
-  auto ctx = make_ctx();
+  auto ctx = kit::make_context();
   Sys sys(single_chip(), kTiles, ctx.get());
+  kit::open_trace_if_asked(sys);
   for (int t = 0; t < kTiles; ++t) {
     const uint32_t b = tile_base(t);
     const uint32_t v = 0xA5000000u + static_cast<uint32_t>(t);
@@ -181,8 +179,9 @@ TEST(HostPort, TileRegions) {
 // tile loops N = 10 * index + 3 * tile + 5 times after 8 straight instructions, so its End
 // retires in collective cycle 8 + 2N and chip i's DoneCycles is 27 + 20 i; 65 cycles in all.
 TEST(HostPort, AluConfigAndDoneCycles) {
-  auto ctx = make_ctx();
+  auto ctx = kit::make_context();
   Sys sys(parse_topology("tree:3"), 2, ctx.get());
+  kit::open_trace_if_asked(sys);
   using isa::enc;
   const std::vector<uint64_t> prog = {
       enc(Isa::kGeti, 2, 0, 0, 0, 0, 0),            // 0: r2 = index
@@ -231,9 +230,10 @@ TEST(HostPort, AluConfigAndDoneCycles) {
 }
 
 TEST(Barrier, AllTilesOfAllChips) {
-  auto ctx = make_ctx();
+  auto ctx = kit::make_context();
   const Topology topo = parse_topology("ring:2");
   Sys sys(topo, 2, ctx.get());
+  kit::open_trace_if_asked(sys);
   constexpr uint32_t kLoop = 300;
   using isa::enc;
   const std::vector<uint64_t> prog = {
@@ -285,7 +285,7 @@ class Collectives : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Collectives, MatchReference) {
   const Case& k = GetParam();
-  const uint64_t seed = rtltest::base_seed(0xC41Bu);
+  const uint64_t seed = kCollectivesSeed.seed();
   std::printf("case %s, seed 0x%llx (XF_SEED overrides)\n", k.name,
               static_cast<unsigned long long>(seed));
   const Topology topo = parse_topology(k.topo);
@@ -300,8 +300,9 @@ TEST_P(Collectives, MatchReference) {
   const Plan plan = plan_collective(topo, spec);
   const Image img = build_image(topo, plan);
   const std::vector<Bytes> inputs = make_inputs(plan, seed, 0);
-  auto ctx = make_ctx();
+  auto ctx = kit::make_context();
   Sys sys(topo, k.tiles, ctx.get());
+  kit::open_trace_if_asked(sys);
   const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
   ASSERT_TRUE(run.stats.ok) << run.stats.error;
   const std::vector<Bytes> ref = run_reference(plan, inputs);
@@ -368,14 +369,15 @@ TEST_P(DoneCyclesVsModel, EveryNodeAgrees) {
   spec.tiles = 2;
   const Plan plan = plan_collective(topo, spec);
   const Image img = build_image(topo, plan);
-  const std::vector<Bytes> inputs = make_inputs(plan, rtltest::base_seed(0xD0CEu), 1);
+  const std::vector<Bytes> inputs = make_inputs(plan, kDoneCyclesSeed.seed(), 1);
   uint32_t dmem = 0;
   for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
   model::System msys(topo, plan.tiles, dmem);
   const model::CollectiveRun m = model::run_on_system(msys, plan, img, inputs, 10'000'000);
   ASSERT_TRUE(m.stats.ok) << m.stats.error;
-  auto ctx = make_ctx();
+  auto ctx = kit::make_context();
   Sys sys(topo, plan.tiles, ctx.get());
+  kit::open_trace_if_asked(sys);
   const rtl::RtlCollectiveRun r = rtl::run_on_rtl(sys, plan, img, inputs);
   ASSERT_TRUE(r.stats.ok) << r.stats.error;
   EXPECT_EQ(r.stats.cycles, m.stats.cycles);
@@ -427,7 +429,7 @@ CosimRun cosim_setup(const char* topology) {
   spec.bytes = 4096;
   spec.tiles = 2;
   r.plan = plan_collective(topo, spec);
-  r.inputs = make_inputs(r.plan, rtltest::base_seed(0xC05Eu), 1);
+  r.inputs = make_inputs(r.plan, kCosimSeed.seed(), 1);
   r.ref = run_reference(r.plan, r.inputs);
   const Image img = build_image(topo, r.plan);
   r.model =
@@ -440,8 +442,9 @@ CosimRun cosim_setup(const char* topology) {
 // Runs the RTL with `chk` called at every packet and at the end, as fabric --backend both does.
 rtl::RtlCollectiveRun run_checked(CosimRun& r, cosim::Checker& chk, uint64_t* end_cycle) {
   const Topology& topo = r.topo;
-  auto ctx = make_ctx();
+  auto ctx = kit::make_context();
   Sys sys(topo, r.plan.tiles, ctx.get());
+  kit::open_trace_if_asked(sys);
   sys.start_observer = [&](uint64_t c) { chk.on_collective_start(c); };
   sys.observer = [&](const rtl::RtlPacket& e) {
     r.rtl_packets.push_back(e);

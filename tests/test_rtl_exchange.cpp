@@ -40,7 +40,6 @@
 // Inputs change half a period away from the rising edge. Random data: std::mt19937_64 seeded
 // with a fixed default that XF_SEED (decimal or 0x-hex) overrides; each test prints its seed.
 #include <gtest/gtest.h>
-#include <verilated.h>
 
 #include <algorithm>
 #include <array>
@@ -49,71 +48,41 @@
 #include <cstdio>
 #include <deque>
 #include <functional>
-#include <memory>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "Vxf_exchange.h"
-#include "rtl_test_util.hpp"
+#include "rtl_kit.hpp"
 #include "xf/defs.hpp"
 
 namespace xf {
 namespace {
 
+using kit::chance;
+using kit::Flit;
+using kit::get_field;
+using kit::put_field;
+using kit::rnd;
+using kit::Rng;
+using kit::test_name;
+namespace hdr = kit::hdr;
+
 constexpr int kT = 4;  // NumTiles of the Verilated top
 constexpr int kL = 4;  // NumLinks
 constexpr int kTableChips = 64;
-constexpr int kFlitW = 130;
 constexpr int kOccBits = 6;  // XbOccBits = $clog2(32 + 2)
 constexpr int kCredits = static_cast<int>(kExchangeLatencyCycles) + 1;
 constexpr uint32_t kXoff = kXbXoffThresholdFlits;
 constexpr uint32_t kXon = kXbXonThresholdFlits;
-constexpr uint64_t kDefaultSeed = 0xE7u;
-constexpr int kMaxReportedFailures = 10;
+const kit::TestFile kFile{0xE7u, "test_rtl_exchange"};
 
 enum MsgKind : int { kGrant = 0, kXonMsg = 1, kXoffMsg = 2 };
 enum Ctrl : int { kData = 0, kXreq = 1, kXdone = 2 };
 
-uint64_t base_seed() { return rtltest::base_seed(kDefaultSeed); }
-std::mt19937_64 make_rng() { return rtltest::make_rng(kDefaultSeed); }
-using rtltest::chance;
-using rtltest::describe;
-using rtltest::Flit;
-using rtltest::rnd;
-using rtltest::Rng;
-using rtltest::test_name;
-
-uint64_t field(const Flit& f, uint32_t lsb, uint32_t bits) {
-  uint64_t v = 0;
-  for (uint32_t b = 0; b < bits; ++b) {
-    const uint32_t i = lsb + b;
-    const uint64_t w = i < 64 ? f.lo : f.hi;
-    v |= ((w >> (i % 64)) & 1u) << b;
-  }
-  return v;
-}
-
-void set_field(Flit& f, uint32_t lsb, uint32_t bits, uint64_t v) {
-  for (uint32_t b = 0; b < bits; ++b) {
-    const uint32_t i = lsb + b;
-    uint64_t& w = i < 64 ? f.lo : f.hi;
-    w = (w & ~(1ull << (i % 64))) | (((v >> b) & 1u) << (i % 64));
-  }
-}
-
-// Reserved header bits 127:107 carry the scoreboard's tag: source (tiles 0..3, links 4..7) and
-// the packet's number in that source's stream.
-constexpr uint32_t kTagSrcLsb = 107, kTagNumLsb = 110;
-int tag_src(const Flit& h) { return static_cast<int>(field(h, kTagSrcLsb, 3)); }
-int tag_num(const Flit& h) { return static_cast<int>(field(h, kTagNumLsb, 16)); }
-
-struct Packet {
-  int src = 0, number = 0;
-  int out = -1;  // router output (links 0..3, tile t at 4 + t), -1 = misroute
-  std::vector<Flit> flits;
-};
+// A packet's source: tiles 0..3, links 4..7; its output: links 0..3, tile t at 4 + t. Its head
+// carries the scoreboard's tag (source, number) in the reserved header bits.
+using kit::Packet;
 
 // Node configuration and routing table.
 struct NodeCfg {
@@ -126,9 +95,9 @@ using Table = std::vector<uint8_t>;  // lane * 4096 + chip, 0xFF beyond TableChi
 
 // The routing rule (docs/exchange.md section 7, xf_router), outputs numbered as xf_exchange.
 int route_of(const NodeCfg& c, const Table& table, const Flit& h) {
-  const uint32_t chip = static_cast<uint32_t>(field(h, header::kDstChipLsb, 12));
-  const int tile = static_cast<int>(field(h, header::kDstTileLsb, 4));
-  const uint32_t lane = static_cast<uint32_t>(field(h, header::kLaneLsb, 2));
+  const auto chip = static_cast<uint32_t>(h.get(hdr::kDstChip));
+  const auto tile = static_cast<int>(h.get(hdr::kDstTile));
+  const auto lane = static_cast<uint32_t>(h.get(hdr::kLane));
   if (chip == c.chip) return tile < c.tiles ? kL + tile : -1;
   const uint8_t e = table[lane * kMaxChips + chip];
   return (e == 0xFF || e >= c.ports) ? -1 : e;
@@ -160,24 +129,21 @@ Packet make_packet(Rng& rng, int src, int number, int len, uint32_t src_chip, ui
     Flit f;
     f.head = k == 0;
     f.tail = k == len - 1;
-    f.lo = rng();
-    f.hi = rng();
+    f.random_data(rng);
     p.flits.push_back(f);
   }
   Flit& h = p.flits[0];
-  h.lo = 0;
-  h.hi = 0;
-  set_field(h, header::kOpcodeLsb, header::kOpcodeBits, 0);  // Write
-  set_field(h, header::kDstChipLsb, 12, dst_chip);
-  set_field(h, header::kDstTileLsb, 4, static_cast<uint64_t>(dst_tile));
-  set_field(h, header::kDstAddrLsb, header::kDstAddrBits, rnd(rng, 1u << 16) * 16);
-  set_field(h, header::kLenLsb, header::kLenBits, static_cast<uint64_t>(len - 1) * kFlitBytes);
-  set_field(h, header::kLaneLsb, 2, lane);
-  set_field(h, header::kSrcChipLsb, 12, src_chip);
-  set_field(h, header::kSrcTileLsb, 4, static_cast<uint64_t>(src & 0xF));
-  set_field(h, header::kSeqLsb, header::kSeqBits, static_cast<uint64_t>(number));
-  set_field(h, kTagSrcLsb, 3, static_cast<uint64_t>(src));
-  set_field(h, kTagNumLsb, 16, static_cast<uint64_t>(number));
+  h = Flit::header({{hdr::kOpcode, 0},  // Write
+                    {hdr::kDstChip, dst_chip},
+                    {hdr::kDstTile, static_cast<uint64_t>(dst_tile)},
+                    {hdr::kDstAddr, rnd(rng, 1u << 16) * 16},
+                    {hdr::kLen, static_cast<uint64_t>(len - 1) * kFlitBytes},
+                    {hdr::kLane, lane},
+                    {hdr::kSrcChip, src_chip},
+                    {hdr::kSrcTile, static_cast<uint64_t>(src & 0xF)},
+                    {hdr::kSeq, static_cast<uint64_t>(number)}},
+                   len == 1);
+  kit::PacketScoreboard::tag(h, src, number);
   return p;
 }
 
@@ -188,59 +154,23 @@ int random_len(Rng& rng) {
   return 41 + static_cast<int>(rnd(rng, 89));  // up to 129 flits (2048-byte payload)
 }
 
-template <class W>
-void put_bits(W& w, int lsb, int width, uint64_t v) {
-  for (int b = 0; b < width; ++b) {
-    const int bit = lsb + b;
-    const uint32_t m = 1u << (bit % 32);
-    if ((v >> b) & 1u) {
-      w[bit / 32] |= m;
-    } else {
-      w[bit / 32] &= ~m;
-    }
-  }
-}
-
-template <class W>
-uint64_t get_bits(const W& w, int lsb, int width) {
-  uint64_t v = 0;
-  for (int b = 0; b < width; ++b) {
-    const int bit = lsb + b;
-    v |= static_cast<uint64_t>((w[bit / 32] >> (bit % 32)) & 1u) << b;
-  }
-  return v;
-}
-
-template <class T>
-void put_field(T& v, int lsb, int width, uint64_t x) {
-  const uint64_t m = ((width >= 64) ? ~0ull : ((1ull << width) - 1)) << lsb;
-  v = static_cast<T>((static_cast<uint64_t>(v) & ~m) | ((x << lsb) & m));
-}
-
 // The Verilated exchange with pin-level helpers.
 class Bench {
  public:
-  Bench() : ctx_(std::make_unique<VerilatedContext>()) {
-    ctx_->fatalOnError(true);
-    dut_ = std::make_unique<Vxf_exchange>(ctx_.get(), "dut");
-    Vxf_exchange& d = *dut_;
-    d.clk_i = 0;
-    d.rst_ni = 0;
-    d.cfg_route_we_i = 0;
-    d.clear_i = 0;
-    d.tx_valid_i = 0;
-    d.rx_ready_i = 0xF;
-    d.link_tx_ready_i = 0xF;
-    d.link_rx_valid_i = 0;
-    d.eval();
-    for (int i = 0; i < 3; ++i) tick();
-    d.rst_ni = 1;
-    d.eval();
+  Bench() {
+    dut_.reset([](Vxf_exchange& d) {
+      d.cfg_route_we_i = 0;
+      d.clear_i = 0;
+      d.tx_valid_i = 0;
+      d.rx_ready_i = 0xF;
+      d.link_tx_ready_i = 0xF;
+      d.link_rx_valid_i = 0;
+    });
   }
-  ~Bench() { dut_->final(); }
 
   Vxf_exchange& dut() { return *dut_; }
-  uint64_t now() const { return now_; }
+  uint64_t now() const { return dut_.cycle(); }
+  void tick() { dut_.tick(); }
 
   void set_cfg(const NodeCfg& c) {
     dut_->cfg_chip_id_i = c.chip;
@@ -269,66 +199,37 @@ class Bench {
     put_field(d.tx_link_i, t, 1, link);
     put_field(d.tx_port_i, t * 4, 4, static_cast<uint64_t>(port));
     put_field(d.tx_ctrl_i, t * 2, 2, static_cast<uint64_t>(ctrl));
-    put_flit(d.tx_flit_i, t, f);
+    kit::put_flit(d.tx_flit_i, t, f);
   }
   void set_link_rx(int l, bool valid, const Flit& f) {
     put_field(dut_->link_rx_valid_i, l, 1, valid);
-    put_flit(dut_->link_rx_flit_i, l, f);
+    kit::put_flit(dut_->link_rx_flit_i, l, f);
   }
   void set_raddr(int t, uint32_t a) { put_field(dut_->route_raddr_i, t * 14, 14, a); }
 
-  bool credit(int t) const { return (dut_->tx_credit_o >> t) & 1u; }
-  bool rx_valid(int t) const { return (dut_->rx_valid_o >> t) & 1u; }
-  Flit rx_flit(int t) const { return get_flit(dut_->rx_flit_o, t); }
-  bool tx_link_valid(int l) const { return (dut_->link_tx_valid_o >> l) & 1u; }
-  Flit link_tx_flit(int l) const { return get_flit(dut_->link_tx_flit_o, l); }
-  bool link_rx_ready(int l) const { return (dut_->link_rx_ready_o >> l) & 1u; }
+  bool credit(int t) const { return get_field(dut_->tx_credit_o, t, 1); }
+  bool rx_valid(int t) const { return get_field(dut_->rx_valid_o, t, 1); }
+  Flit rx_flit(int t) const { return kit::get_flit(dut_->rx_flit_o, t); }
+  bool tx_link_valid(int l) const { return get_field(dut_->link_tx_valid_o, l, 1); }
+  Flit link_tx_flit(int l) const { return kit::get_flit(dut_->link_tx_flit_o, l); }
+  bool link_rx_ready(int l) const { return get_field(dut_->link_rx_ready_o, l, 1); }
   // Message from XB l to tile t this cycle: -1 none, else its kind.
   int msg(int t, int l) const {
-    if (!((dut_->xb_msg_valid_o >> (t * kL + l)) & 1u)) return -1;
-    return static_cast<int>((dut_->xb_msg_kind_o >> ((t * kL + l) * 2)) & 3u);
+    if (!get_field(dut_->xb_msg_valid_o, t * kL + l, 1)) return -1;
+    return static_cast<int>(get_field(dut_->xb_msg_kind_o, (t * kL + l) * 2, 2));
   }
-  uint32_t rdata(int t) const { return (dut_->route_rdata_o >> (t * 8)) & 0xFFu; }
+  uint32_t rdata(int t) const {
+    return static_cast<uint32_t>(get_field(dut_->route_rdata_o, t * 8, 8));
+  }
   uint32_t xb_occ(int l) const {
-    return (dut_->stat_xb_occupancy_o >> (l * kOccBits)) & ((1u << kOccBits) - 1);
+    return static_cast<uint32_t>(get_field(dut_->stat_xb_occupancy_o, l * kOccBits, kOccBits));
   }
   uint32_t xb_max_occ(int l) const {
-    return (dut_->stat_xb_max_occupancy_o >> (l * kOccBits)) & ((1u << kOccBits) - 1);
-  }
-
-  void tick() {
-    ctx_->timeInc(1);
-    dut_->clk_i = 1;
-    dut_->eval();
-    ++now_;
-    ctx_->timeInc(1);
-    dut_->clk_i = 0;
-    dut_->eval();
+    return static_cast<uint32_t>(get_field(dut_->stat_xb_max_occupancy_o, l * kOccBits, kOccBits));
   }
 
  private:
-  template <class W>
-  static void put_flit(W& w, int k, const Flit& f) {
-    const int base = k * kFlitW;
-    put_bits(w, base, 64, f.lo);
-    put_bits(w, base + 64, 64, f.hi);
-    put_bits(w, base + 128, 1, f.tail);
-    put_bits(w, base + 129, 1, f.head);
-  }
-  template <class W>
-  static Flit get_flit(const W& w, int k) {
-    const int base = k * kFlitW;
-    Flit f;
-    f.lo = get_bits(w, base, 64);
-    f.hi = get_bits(w, base + 64, 64);
-    f.tail = get_bits(w, base + 128, 1);
-    f.head = get_bits(w, base + 129, 1);
-    return f;
-  }
-
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vxf_exchange> dut_;
-  uint64_t now_ = 0;
+  kit::Dut<Vxf_exchange> dut_;
 };
 
 // A send job of a tile: one packet, to a tile of this chip or off chip.
@@ -349,7 +250,7 @@ class Traffic;
 class TileSim {
  public:
   int id = 0;
-  int idle_pct = 0, rx_stall_pct = 0;
+  int idle_pct = 0;
   std::deque<Job> pending, jobs;  // not yet released, released
   int credits = kCredits;
   bool in_session = false, requested = false, xon = false;
@@ -372,27 +273,16 @@ class TileSim {
   }
 };
 
-struct LinkSim {
-  std::deque<Packet> pkts;
-  size_t pos = 0;
-  bool presenting = false;
-  int idle_pct = 0, bp_pct = 0, burst_pct10 = 0;  // burst start chance in 0.1 %
-  int stall_left = 0;
-  bool force_stall = false;
-};
-
 // One traffic run on a bench: tiles, links, scoreboard.
 class Traffic {
  public:
   Traffic(Bench& b, const NodeCfg& c, const Table& table, Rng& rng)
-      : b_(b),
-        cfg_(c),
-        table_(table),
-        rng_(rng),
-        expect_(kL + kT, std::vector<std::deque<Packet>>(8)) {
+      : b_(b), cfg_(c), table_(table), rng_(rng), fails_(kFile), sb_(kL + kT, 8, fails_, out_name) {
     for (int t = 0; t < kT; ++t) tiles_[t].id = t;
-    open_.fill(-1);
-    pos_.fill(0);
+    for (int l = 0; l < kL; ++l) {  // a link's back-pressure bursts hold it 60..200 cycles
+      sinks_[l].burst_min = 60;
+      sinks_[l].burst_max = 200;
+    }
     // Ports reachable from this chip: (lane, chip) pairs whose entry is a connected port.
     for (uint32_t lane = 0; lane < kNumLanes; ++lane) {
       for (int chip = 0; chip < kTableChips; ++chip) {
@@ -404,9 +294,10 @@ class Traffic {
   }
 
   TileSim& tile(int t) { return tiles_[t]; }
-  LinkSim& link(int l) { return links_[l]; }
+  kit::Source& link_rx(int l) { return links_[l]; }  // link_rx_* of link l
+  kit::Sink& out(int o) { return sinks_[o]; }        // output o's ready: link o, tile o - kL
   uint64_t misroutes_expected() const { return misroutes_; }
-  int failures() const { return failures_; }
+  int failures() const { return fails_.count(); }
   uint64_t packets() const { return packets_; }
   uint64_t flits_out() const { return flits_out_; }
   const std::vector<uint64_t>& arrivals(int o) const { return arrivals_[o]; }
@@ -431,7 +322,7 @@ class Traffic {
     if (p.out < 0) {
       ++misroutes_;
     } else {
-      expect_[p.out][p.src].push_back(p);
+      sb_.expect(p);
     }
   }
 
@@ -472,7 +363,7 @@ class Traffic {
   }
 
   void add_link_packet(int l, const Packet& p) {
-    links_[l].pkts.push_back(p);
+    links_[l].push(p.flits);
     expect(p);
   }
 
@@ -505,13 +396,8 @@ class Traffic {
     for (const TileSim& t : tiles_)
       if (!t.idle()) return false;
     for (int l = 0; l < kL; ++l)
-      if (!links_[l].pkts.empty()) return false;
-    for (int o = 0; o < kL + kT; ++o) {
-      if (open_[o] >= 0) return false;
-      for (const auto& q : expect_[o])
-        if (!q.empty()) return false;
-    }
-    return true;
+      if (!links_[l].empty()) return false;
+    return sb_.idle();
   }
 
   // One cycle: drive, sample, let the tiles decide, clock.
@@ -524,27 +410,13 @@ class Traffic {
       TileSim& s = tiles_[t];
       b_.set_tx(t, s.tx_valid, s.tx_flit, s.tx_link, s.tx_port, s.tx_ctrl);
       b_.set_raddr(t, s.addr_cur);
-      if (!chance(rng_, s.rx_stall_pct)) rx_ready |= 1u << t;
+      if (sinks_[kL + t].ready(rng_)) rx_ready |= 1u << t;
     }
     for (int l = 0; l < kL; ++l) {
-      LinkSim& k = links_[l];
-      if (l < cfg_.active_links && !k.presenting && !k.pkts.empty() && !chance(rng_, k.idle_pct))
-        k.presenting = true;
-      if (k.presenting) {
-        b_.set_link_rx(l, true, k.pkts.front().flits[k.pos]);
-      } else {
-        Flit junk;
-        junk.lo = rng_();
-        junk.hi = rng_();
-        junk.head = rng_() & 1u;
-        b_.set_link_rx(l, false, junk);
-      }
-      if (k.stall_left > 0) {
-        --k.stall_left;
-      } else if (k.burst_pct10 > 0 && static_cast<int>(rnd(rng_, 1000)) < k.burst_pct10) {
-        k.stall_left = 60 + static_cast<int>(rnd(rng_, 141));
-      }
-      if (!k.force_stall && k.stall_left == 0 && !chance(rng_, k.bp_pct)) tx_ready |= 1u << l;
+      kit::Source& k = links_[l];
+      const bool valid = k.offer(rng_, l >= cfg_.active_links);
+      b_.set_link_rx(l, valid, valid ? k.flit() : kit::junk_flit(rng_));
+      if (sinks_[l].ready(rng_)) tx_ready |= 1u << l;
     }
     d.rx_ready_i = static_cast<uint8_t>(rx_ready);
     d.link_tx_ready_i = static_cast<uint8_t>(tx_ready);
@@ -555,22 +427,19 @@ class Traffic {
       const bool valid = tile_out ? b_.rx_valid(o - kL) : b_.tx_link_valid(o);
       const bool ready = tile_out ? ((rx_ready >> (o - kL)) & 1u) : ((tx_ready >> o) & 1u);
       const Flit f = tile_out ? b_.rx_flit(o - kL) : b_.link_tx_flit(o);
-      if (held_[o] && (!valid || !(f == held_flit_[o])))
-        fail("output " + out_name(o) + " dropped or changed a flit before ready");
-      held_[o] = valid && !ready;
-      held_flit_[o] = f;
+      const std::string held = sinks_[o].watch(valid, ready, f);
+      if (!held.empty()) fail("output " + out_name(o) + " " + held);
       if (valid && (tile_out ? o - kL >= cfg_.tiles : o >= cfg_.ports))
         fail("flit on unused output " + out_name(o) + ": " + describe(f));
-      if (valid && ready) on_output(o, f, now);
+      if (valid && ready) {
+        ++flits_out_;
+        arrivals_[o].push_back(now);
+        sb_.on_flit(o, f, now);
+      }
     }
     for (int l = 0; l < kL; ++l) {
-      LinkSim& k = links_[l];
-      if (!k.presenting || !b_.link_rx_ready(l)) continue;
-      k.presenting = false;
-      if (++k.pos == k.pkts.front().flits.size()) {
-        k.pos = 0;
-        k.pkts.pop_front();
-      }
+      kit::Source& k = links_[l];
+      if (k.offering() && b_.link_rx_ready(l)) k.take();
     }
     if (d.stat_xb_overflow_o != 0 && !overflow_reported_) {
       overflow_reported_ = true;
@@ -587,7 +456,7 @@ class Traffic {
   void run(uint64_t max_cycles) {
     const uint64_t start = b_.now();
     while (!idle()) {
-      if (b_.now() - start > max_cycles || failures_ > kMaxReportedFailures) {
+      if (b_.now() - start > max_cycles || fails_.too_many()) {
         fail("no progress: traffic not drained after " + std::to_string(max_cycles) + " cycles");
         return;
       }
@@ -596,53 +465,11 @@ class Traffic {
     for (int k = 0; k < 4; ++k) step();
   }
 
-  void fail(const std::string& what) {
-    ++failures_;
-    if (failures_ <= kMaxReportedFailures) {
-      ADD_FAILURE() << "cycle " << b_.now() << ": " << what
-                    << "\n  reproduce: XF_SEED=" << base_seed()
-                    << " build/cmake/test_rtl_exchange --gtest_filter=" << test_name();
-    }
-  }
+  void fail(const std::string& what) { fails_.fail(b_.now(), what); }
 
  private:
   static std::string out_name(int o) {
     return o < kL ? "link " + std::to_string(o) : "tile " + std::to_string(o - kL);
-  }
-
-  void on_output(int o, const Flit& f, uint64_t now) {
-    ++flits_out_;
-    arrivals_[o].push_back(now);
-    if (open_[o] < 0) {
-      if (!f.head) {
-        fail("output " + out_name(o) + ": body flit outside a packet " + describe(f));
-        return;
-      }
-      const int src = tag_src(f);
-      if (expect_[o][src].empty()) {
-        fail("output " + out_name(o) + ": unexpected packet from source " + std::to_string(src) +
-             " " + describe(f));
-        return;
-      }
-      const Packet& p = expect_[o][src].front();
-      if (tag_num(f) != p.number) {
-        fail("output " + out_name(o) + ": source " + std::to_string(src) + " packet " +
-             std::to_string(tag_num(f)) + " out of order, expected " + std::to_string(p.number));
-      }
-      open_[o] = src;
-      pos_[o] = 0;
-    }
-    const Packet& p = expect_[o][open_[o]].front();
-    const Flit& want = p.flits[pos_[o]];
-    if (!(f == want)) {
-      fail("output " + out_name(o) + ": flit " + std::to_string(pos_[o]) + " of source " +
-           std::to_string(open_[o]) + " packet " + std::to_string(p.number) + " is " + describe(f) +
-           ", expected " + describe(want));
-    }
-    if (++pos_[o] == p.flits.size() || f.tail) {
-      expect_[o][open_[o]].pop_front();
-      open_[o] = -1;
-    }
   }
 
   void emit(TileSim& s, const Flit& f, bool link, int port, int ctrl) {
@@ -757,7 +584,7 @@ class Traffic {
       if (!s.xon) return;
     }
     const Flit f = j.pkt.flits[s.pos];
-    const int dst = static_cast<int>(field(j.pkt.flits[0], header::kDstTileLsb, 4));
+    const int dst = static_cast<int>(j.pkt.flits[0].get(hdr::kDstTile));
     emit(s, f, !j.local, j.local ? dst : j.port, kData);
     ++s.flits_sent;
     if (++s.pos == j.pkt.flits.size()) {
@@ -771,24 +598,21 @@ class Traffic {
   const Table& table_;
   Rng& rng_;
   std::array<TileSim, kT> tiles_;
-  std::array<LinkSim, kL> links_;
-  std::vector<std::vector<std::deque<Packet>>> expect_;  // [output][source]
-  std::array<int, kL + kT> open_;
-  std::array<size_t, kL + kT> pos_;
-  std::array<bool, kL + kT> held_{};
-  std::array<Flit, kL + kT> held_flit_{};
+  std::array<kit::Source, kL> links_;
+  kit::Failures fails_;
+  kit::PacketScoreboard sb_;  // [output][source]
+  std::array<kit::Sink, kL + kT> sinks_;
   std::array<std::vector<uint64_t>, kL + kT> arrivals_;
   std::array<int, 8> next_number_{};
   std::vector<uint32_t> remote_;
   uint64_t misroutes_ = 0, packets_ = 0, flits_out_ = 0;
-  int failures_ = 0;
   bool overflow_reported_ = false, proto_reported_ = false;
 };
 
 // ---- Tests -------------------------------------------------------------------------------------
 
 TEST(RtlExchange, ResetState) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   Bench b;
   b.set_cfg(NodeCfg{});
   Vxf_exchange& d = b.dut();
@@ -820,7 +644,7 @@ TEST(RtlExchange, ResetState) {
 // Zero-load timing at the pins. "Decision" is the tile's send decision in cycle c; its tx_* are
 // driven in c+1 (the tile's output register).
 TEST(RtlExchange, Latency) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   Bench b;
   NodeCfg c;
   c.chip = 5;
@@ -935,7 +759,7 @@ TEST(RtlExchange, Latency) {
 // Every active tile streams long packets back to back, each to its own destination: one flit
 // per cycle per tile (3 credits cover the 3-cycle loop), local and through an XB.
 TEST(RtlExchange, Throughput) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   for (const bool remote : {false, true}) {
     Bench b;
     NodeCfg c;
@@ -974,7 +798,7 @@ TEST(RtlExchange, Throughput) {
 // cycles later), the XB's count (queue and the flit in the router's stage, as the model's queue)
 // peaks at 24 + 3 = 27; after the release, XON at 8 and everything arrives.
 TEST(RtlExchange, XoffXonStalledLink) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   Bench b;
   NodeCfg c;
   c.chip = 3;
@@ -986,7 +810,7 @@ TEST(RtlExchange, XoffXonStalledLink) {
   for (int k = 0; k < 3; ++k) {
     r.add_job(0, false, 0, 41, 0);  // the only reachable destination: lane 2, chip 30, link 0
   }
-  r.link(0).force_stall = true;
+  r.out(0).force_stall = true;
   uint64_t xoff_at = 0, xon_at = 0, xoff_seen = 0;
   uint32_t min_after_xon = ~0u;
   bool refilled = false;
@@ -1002,7 +826,7 @@ TEST(RtlExchange, XoffXonStalledLink) {
   // The XB counts the flit in the router's stage (StagedConsumer): queue 26 + stage 1.
   EXPECT_EQ(b.xb_occ(0), kXoff + 3 - 1);
   const uint32_t sent_before = static_cast<uint32_t>(r.tile(0).flits_sent);
-  r.link(0).force_stall = false;
+  r.out(0).force_stall = false;
   const uint64_t release = b.now();
   while (!r.idle() && b.now() < release + 2000) {
     r.step();
@@ -1029,7 +853,7 @@ TEST(RtlExchange, XoffXonStalledLink) {
 // Route lookups: all four tile ports and the host port read random entries (inside and outside
 // TableChips, every lane) and return the host-written table one cycle later.
 TEST(RtlExchange, RouteLookups) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   Bench b;
   NodeCfg c;
   b.set_cfg(c);
@@ -1068,7 +892,7 @@ TEST(RtlExchange, RouteLookups) {
 // above cfg_num_ports_i (an unconnected link slot and beyond NumLinks); tile-bound packets from a
 // tile to a tile that does not exist.
 TEST(RtlExchange, Misroutes) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   Bench b;
   NodeCfg c;
   c.ports = 2;
@@ -1122,7 +946,7 @@ TEST(RtlExchange, Misroutes) {
 }
 
 TEST(RtlExchange, RandomTraffic) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   constexpr int kRounds = 2;  // tables per configuration
   constexpr int kJobs = 100;  // packets per source and run
   const NodeCfg configs[] = {
@@ -1148,15 +972,13 @@ TEST(RtlExchange, RandomTraffic) {
           for (int t = 0; t < cfg.active_tiles; ++t) {
             TileSim& s = r.tile(t);
             s.idle_pct = idle ? static_cast<int>(rnd(rng, idle + 1)) : 0;
-            s.rx_stall_pct = bp ? 10 : 0;
             r.add_random_jobs(t, kJobs, true);
           }
-          for (int t = cfg.active_tiles; t < kT; ++t) r.tile(t).rx_stall_pct = bp ? 10 : 0;
+          for (int t = 0; t < kT; ++t) r.out(kL + t).stall_pct = bp ? 10 : 0;
           for (int l = 0; l < kL; ++l) {
-            LinkSim& k = r.link(l);
-            k.idle_pct = idle ? static_cast<int>(rnd(rng, idle + 1)) : 0;
-            k.bp_pct = bp ? static_cast<int>(rnd(rng, 51)) : 0;
-            k.burst_pct10 = bp ? 3 : 0;
+            r.link_rx(l).idle_pct = idle ? static_cast<int>(rnd(rng, idle + 1)) : 0;
+            r.out(l).stall_pct = bp ? static_cast<int>(rnd(rng, 51)) : 0;
+            r.out(l).burst_permille = bp ? 3 : 0;
             if (l < cfg.active_links) r.add_random_link_packets(l, kJobs);
           }
           r.run(400000);

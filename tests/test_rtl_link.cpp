@@ -37,14 +37,12 @@
 // a mismatch the test prints the cycle, the direction, expected and seen, and the command that
 // reproduces it.
 #include <gtest/gtest.h>
-#include <verilated.h>
 
 #include <algorithm>
 #include <array>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <iterator>
@@ -55,7 +53,7 @@
 
 #include "Vxf_link.h"
 #include "phy_wire.hpp"
-#include "rtl_test_util.hpp"
+#include "rtl_kit.hpp"
 #include "xf/crc32.hpp"
 #include "xf/defs.hpp"
 #include "xf/faults.hpp"
@@ -63,36 +61,19 @@
 namespace xf {
 namespace {
 
+using kit::Flit;
+using kit::test_name;
+
 constexpr uint64_t kLatency = kLinkLatencyCycles;  // flit and credit latency, each way
 constexpr int kCredits = kLinkRxBufferFlits;       // receive buffer depth, initial credits
-constexpr uint64_t kDefaultSeed = 0x11Bu;
-constexpr int kMaxReportedFailures = 10;
 constexpr int kMaxPacketFlits = 1 + kMaxPacketPayloadBytes / kFlitBytes;  // 129
-
-uint64_t base_seed() { return rtltest::base_seed(kDefaultSeed); }
-std::mt19937_64 make_rng() { return rtltest::make_rng(kDefaultSeed); }
-using rtltest::test_name;
-
-struct Flit {
-  bool head = false, tail = false;
-  std::array<uint32_t, 4> data{};  // little-endian words: byte i is bits 8i+7:8i
-  bool operator==(const Flit& o) const {
-    return head == o.head && tail == o.tail && data == o.data;
-  }
-};
-
-std::string to_string(const Flit& f) {
-  char buf[80];
-  std::snprintf(buf, sizeof buf, "{head %d tail %d data 0x%08x_%08x_%08x_%08x}", f.head, f.tail,
-                f.data[3], f.data[2], f.data[1], f.data[0]);
-  return buf;
-}
+const kit::TestFile kFile{0x11Bu, "test_rtl_link"};
 
 uint32_t packet_crc(const std::vector<Flit>& pkt) {
   uint32_t crc = 0;
   for (const Flit& f : pkt) {
     uint8_t bytes[16];
-    for (int i = 0; i < 16; ++i) bytes[i] = static_cast<uint8_t>(f.data[i / 4] >> (8 * (i % 4)));
+    for (int i = 0; i < 16; ++i) bytes[i] = static_cast<uint8_t>(f.w[i / 4] >> (8 * (i % 4)));
     crc = crc32_update(crc, bytes, 16);
   }
   return crc;
@@ -109,7 +90,14 @@ struct Knobs {
   double burst = 0;     // a stall or idle burst of 20..80 cycles starts (each side)
 };
 
-Packet random_packet(std::mt19937_64& rng) {
+// A direction's transmitter (kit::Source) and receiver (kit::Sink) with these knobs.
+void set_knobs(kit::Source& tx, kit::Sink& rx, const Knobs& k) {
+  tx.idle_pct = static_cast<int>(k.tx_idle * 100 + 0.5);
+  rx.stall_pct = static_cast<int>(k.rx_stall * 100 + 0.5);
+  tx.burst_permille = rx.burst_permille = static_cast<int>(k.burst * 1000 + 0.5);
+}
+
+Packet random_packet(kit::Rng& rng) {
   std::uniform_real_distribution<double> u(0, 1);
   const double r = u(rng);
   int n;
@@ -128,12 +116,14 @@ Packet random_packet(std::mt19937_64& rng) {
     Flit& f = p.flits[i];
     f.head = (i == 0);
     f.tail = (i == n - 1);
-    for (auto& w : f.data) w = static_cast<uint32_t>(rng());
+    for (auto& w : f.w) w = static_cast<uint32_t>(rng());
   }
   // Header: bits 106:0 random (every field), reserved bits 127:107 zero (docs/packets.md).
-  p.flits[0].data[3] &= (1u << (106 - 96 + 1)) - 1;
+  p.flits[0].set_bits(kit::hdr::kReservedLsb, kFlitBits - kit::hdr::kReservedLsb, 0);
   return p;
 }
+
+// ---- Reference copy of the model's link Channel (until the model's link class replaces it) ---
 
 // One direction of the pair: the Verilated ports of the transmitting and the receiving link,
 // and the model's expectation.
@@ -156,13 +146,13 @@ struct Dir {
   Vxf_link* far = nullptr;      // the receiving endpoint
   std::unique_ptr<rtl::PhyWire> wire;
 
-  Knobs knobs;
   std::vector<Packet> packets;  // everything this direction will send, in order
+  kit::Source tx;               // offers packets[tx_pkt].flits[tx_idx]
+  kit::Sink rx;                 // the far exchange's rx_ready_i
+  void set(const Knobs& k) { set_knobs(tx, rx, k); }
   // transmitter cursor
   size_t tx_pkt = 0;
   int tx_idx = 0;
-  bool offering = false;
-  int idle_burst = 0, stall_burst = 0;
   // the model's Channel: flits sent (visible at the far buffer from `visible`), credits
   struct InFlight {
     uint64_t visible;
@@ -190,56 +180,28 @@ struct Dir {
   }
 };
 
-void put_flit(VlWide<5>* w, const Flit& f) {
-  for (int i = 0; i < 4; ++i) (*w)[i] = f.data[i];
-  (*w)[4] = (f.head ? 2u : 0u) | (f.tail ? 1u : 0u);
-}
-
-Flit get_flit(const VlWide<5>* w) {
-  Flit f;
-  for (int i = 0; i < 4; ++i) f.data[i] = (*w)[i];
-  f.head = ((*w)[4] >> 1) & 1u;
-  f.tail = (*w)[4] & 1u;
-  return f;
-}
+Flit get_flit(const VlWide<5>* w) { return kit::get_flit(*w); }
 
 class LinkBench {
  public:
   // `faults` (may be null: a clean wire, checked cycle by cycle against the model's Channel).
-  explicit LinkBench(std::mt19937_64& rng, const FaultSpec* faults = nullptr) : rng_(rng) {
+  explicit LinkBench(kit::Rng& rng, const FaultSpec* faults = nullptr) : rng_(rng), fails_(kFile) {
     faulty_ = faults && faults->any();
-    ctx_ = std::make_unique<VerilatedContext>();
-    ctx_->fatalOnError(true);
-    a_ = std::make_unique<Vxf_link>(ctx_.get(), "a");
-    b_ = std::make_unique<Vxf_link>(ctx_.get(), "b");
-    bind(dirs_[0], "A->B", *a_, *b_);
-    bind(dirs_[1], "B->A", *b_, *a_);
+    bind(dirs_[0], "A->B", dut_[0], dut_[1]);
+    bind(dirs_[1], "B->A", dut_[1], dut_[0]);
     const int wire = static_cast<int>(kLatency) - 3;
     dirs_[0].wire = std::make_unique<rtl::PhyWire>(wire, faults, 0x0100);
     dirs_[1].wire = std::make_unique<rtl::PhyWire>(wire, faults, 0x0001);
-    for (Vxf_link* m : {a_.get(), b_.get()}) {
-      m->clk_i = 0;
-      m->rst_ni = 0;
-      m->clr_i = 0;
-      m->tx_valid_i = 0;
-      m->rx_ready_i = 0;
-      m->eval();
-    }
-    for (int i = 0; i < 3; ++i) tick();
-    for (Vxf_link* m : {a_.get(), b_.get()}) {
-      m->rst_ni = 1;
-      m->eval();
-    }
-    cycle_ = 0;
-  }
-  ~LinkBench() {
-    a_->final();
-    b_->final();
+    dut_.reset([](Vxf_link& m) {
+      m.clr_i = 0;
+      m.tx_valid_i = 0;
+      m.rx_ready_i = 0;
+    });
   }
 
   Dir& dir(int i) { return dirs_[i]; }
-  uint64_t cycle() const { return cycle_; }
-  int failures() const { return failures_; }
+  uint64_t cycle() const { return dut_.cycle(); }
+  int failures() const { return fails_.count(); }
   bool done() const { return dirs_[0].done() && dirs_[1].done(); }
 
   // Random packets for direction i until it holds at least `flits` flits.
@@ -256,17 +218,16 @@ class LinkBench {
   void step() {
     for (Dir& x : dirs_) check_outputs(x);
     for (Dir& x : dirs_) drive_inputs(x);
-    a_->eval();
-    b_->eval();
+    dut_.eval();
     for (Dir& x : dirs_) handshakes(x);
-    tick();
+    dut_.tick();
   }
   bool faulty() const { return faulty_; }
-  Vxf_link& a() { return *a_; }
+  Vxf_link& a() { return dut_[0]; }
 
   // Steps until both directions have delivered everything; fails after max_cycles.
   void run(uint64_t max_cycles) {
-    while (!done() && cycle_ < max_cycles && failures_ <= kMaxReportedFailures) step();
+    while (!done() && cycle() < max_cycles && !fails_.too_many()) step();
     if (!done()) fail(dirs_[0], "traffic did not complete within the cycle limit");
     // Credits come home (on a faulty wire, after any last replays and lost control words).
     const int settle = faulty_ ? 2000 : 2 * static_cast<int>(kLatency) + 2;
@@ -279,12 +240,7 @@ class LinkBench {
   }
 
   void fail(const Dir& x, const std::string& what) {
-    ++failures_;
-    if (failures_ <= kMaxReportedFailures) {
-      ADD_FAILURE() << "cycle " << cycle_ << " " << x.name << ": " << what
-                    << "\n  reproduce: XF_SEED=" << base_seed()
-                    << " build/cmake/test_rtl_link --gtest_filter=" << test_name();
-    }
+    fails_.fail(cycle(), std::string(x.name) + ": " + what);
   }
 
  private:
@@ -324,20 +280,6 @@ class LinkBench {
     x.wire->push(out);
   }
 
-  void tick() {
-    ctx_->timeInc(1);
-    for (Vxf_link* m : {a_.get(), b_.get()}) {
-      m->clk_i = 1;
-      m->eval();
-    }
-    ++cycle_;
-    ctx_->timeInc(1);
-    for (Vxf_link* m : {a_.get(), b_.get()}) {
-      m->clk_i = 0;
-      m->eval();
-    }
-  }
-
   template <typename T>
   void expect_eq(const Dir& x, const char* what, T seen, T want) {
     if (seen != want) {
@@ -346,9 +288,9 @@ class LinkBench {
     }
   }
 
-  // The state of cycle cycle_: every output is a register, so it is checked before the inputs.
+  // The state of cycle cycle(): every output is a register, so it is checked before the inputs.
   void check_outputs(Dir& x) {
-    const uint64_t now = cycle_;
+    const uint64_t now = cycle();
     while (!x.credit_q.empty() && x.credit_q.front() <= now) {  // Node::tick step 1
       ++x.credits;
       x.credit_q.pop_front();
@@ -371,7 +313,7 @@ class LinkBench {
       const Flit seen = get_flit(x.rx_flit);
       if (!(seen == want)) {
         fail(x, "rx_flit_o of packet " + std::to_string(e.pkt) + " flit " + std::to_string(e.idx) +
-                    ": expected " + to_string(want) + ", seen " + to_string(seen));
+                    ": expected " + describe(want) + ", seen " + describe(seen));
       }
     }
     expect_eq<uint32_t>(x, "stat_rx_packets_o", *x.rx_packets, x.exp_rx_packets);
@@ -380,37 +322,17 @@ class LinkBench {
   }
 
   void drive_inputs(Dir& x) {
-    std::uniform_real_distribution<double> u(0, 1);
     // Transmitter: valid and flit hold until accepted; idle insertion only between offers.
-    if (x.idle_burst > 0) --x.idle_burst;
-    if (!x.offering && x.tx_pkt < x.packets.size()) {
-      if (x.idle_burst == 0 && u(rng_) < x.knobs.burst) {
-        x.idle_burst = std::uniform_int_distribution<int>(20, 80)(rng_);
-      }
-      x.offering = x.idle_burst == 0 && !(u(rng_) < x.knobs.tx_idle);
-    }
-    *x.tx_valid = x.offering;
-    if (x.offering) {
-      put_flit(x.tx_flit, x.packets[x.tx_pkt].flits[x.tx_idx]);
-    } else {
-      Flit junk;
-      junk.head = rng_() & 1;
-      junk.tail = rng_() & 1;
-      for (auto& w : junk.data) w = static_cast<uint32_t>(rng_());
-      put_flit(x.tx_flit, junk);
-    }
+    if (x.tx.empty() && x.tx_pkt < x.packets.size()) x.tx.push(x.packets[x.tx_pkt].flits[x.tx_idx]);
+    *x.tx_valid = x.tx.offer(rng_);
+    kit::put_flit(*x.tx_flit, 0, *x.tx_valid ? x.tx.flit() : kit::junk_flit(rng_));
     // Receiver: random stalls and stall bursts.
-    if (x.stall_burst > 0) {
-      --x.stall_burst;
-    } else if (u(rng_) < x.knobs.burst) {
-      x.stall_burst = std::uniform_int_distribution<int>(20, 80)(rng_);
-    }
-    *x.rx_ready = x.stall_burst == 0 && !(u(rng_) < x.knobs.rx_stall);
+    *x.rx_ready = x.rx.ready(rng_);
     wire(x);
   }
 
   void handshakes(Dir& x) {
-    const uint64_t now = cycle_;
+    const uint64_t now = cycle();
     x.sent_last_cycle = false;
     if (*x.tx_valid && *x.tx_ready) {
       if (x.credits <= 0) fail(x, "flit accepted with no credit (credit underflow)");
@@ -419,7 +341,7 @@ class LinkBench {
       x.flits.push_back({now + kLatency, x.tx_pkt, x.tx_idx});
       x.send_cycle.push_back(now);
       x.sent_last_cycle = true;
-      x.offering = false;
+      x.tx.take();
       if (++x.tx_idx == static_cast<int>(p.flits.size())) {
         ++x.exp_tx_packets;
         x.tx_idx = 0;
@@ -437,8 +359,8 @@ class LinkBench {
       const Flit& want = x.packets[e.pkt].flits[e.idx];
       if (!(get_flit(x.rx_flit) == want))
         fail(x, "flit taken (packet " + std::to_string(e.pkt) + " flit " + std::to_string(e.idx) +
-                    ") differs from the flit sent: expected " + to_string(want) + ", seen " +
-                    to_string(get_flit(x.rx_flit)));
+                    ") differs from the flit sent: expected " + describe(want) + ", seen " +
+                    describe(get_flit(x.rx_flit)));
       x.flits.pop_front();
       --x.n_visible;
       x.credit_q.push_back(now + kLatency);  // credit on pop (Node::pop)
@@ -450,13 +372,11 @@ class LinkBench {
     }
   }
 
-  std::mt19937_64& rng_;
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vxf_link> a_, b_;
+  kit::Rng& rng_;
+  kit::Dut<Vxf_link> dut_{"a", "b"};
+  kit::Failures fails_;
   bool faulty_ = false;
   std::array<Dir, 2> dirs_;
-  uint64_t cycle_ = 0;
-  int failures_ = 0;
 };
 
 void report(LinkBench& b) {
@@ -483,11 +403,11 @@ constexpr std::array<double, 3> kIdles = {0.0, 0.3, 0.7};
 class RtlLinkSweep : public ::testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(RtlLinkSweep, RandomTraffic) {
-  std::mt19937_64 rng = make_rng();
+  kit::Rng rng = kFile.rng();
   const int s = std::get<0>(GetParam()), i = std::get<1>(GetParam());
   LinkBench b(rng);
-  b.dir(0).knobs = Knobs{kIdles[i], kStalls[s], 0.003};
-  b.dir(1).knobs = Knobs{kIdles[(i + 1) % kIdles.size()], kStalls[(s + 2) % kStalls.size()], 0.003};
+  b.dir(0).set(Knobs{kIdles[i], kStalls[s], 0.003});
+  b.dir(1).set(Knobs{kIdles[(i + 1) % kIdles.size()], kStalls[(s + 2) % kStalls.size()], 0.003});
   // About 16000 flits each way: at 90% stall that is ~160k cycles (about 1 s).
   b.add_random_packets(0, 16000);
   b.add_random_packets(1, 16000);
@@ -527,13 +447,13 @@ class RtlLinkFaults : public ::testing::TestWithParam<int> {};
 
 TEST_P(RtlLinkFaults, DeliversEveryFlitOnceInOrder) {
   const FaultCase& fc = kFaultCases[GetParam()];
-  std::mt19937_64 rng = make_rng();
+  kit::Rng rng = kFile.rng();
   FaultSpec f = parse_faults(fc.spec);
-  f.seed = base_seed();
+  f.seed = kFile.seed();
   std::printf("[   INFO   ] %s faults %s\n", test_name().c_str(), f.str().c_str());
   LinkBench b(rng, &f);
-  b.dir(0).knobs = Knobs{0.2, 0.3, 0.002};
-  b.dir(1).knobs = Knobs{0.0, 0.1, 0.002};
+  b.dir(0).set(Knobs{0.2, 0.3, 0.002});
+  b.dir(1).set(Knobs{0.0, 0.1, 0.002});
   b.add_random_packets(0, 12000);
   b.add_random_packets(1, 12000);
   b.run(4000000);
@@ -574,7 +494,7 @@ INSTANTIATE_TEST_SUITE_P(Kinds, RtlLinkFaults,
 // Every error of 1, 2 or 3 bits in a link word (168 CRC'd bits plus the 32-bit CRC) is detected:
 // 200 + 19900 + 1313400 patterns (docs/reliability.md section 2).
 TEST(Crc, DetectsEveryErrorOfUpToThreeBits) {
-  std::mt19937_64 rng = make_rng();
+  kit::Rng rng = kFile.rng();
   rtl::PhyWord w;
   for (auto& v : w.flit) v = static_cast<uint32_t>(rng());
   w.flit[4] &= 3u;
@@ -629,11 +549,11 @@ TEST(RtlLink, CrcKnownAnswer) {
   // "RTL: xf_link" quotes this CRC).
   Flit h;
   h.head = h.tail = true;
-  h.data = {0x30020011u, 0x06100000u, 0x29000230u, 0x00000000u};
+  h.w = {0x30020011u, 0x06100000u, 0x29000230u, 0x00000000u};
   EXPECT_EQ(packet_crc({h}), 0xC8D43A9Bu);  // Python: zlib.crc32(bytes.fromhex("1100..."))
   // A link word's CRC: the 21 bytes data, {head, tail}, ctl (docs/reliability.md section 2).
   rtl::PhyWord w;
-  for (int i = 0; i < 4; ++i) w.flit[i] = h.data[i];
+  for (int i = 0; i < 4; ++i) w.flit[i] = h.w[i];
   w.flit[4] = 3u;
   w.ctl = 0x10000005u;  // fv, seq 5
   uint8_t bytes[21];
@@ -647,12 +567,12 @@ TEST(RtlLink, CrcKnownAnswer) {
 // ---- Latency, throughput, buffer ---------------------------------------------------------------
 
 TEST(RtlLink, LatencyAndCreditReturn) {
-  std::mt19937_64 rng = make_rng();
+  kit::Rng rng = kFile.rng();
   LinkBench b(rng);
   Packet p;
   p.flits.resize(1);
   p.flits[0].head = p.flits[0].tail = true;
-  p.flits[0].data = {0x11u, 0x22u, 0x33u, 0x44u};
+  p.flits[0].w = {0x11u, 0x22u, 0x33u, 0x44u};
   for (int d = 0; d < 2; ++d) b.dir(d).packets.push_back(p);
   std::vector<int> credits;  // A's credit count per cycle
   while (!b.done() || b.cycle() < 40) {
@@ -676,7 +596,7 @@ TEST(RtlLink, LatencyAndCreditReturn) {
 }
 
 TEST(RtlLink, FullRateStream) {
-  std::mt19937_64 rng = make_rng();
+  kit::Rng rng = kFile.rng();
   LinkBench b(rng);
   b.add_random_packets(0, 4000);
   b.add_random_packets(1, 4000);
@@ -701,15 +621,15 @@ TEST(RtlLink, FullRateStream) {
 }
 
 TEST(RtlLink, BufferFillsToExactlyRxBufferFlits) {
-  std::mt19937_64 rng = make_rng();
+  kit::Rng rng = kFile.rng();
   LinkBench b(rng);
   b.add_random_packets(0, 200);
-  b.dir(0).knobs.rx_stall = 1.0;  // B's exchange takes nothing
+  b.dir(0).rx.force_stall = true;  // B's exchange takes nothing
   for (int c = 0; c < 100; ++c) b.step();
   EXPECT_EQ(b.dir(0).send_cycle.size(), static_cast<size_t>(kCredits));
   EXPECT_EQ(b.dir(0).max_level, kCredits);
   EXPECT_EQ(b.dir(0).credits, 0);
-  b.dir(0).knobs.rx_stall = 0.0;
+  b.dir(0).rx.force_stall = false;
   b.run(20000);
   report(b);
   EXPECT_EQ(b.failures(), 0);

@@ -28,46 +28,36 @@
 // Inputs change half a period away from the rising edge. Random data: std::mt19937_64 seeded
 // with a fixed default that XF_SEED (decimal or 0x-hex) overrides; each test prints its seed.
 #include <gtest/gtest.h>
-#include <verilated.h>
 
+#include <algorithm>
 #include <array>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <deque>
-#include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "Vxf_router.h"
-#include "rtl_test_util.hpp"
+#include "rtl_kit.hpp"
 
 namespace xf {
 namespace {
 
+using kit::Flit;
+using kit::Packet;  // src: the input
+using kit::rnd;
+using kit::Rng;
+using kit::test_name;
+using kit::hdr::kDstChip;
+using kit::hdr::kDstTile;
+using kit::hdr::kLane;
+
 constexpr int kNumIn = 8;  // the Verilated top's parameters
 constexpr int kNumOut = 8;
-constexpr int kFlitBits = 130;
 constexpr int kTableEntries = 4 * 4096;
-constexpr uint64_t kDefaultSeed = 0x70u;
 constexpr int kMaxReportedFailures = 10;
-
-uint64_t base_seed() { return rtltest::base_seed(kDefaultSeed); }
-std::mt19937_64 make_rng() { return rtltest::make_rng(kDefaultSeed); }
-using rtltest::test_name;
-
-using rtltest::describe;
-using rtltest::Flit;
-using rtltest::rnd;
-using rtltest::Rng;
-
-struct Packet {
-  int input = 0, number = 0;
-  int out = -1;  // expected output, -1 = misroute
-  std::vector<Flit> flits;
-};
+const kit::TestFile kFile{0x70u, "test_rtl_router"};
 
 // Node configuration (the cfg_* ports).
 struct NodeCfg {
@@ -78,9 +68,9 @@ struct NodeCfg {
 
 // The routing rule of docs/exchange.md section 7 / Node::route_of, on the RTL's configuration.
 int route_of(const NodeCfg& c, const std::vector<uint8_t>& table, const Flit& h) {
-  const uint32_t dst_chip = (h.lo >> 4) & 0xFFF;
-  const uint32_t dst_tile = (h.lo >> 16) & 0xF;
-  const uint32_t lane = (h.hi >> (73 - 64)) & 3;
+  const auto dst_chip = static_cast<uint32_t>(h.get(kDstChip));
+  const auto dst_tile = static_cast<uint32_t>(h.get(kDstTile));
+  const auto lane = static_cast<uint32_t>(h.get(kLane));
   if (c.is_chip && dst_chip == c.chip_id) {
     const int o = c.ports + static_cast<int>(dst_tile);
     return (static_cast<int>(dst_tile) < c.tiles && o < kNumOut) ? o : -1;
@@ -89,26 +79,20 @@ int route_of(const NodeCfg& c, const std::vector<uint8_t>& table, const Flit& h)
   return (e == 0xFF || e >= c.ports || e >= kNumOut) ? -1 : e;
 }
 
-// The Verilated router with its cycle loop; the scoreboard lives in the tests.
+// The Verilated router and its configuration and table ports.
 class RouterBench {
  public:
-  RouterBench() : ctx_(std::make_unique<VerilatedContext>()) {
-    ctx_->fatalOnError(true);
-    dut_ = std::make_unique<Vxf_router>(ctx_.get(), "dut");
-    dut_->clk_i = 0;
-    dut_->rst_ni = 0;
-    dut_->in_valid_i = 0;
-    dut_->out_ready_i = 0;
-    dut_->cfg_route_we_i = 0;
-    dut_->eval();
-    for (int i = 0; i < 3; ++i) tick();
-    dut_->rst_ni = 1;
-    dut_->eval();
+  RouterBench() {
+    dut_.reset([](Vxf_router& d) {
+      d.in_valid_i = 0;
+      d.out_ready_i = 0;
+      d.cfg_route_we_i = 0;
+    });
   }
-  ~RouterBench() { dut_->final(); }
 
   Vxf_router& dut() { return *dut_; }
-  uint64_t cycle() const { return cycle_; }
+  uint64_t cycle() const { return dut_.cycle(); }
+  void tick() { dut_.tick(); }
 
   void set_cfg(const NodeCfg& c) {
     dut_->cfg_chip_id_i = c.chip_id;
@@ -138,62 +122,13 @@ class RouterBench {
   }
 
   void set_in(int i, bool valid, const Flit& f) {
-    if (valid) {
-      dut_->in_valid_i |= 1u << i;
-    } else {
-      dut_->in_valid_i &= ~(1u << i);
-    }
-    const int base = i * kFlitBits;
-    set_bits(base, 64, f.lo);
-    set_bits(base + 64, 64, f.hi);
-    set_bits(base + 128, 1, f.tail);
-    set_bits(base + 129, 1, f.head);
+    kit::put_field(dut_->in_valid_i, i, 1, valid);
+    kit::put_flit(dut_->in_flit_i, i, f);
   }
-
-  Flit out_flit(int o) const {
-    const int base = o * kFlitBits;
-    Flit f;
-    f.lo = get_bits(base, 64);
-    f.hi = get_bits(base + 64, 64);
-    f.tail = get_bits(base + 128, 1);
-    f.head = get_bits(base + 129, 1);
-    return f;
-  }
-
-  void tick() {
-    ctx_->timeInc(1);
-    dut_->clk_i = 1;
-    dut_->eval();
-    ++cycle_;
-    ctx_->timeInc(1);
-    dut_->clk_i = 0;
-    dut_->eval();
-  }
+  Flit out_flit(int o) const { return kit::get_flit(dut_->out_flit_o, o); }
 
  private:
-  void set_bits(int lsb, int width, uint64_t v) {
-    for (int b = 0; b < width; ++b) {
-      const int bit = lsb + b;
-      const uint32_t m = 1u << (bit % 32);
-      if ((v >> b) & 1) {
-        dut_->in_flit_i[bit / 32] |= m;
-      } else {
-        dut_->in_flit_i[bit / 32] &= ~m;
-      }
-    }
-  }
-  uint64_t get_bits(int lsb, int width) const {
-    uint64_t v = 0;
-    for (int b = 0; b < width; ++b) {
-      const int bit = lsb + b;
-      v |= static_cast<uint64_t>((dut_->out_flit_o[bit / 32] >> (bit % 32)) & 1) << b;
-    }
-    return v;
-  }
-
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vxf_router> dut_;
-  uint64_t cycle_ = 0;
+  kit::Dut<Vxf_router> dut_;
 };
 
 // Destination choice for a packet's header.
@@ -202,14 +137,13 @@ enum class Dst { kLocal, kBadTile, kRemote, kAny };
 Packet make_packet(Rng& rng, const NodeCfg& c, const std::vector<uint8_t>& table, int input,
                    int number, int len, Dst dst) {
   Packet p;
-  p.input = input;
+  p.src = input;
   p.number = number;
   for (int k = 0; k < len; ++k) {
     Flit f;
     f.head = (k == 0);
     f.tail = (k == len - 1);
-    f.lo = rng();
-    f.hi = rng();
+    f.random_data(rng);
     p.flits.push_back(f);
   }
   Flit& h = p.flits[0];
@@ -233,17 +167,12 @@ Packet make_packet(Rng& rng, const NodeCfg& c, const std::vector<uint8_t>& table
       } while (c.is_chip && chip == c.chip_id);
       break;
   }
-  h.lo = (h.lo & ~0xFFFF0ull) | (static_cast<uint64_t>(chip) << 4) |
-         (static_cast<uint64_t>(tile) << 16);
-  // Reserved bits 127:107 (hi bits 63:43): input (5 bits) and packet number (16 bits).
-  h.hi = (h.hi & ((1ull << 43) - 1)) | (static_cast<uint64_t>(input & 0x1F) << 43) |
-         (static_cast<uint64_t>(number & 0xFFFF) << 48);
+  h.set(kDstChip, chip).set(kDstTile, tile);
+  // The reserved header bits carry the scoreboard's tag: input and packet number.
+  kit::PacketScoreboard::tag(h, input, number & 0xFFFF);
   p.out = route_of(c, table, h);
   return p;
 }
-
-int tag_input(const Flit& h) { return static_cast<int>((h.hi >> 43) & 0x1F); }
-int tag_number(const Flit& h) { return static_cast<int>((h.hi >> 48) & 0xFFFF); }
 
 std::vector<uint8_t> random_table(Rng& rng, int ports) {
   std::vector<uint8_t> t(kTableEntries);
@@ -267,50 +196,35 @@ class Traffic {
       : b_(b),
         cfg_(c),
         active_(active_inputs),
-        pending_(kNumIn),
-        presenting_(kNumIn, false),
-        next_flit_(kNumIn, 0),
-        expect_(kNumOut, std::vector<std::deque<Packet>>(kNumIn)),
-        open_(kNumOut, -1),
-        open_pos_(kNumOut, 0),
-        waiting_(kNumOut, std::vector<int>(kNumIn, -1)),
-        idle_pct_(kNumIn, 0),
-        stall_pct_(kNumOut, 0) {}
+        fails_(kFile),
+        sb_(kNumOut, kNumIn, fails_, [](int o) { return std::to_string(o); }),
+        src_(kNumIn),
+        outs_(kNumIn),
+        waiting_(kNumOut, std::vector<int>(kNumIn, -1)) {}
 
   void add(const Packet& p) {
-    pending_[p.input].push_back(p);
+    src_[p.src].push(p.flits);
+    outs_[p.src].push_back(p.out);
     ++packets_;
     if (p.out < 0) {
       ++misroutes_expected_;
     } else {
-      expect_[p.out][p.input].push_back(p);
+      sb_.expect(p);
     }
   }
-  void set_idle(int i, int pct) { idle_pct_[i] = pct; }
-  void set_stall(int o, int pct) { stall_pct_[o] = pct; }
+  void set_idle(int i, int pct) { src_[i].idle_pct = pct; }
+  void set_stall(int o, int pct) { sink_[o].stall_pct = pct; }
 
   // One cycle: drive, sample both sides, clock.
   void step(Rng& rng) {
     Vxf_router& d = b_.dut();
     for (int i = 0; i < kNumIn; ++i) {
-      if (!presenting_[i] && !pending_[i].empty() &&
-          static_cast<int>(rnd(rng, 100)) >= idle_pct_[i]) {
-        presenting_[i] = true;
-      }
-      if (presenting_[i]) {
-        b_.set_in(i, true, pending_[i].front().flits[next_flit_[i]]);
-      } else {
-        Flit junk;
-        junk.lo = rng();
-        junk.hi = rng();
-        junk.head = rng() & 1;
-        junk.tail = rng() & 1;
-        b_.set_in(i, false, junk);  // garbage while valid is low
-      }
+      const bool valid = src_[i].offer(rng);
+      b_.set_in(i, valid, valid ? src_[i].flit() : kit::junk_flit(rng));  // garbage if not valid
     }
     uint32_t ready = 0;
     for (int o = 0; o < kNumOut; ++o) {
-      if (static_cast<int>(rnd(rng, 100)) >= stall_pct_[o]) ready |= 1u << o;
+      if (sink_[o].ready(rng)) ready |= 1u << o;
     }
     d.out_ready_i = ready;
     d.eval();
@@ -318,12 +232,8 @@ class Traffic {
     for (int o = 0; o < kNumOut; ++o) {
       const bool valid = (d.out_valid_o >> o) & 1;
       const Flit f = b_.out_flit(o);
-      if (held_[o] && (!valid || !(f == held_flit_[o]))) {
-        fail("output " + std::to_string(o) + " dropped or changed a flit before ready: was " +
-             describe(held_flit_[o]) + ", now valid " + std::to_string(valid) + " " + describe(f));
-      }
-      held_[o] = valid && !((ready >> o) & 1);
-      held_flit_[o] = f;
+      const std::string held = sink_[o].watch(valid, (ready >> o) & 1, f);
+      if (!held.empty()) fail("output " + std::to_string(o) + " " + held);
       if (valid && o >= used_outputs()) {
         fail("flit on unused output " + std::to_string(o) + ": " + describe(f));
       }
@@ -331,15 +241,10 @@ class Traffic {
     }
     for (int i = 0; i < kNumIn; ++i) {
       if ((d.in_done_o >> i) & 1) ++flits_done_;
-      if (!presenting_[i] || !((d.in_ready_o >> i) & 1)) continue;
-      Packet& p = pending_[i].front();
-      if (next_flit_[i] == 0 && p.out >= 0) waiting_[p.out][i] = 0;  // round-robin watch
-      taken_cycle_.push_back(b_.cycle());
-      if (++next_flit_[i] == static_cast<int>(p.flits.size())) {
-        next_flit_[i] = 0;
-        pending_[i].pop_front();
-      }
-      presenting_[i] = false;
+      if (!src_[i].offering() || !((d.in_ready_o >> i) & 1)) continue;
+      const Flit f = src_[i].take();
+      if (f.head && outs_[i].front() >= 0) waiting_[outs_[i].front()][i] = 0;  // round robin
+      if (f.tail) outs_[i].pop_front();
       ++flits_in_;
     }
     b_.tick();
@@ -347,20 +252,15 @@ class Traffic {
 
   bool idle() const {
     for (int i = 0; i < kNumIn; ++i)
-      if (!pending_[i].empty()) return false;
-    for (int o = 0; o < kNumOut; ++o) {
-      if (open_[o] >= 0) return false;
-      for (int i = 0; i < kNumIn; ++i)
-        if (!expect_[o][i].empty()) return false;
-    }
-    return true;
+      if (!src_[i].empty()) return false;
+    return sb_.idle();
   }
 
   // Runs until everything has been delivered; fails on a hang.
   void run(Rng& rng, uint64_t max_cycles) {
     const uint64_t start = b_.cycle();
     while (!idle()) {
-      if (b_.cycle() - start > max_cycles || failures_ > kMaxReportedFailures) {
+      if (b_.cycle() - start > max_cycles || fails_.too_many()) {
         fail("no progress: traffic not drained after " + std::to_string(max_cycles) + " cycles");
         return;
       }
@@ -378,7 +278,7 @@ class Traffic {
   }
 
   void set_misroutes_base(uint32_t v) { misroutes_base_ = v; }
-  int failures() const { return failures_; }
+  int failures() const { return fails_.count(); }
   uint64_t packets() const { return packets_; }
   uint64_t misroutes() const { return misroutes_expected_; }
   uint64_t flits_out() const { return flits_out_; }
@@ -392,84 +292,42 @@ class Traffic {
   void on_output(int o, const Flit& f) {
     ++flits_out_;
     out_cycles_[o].push_back(b_.cycle());
-    if (open_[o] < 0) {
-      if (!f.head) {
-        fail("output " + std::to_string(o) + ": body flit outside a packet " + describe(f));
-        return;
-      }
-      const int in = tag_input(f);
-      if (in >= kNumIn || expect_[o][in].empty()) {
-        fail("output " + std::to_string(o) + ": unexpected packet from input " +
-             std::to_string(in) + " " + describe(f));
-        return;
-      }
-      const Packet& p = expect_[o][in].front();
-      if (tag_number(f) != (p.number & 0xFFFF)) {
-        fail("output " + std::to_string(o) + ": input " + std::to_string(in) + " packet " +
-             std::to_string(tag_number(f)) + " out of order, expected packet " +
-             std::to_string(p.number));
-      }
-      // Round robin: heads of other inputs that moved while one waited.
-      for (int i = 0; i < kNumIn; ++i) {
-        if (waiting_[o][i] < 0) continue;
-        if (i == in) {
-          max_wait_ = std::max(max_wait_, waiting_[o][i]);
-          if (waiting_[o][i] > active_ - 1) {
-            fail("output " + std::to_string(o) + ": input " + std::to_string(i) + " waited " +
-                 std::to_string(waiting_[o][i]) + " packets (bound " + std::to_string(active_ - 1) +
-                 ")");
-          }
-          waiting_[o][i] = -1;
-        } else {
-          ++waiting_[o][i];
+    const int in = sb_.on_flit(o, f, b_.cycle());
+    if (in < 0) return;
+    // A packet opened: round robin, heads of other inputs that moved while one waited.
+    for (int i = 0; i < kNumIn; ++i) {
+      if (waiting_[o][i] < 0) continue;
+      if (i == in) {
+        max_wait_ = std::max(max_wait_, waiting_[o][i]);
+        if (waiting_[o][i] > active_ - 1) {
+          fail("output " + std::to_string(o) + ": input " + std::to_string(i) + " waited " +
+               std::to_string(waiting_[o][i]) + " packets (bound " + std::to_string(active_ - 1) +
+               ")");
         }
+        waiting_[o][i] = -1;
+      } else {
+        ++waiting_[o][i];
       }
-      head_order_[o].push_back(in);
-      open_[o] = in;
-      open_pos_[o] = 0;
     }
-    const int in = open_[o];
-    const Packet& p = expect_[o][in].front();
-    const Flit& want = p.flits[open_pos_[o]];
-    if (!(f == want)) {
-      fail("output " + std::to_string(o) + ": flit " + std::to_string(open_pos_[o]) + " of input " +
-           std::to_string(in) + " packet " + std::to_string(p.number) + " is " + describe(f) +
-           ", expected " + describe(want));
-    }
-    if (++open_pos_[o] == static_cast<int>(p.flits.size()) || f.tail) {
-      expect_[o][in].pop_front();
-      open_[o] = -1;
-    }
+    head_order_[o].push_back(in);
   }
 
-  void fail(const std::string& what) {
-    ++failures_;
-    if (failures_ <= kMaxReportedFailures) {
-      ADD_FAILURE() << "cycle " << b_.cycle() << ": " << what
-                    << "\n  reproduce: XF_SEED=" << base_seed()
-                    << " build/cmake/test_rtl_router --gtest_filter=" << test_name();
-    }
-  }
+  void fail(const std::string& what) { fails_.fail(b_.cycle(), what); }
 
   RouterBench& b_;
   NodeCfg cfg_;
   int active_;
-  std::vector<std::deque<Packet>> pending_;
-  std::vector<bool> presenting_;
-  std::vector<int> next_flit_;
-  std::vector<std::vector<std::deque<Packet>>> expect_;  // [output][input]
-  std::vector<int> open_, open_pos_;
+  kit::Failures fails_;
+  kit::PacketScoreboard sb_;
+  std::vector<kit::Source> src_;
+  std::vector<std::deque<int>> outs_;  // [input]: expected output of each packet queued
+  std::array<kit::Sink, kNumOut> sink_;
   std::vector<std::vector<int>> waiting_;  // [output][input]: other heads moved, -1 = none
-  std::vector<int> idle_pct_, stall_pct_;
-  std::array<bool, kNumOut> held_{};
-  std::array<Flit, kNumOut> held_flit_{};
   std::array<std::vector<int>, kNumOut> head_order_;
   std::array<std::vector<uint64_t>, kNumOut> out_cycles_;
-  std::vector<uint64_t> taken_cycle_;
   uint64_t packets_ = 0, misroutes_expected_ = 0, flits_in_ = 0, flits_out_ = 0, flits_done_ = 0;
   uint32_t misroutes_base_ = 0;
   int max_wait_ = 0;
-  int failures_ = 0;
 };
 
 struct Config {
@@ -478,7 +336,7 @@ struct Config {
 };
 
 TEST(RtlRouter, RandomTraffic) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   const Config configs[] = {
       {{3, 5, true, 0x123}, 8}, {{8, 0, false, 0x7FF}, 8}, {{2, 4, true, 5}, 5},
       {{4, 2, true, 4095}, 3},  {{1, 1, true, 0}, 2},      {{0, 1, true, 77}, 1},
@@ -533,7 +391,7 @@ TEST(RtlRouter, RandomTraffic) {
 
 // All 8 inputs saturate one output: heads in strict round-robin order, one flit every cycle.
 TEST(RtlRouter, SaturationRoundRobin) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   for (int stall : {0, 50}) {
     RouterBench bench;
     const NodeCfg node{0, 1, true, 9};  // one tile: every packet to output 0
@@ -571,7 +429,7 @@ TEST(RtlRouter, SaturationRoundRobin) {
 // One input streams back-to-back packets to one output; every output used at once by its own
 // input (8 disjoint streams): each output moves a flit every cycle; latency is 1 cycle.
 TEST(RtlRouter, BackToBackThroughput) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   RouterBench bench;
   const NodeCfg node{0, 8, true, 3};  // 8 tiles: output o = tile o
   bench.set_cfg(node);
@@ -602,7 +460,7 @@ TEST(RtlRouter, BackToBackThroughput) {
       const int len = 1 + static_cast<int>(rnd(rng, 40));
       Packet p = make_packet(rng, node, table, i, n, len, Dst::kLocal);
       // Input i to tile i.
-      p.flits[0].lo = (p.flits[0].lo & ~0xF0000ull) | (static_cast<uint64_t>(i) << 16);
+      p.flits[0].set(kDstTile, static_cast<uint64_t>(i));
       p.out = route_of(node, table, p.flits[0]);
       ASSERT_EQ(p.out, i);
       flits[i] += len;
@@ -621,7 +479,7 @@ TEST(RtlRouter, BackToBackThroughput) {
 // A misrouted packet is consumed at one flit per cycle and counted once; the packet behind it
 // still arrives; misroutes of every kind (0xFF, port >= cfg_num_ports, missing tile).
 TEST(RtlRouter, MisrouteDrop) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   RouterBench bench;
   const NodeCfg node{2, 3, true, 40};
   bench.set_cfg(node);
@@ -633,9 +491,7 @@ TEST(RtlRouter, MisrouteDrop) {
   auto header_for = [&](uint32_t chip, uint32_t tile, uint32_t lane, int len, int number) {
     Packet p = make_packet(rng, node, table, 0, number, len, Dst::kRemote);
     Flit& h = p.flits[0];
-    h.lo = (h.lo & ~0xFFFF0ull) | (static_cast<uint64_t>(chip) << 4) |
-           (static_cast<uint64_t>(tile) << 16);
-    h.hi = (h.hi & ~(3ull << 9)) | (static_cast<uint64_t>(lane) << 9);
+    h.set(kDstChip, chip).set(kDstTile, tile).set(kLane, lane);
     p.out = route_of(node, table, h);
     return p;
   };
@@ -687,7 +543,7 @@ TEST(RtlRouter, MisrouteDrop) {
 
 // The host port: every entry written is read back; a switch node routes its own id remotely.
 TEST(RtlRouter, HostTablePort) {
-  Rng rng = make_rng();
+  Rng rng = kFile.rng();
   RouterBench bench;
   const NodeCfg node{4, 0, false, 12};
   bench.set_cfg(node);
@@ -706,8 +562,7 @@ TEST(RtlRouter, HostTablePort) {
   bench.load_table(table);
   Traffic t(bench, node, 1);
   Packet p = make_packet(rng, node, table, 0, 0, 3, Dst::kRemote);
-  p.flits[0].lo = (p.flits[0].lo & ~0xFFF0ull) | (12ull << 4);
-  p.flits[0].hi = (p.flits[0].hi & ~(3ull << 9)) | (2ull << 9);
+  p.flits[0].set(kDstChip, 12).set(kLane, 2);
   p.out = route_of(node, table, p.flits[0]);
   ASSERT_EQ(p.out, 3);
   t.add(p);

@@ -77,7 +77,7 @@
 
 #include "Vxf_tile.h"
 #include "Vxf_tile_d08.h"
-#include "rtl_test_util.hpp"
+#include "rtl_kit.hpp"
 #include "xf/alu.hpp"
 #include "xf/compiler.hpp"
 #include "xf/defs.hpp"
@@ -85,31 +85,14 @@
 namespace xf {
 namespace {
 
-constexpr uint64_t kDefaultSeed = 0x711Eu;
+const kit::TestFile kFile{0x711Eu, "test_rtl_tile"};
 constexpr int kLinks = 4;
 constexpr uint32_t kImemWords = 4096, kPmemWords = 16384, kDmemBytes = 786432;
 constexpr uint32_t kChip = 5, kTileId = 2;
 constexpr int kWaitLatency = 5;  // rx tail accepted in t -> Wait retires in t + 5
 
-std::mt19937_64 make_rng() { return rtltest::make_rng(kDefaultSeed); }
-
-// ---- Flits and headers ------------------------------------------------------------------------
-struct Flit {
-  bool head = false, tail = false;
-  std::array<uint32_t, 4> w{};
-};
-
-uint32_t get_field(const std::array<uint32_t, 4>& w, uint32_t lsb, uint32_t bits) {
-  uint32_t v = 0;
-  for (uint32_t b = 0; b < bits; ++b) v |= ((w[(lsb + b) / 32] >> ((lsb + b) % 32)) & 1u) << b;
-  return v;
-}
-void set_field(std::array<uint32_t, 4>& w, uint32_t lsb, uint32_t bits, uint32_t v) {
-  for (uint32_t b = 0; b < bits; ++b) {
-    const uint32_t i = lsb + b;
-    w[i / 32] = (w[i / 32] & ~(1u << (i % 32))) | (((v >> b) & 1u) << (i % 32));
-  }
-}
+// ---- Headers -----------------------------------------------------------------------------------
+using kit::Flit;
 
 struct Hdr {
   uint32_t opcode = 0, dst_chip = 0, dst_tile = 0, dst_addr = 0, len = 0, dtype = 6, op = 0;
@@ -117,47 +100,34 @@ struct Hdr {
   uint32_t seq = 0;
 };
 
+// The header's fields and where Hdr keeps them.
+const std::pair<kit::Field, uint32_t Hdr::*> kHdrFields[] = {{kit::hdr::kOpcode, &Hdr::opcode},
+                                                             {kit::hdr::kDstChip, &Hdr::dst_chip},
+                                                             {kit::hdr::kDstTile, &Hdr::dst_tile},
+                                                             {kit::hdr::kDstAddr, &Hdr::dst_addr},
+                                                             {kit::hdr::kLen, &Hdr::len},
+                                                             {kit::hdr::kDtype, &Hdr::dtype},
+                                                             {kit::hdr::kOp, &Hdr::op},
+                                                             {kit::hdr::kSat, &Hdr::sat},
+                                                             {kit::hdr::kAvgFinal, &Hdr::avg_final},
+                                                             {kit::hdr::kAvgShift, &Hdr::avg_shift},
+                                                             {kit::hdr::kCtr, &Hdr::ctr},
+                                                             {kit::hdr::kLane, &Hdr::lane},
+                                                             {kit::hdr::kSrcChip, &Hdr::src_chip},
+                                                             {kit::hdr::kSrcTile, &Hdr::src_tile},
+                                                             {kit::hdr::kSeq, &Hdr::seq}};
+
 Hdr unpack(const Flit& f) {
-  using namespace header;
   Hdr h;
-  h.opcode = get_field(f.w, kOpcodeLsb, header::kOpcodeBits);
-  h.dst_chip = get_field(f.w, kDstChipLsb, kDstChipBits);
-  h.dst_tile = get_field(f.w, kDstTileLsb, kDstTileBits);
-  h.dst_addr = get_field(f.w, kDstAddrLsb, kDstAddrBits);
-  h.len = get_field(f.w, kLenLsb, kLenBits);
-  h.dtype = get_field(f.w, kDtypeLsb, kDtypeBits);
-  h.op = get_field(f.w, kOpLsb, kOpBits);
-  h.sat = get_field(f.w, kSatLsb, kSatBits);
-  h.avg_final = get_field(f.w, kAvgFinalLsb, kAvgFinalBits);
-  h.avg_shift = get_field(f.w, kAvgShiftLsb, kAvgShiftBits);
-  h.ctr = get_field(f.w, kCtrLsb, kCtrBits);
-  h.lane = get_field(f.w, kLaneLsb, kLaneBits);
-  h.src_chip = get_field(f.w, kSrcChipLsb, kSrcChipBits);
-  h.src_tile = get_field(f.w, kSrcTileLsb, kSrcTileBits);
-  h.seq = get_field(f.w, kSeqLsb, kSeqBits);
+  for (const auto& [field, member] : kHdrFields) h.*member = static_cast<uint32_t>(f.get(field));
   return h;
 }
 
 Flit pack(const Hdr& h, bool tail) {
-  using namespace header;
   Flit f;
   f.head = true;
   f.tail = tail;
-  set_field(f.w, kOpcodeLsb, header::kOpcodeBits, h.opcode);
-  set_field(f.w, kDstChipLsb, kDstChipBits, h.dst_chip);
-  set_field(f.w, kDstTileLsb, kDstTileBits, h.dst_tile);
-  set_field(f.w, kDstAddrLsb, kDstAddrBits, h.dst_addr);
-  set_field(f.w, kLenLsb, kLenBits, h.len);
-  set_field(f.w, kDtypeLsb, kDtypeBits, h.dtype);
-  set_field(f.w, kOpLsb, kOpBits, h.op);
-  set_field(f.w, kSatLsb, kSatBits, h.sat);
-  set_field(f.w, kAvgFinalLsb, kAvgFinalBits, h.avg_final);
-  set_field(f.w, kAvgShiftLsb, kAvgShiftBits, h.avg_shift);
-  set_field(f.w, kCtrLsb, kCtrBits, h.ctr);
-  set_field(f.w, kLaneLsb, kLaneBits, h.lane);
-  set_field(f.w, kSrcChipLsb, kSrcChipBits, h.src_chip);
-  set_field(f.w, kSrcTileLsb, kSrcTileBits, h.src_tile);
-  set_field(f.w, kSeqLsb, kSeqBits, h.seq);
+  for (const auto& [field, member] : kHdrFields) f.set(field, h.*member);
   return f;
 }
 
@@ -245,22 +215,13 @@ class TileBenchT {
   int bad_link_flits = 0;  // link data flits the tile emitted outside a granted, XON'd session
   uint64_t start_cycle = 0;
 
-  TileBenchT() : ctx_(std::make_unique<VerilatedContext>()) {
-    ctx_->fatalOnError(true);
-    dut_ = std::make_unique<Dut>(ctx_.get(), "dut");
+  TileBenchT() {
     link_out.resize(kLinks);
     xb_.resize(kLinks);
-    dut_->clk_i = 0;
-    dut_->rst_ni = 0;
-    drive_idle();
-    dut_->eval();
-    for (int i = 0; i < 3; ++i) clock();
-    dut_->rst_ni = 1;
-    dut_->eval();
+    dut_.reset([this](Dut&) { drive_idle(); });
   }
-  ~TileBenchT() { dut_->final(); }
   Dut& dut() { return *dut_; }
-  uint64_t cycle() const { return cycle_; }
+  uint64_t cycle() const { return dut_.cycle(); }
 
   // Inject a packet from "another sender" into the rx path.
   void inject(const std::vector<Flit>& p) {
@@ -274,12 +235,12 @@ class TileBenchT {
 
   // One clock cycle.
   void step() {
-    const uint64_t n = cycle_;
+    const uint64_t n = dut_.cycle();
     drive_idle();
     dut_->tx_credit_i = credits_due_.count(n) ? 1 : 0;
     credits_due_.erase(n);
     dut_->rx_valid_i = rx_reg_valid_;
-    set_flit(dut_->rx_flit_i, rx_reg_);
+    kit::put_flit(dut_->rx_flit_i, 0, rx_reg_);
     dut_->route_rdata_i = route_next_;
     dut_->cycles_i = static_cast<uint32_t>(n - start_cycle);
     dut_->bar_release_i = std::find(release_.begin(), release_.end(), n) != release_.end();
@@ -392,7 +353,7 @@ class TileBenchT {
     if (dut_->tx_valid_o) {
       TxRec r;
       r.cycle = n;
-      r.f = get_flit(dut_->tx_flit_o);
+      r.f = kit::get_flit(dut_->tx_flit_o);
       r.link = dut_->tx_link_o;
       r.port = dut_->tx_port_o;
       r.ctrl = dut_->tx_ctrl_o;
@@ -419,7 +380,7 @@ class TileBenchT {
     // XBs: decision and the link.
     for (int l = 0; l < kLinks; ++l) xb_step(n, l);
 
-    clock();
+    dut_.tick();
   }
 
   void run(uint64_t cycles) {
@@ -505,7 +466,7 @@ class TileBenchT {
     start_now_ = true;
     step();
     start_now_ = false;
-    start_cycle = cycle_;  // cycles_i counts from the first running cycle
+    start_cycle = dut_.cycle();  // cycles_i counts from the first running cycle
   }
   void clear() {
     clear_now_ = true;
@@ -543,11 +504,6 @@ class TileBenchT {
     uint64_t ready;
     TxRec rec;
   };
-  struct Xb {
-    std::deque<Flit> q;
-    bool requested = false, granted = false, xoff = false;
-  };
-
   bool coin(double p) { return p > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < p; }
 
   void drive_idle() {
@@ -571,19 +527,11 @@ class TileBenchT {
     dut_->host_req_wdata_i = 0;
   }
 
-  template <class W>
-  static void set_flit(W& w, const Flit& f) {
-    for (int i = 0; i < 4; ++i) w[i] = f.w[i];
-    w[4] = (f.head ? 2u : 0u) | (f.tail ? 1u : 0u);
-  }
-  template <class W>
-  static Flit get_flit(const W& w) {
-    Flit f;
-    for (int i = 0; i < 4; ++i) f.w[i] = w[i];
-    f.head = (w[4] >> 1) & 1u;
-    f.tail = w[4] & 1u;
-    return f;
-  }
+  // ---- Reference copy of the model's XB (until model/xb.hpp replaces it) ----------------------
+  struct Xb {
+    std::deque<Flit> q;
+    bool requested = false, granted = false, xoff = false;
+  };
 
   void xb_arrive(uint64_t n, const TxRec& r) {
     (void)n;
@@ -626,19 +574,8 @@ class TileBenchT {
     x_arrived_[l] = false;
   }
 
-  void clock() {
-    ctx_->timeInc(1);
-    dut_->clk_i = 1;
-    dut_->eval();
-    ++cycle_;
-    ctx_->timeInc(1);
-    dut_->clk_i = 0;
-    dut_->eval();
-  }
-
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Dut> dut_;
-  uint64_t cycle_ = 0;
+  // ---- The bench's state ----------------------------------------------------------------------
+  kit::Dut<Dut> dut_;
   bool start_now_ = false, clear_now_ = false;
   std::map<uint64_t, int> credits_due_;
   std::deque<PathEnt> path_;
@@ -713,7 +650,7 @@ TEST(RtlTile, ResetState) {
 }
 
 TEST(RtlTile, HostRegionsAndErrors) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   TileBench b;
   // IMEM halves, PMEM, DMEM lanes: write then read back, at both ends of each memory.
   const std::vector<uint32_t> addrs = {reg::kTileImem,
@@ -925,7 +862,7 @@ TEST(RtlTile, LwTwoCyclesAndPmemRange) {
 // Send -> XREQ in the next cycle; grant after the XB round trip; payload from DMEM; XDONE when
 // the queue runs empty; End waits for the XDONE. Full rate: 2048 B = 129 flits back to back.
 TEST(RtlTile, SendSessionFullRate) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   TileBench b;
   b.route[1 * 4096 + 7] = 3;  // lane 1, chip 7 -> link 3
   const auto data = random_bytes(rng, 4096 + 32);
@@ -988,7 +925,7 @@ TEST(RtlTile, SendSessionFullRate) {
 // Two jobs to one link share a session (no XDONE/XREQ between, 4096 B = 258 flits back to back
 // plus the next job); a local job closes it; a job to another link closes and reopens.
 TEST(RtlTile, SessionRules) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   TileBench b;
   b.route[7] = 1;
   b.route[8] = 1;
@@ -1050,7 +987,7 @@ TEST(RtlTile, SessionRules) {
 // XON/XOFF before the grant, a second GRANT) are ignored. Random link stalls exercise the XB's
 // real thresholds; the queue never exceeds 32 flits.
 TEST(RtlTile, XoffXon) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   for (double stall : {0.0, 0.5, 0.8, 0.95}) {
     TileBench b;
     b.rng.seed(rng());
@@ -1119,7 +1056,7 @@ TEST(RtlTile, XoffExactTiming) {
 // Receive: Write and Reduce for many dtype/op pairs (checked against xf::alu_reduce), tokens,
 // counters, Wait timing (tail accepted in t -> Wait retires in t + 5).
 TEST(RtlTile, ReceiveWriteReduce) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   TileBench b;
   b.rng.seed(rng());
   struct Pair {
@@ -1244,7 +1181,7 @@ TEST(RtlTile, WaitLatency) {
 // Read after write between two Reduce packets to the same words: rx_ready_o goes low (never
 // within a packet), and the result is a + b1 + b2.
 TEST(RtlTile, ReadAfterWriteHold) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   TileBench b;
   const uint32_t n = 64;
   auto local = random_bytes(rng, n);
@@ -1282,7 +1219,7 @@ TEST(RtlTile, ReadAfterWriteHold) {
 
 // Receive-reduce one stream and send another at one flit per cycle each, at the same time.
 TEST(RtlTile, SimultaneousReduceAndSend) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   TileBench b;
   b.route[7] = 0;
   const uint32_t n = 4096;
@@ -1356,7 +1293,7 @@ std::vector<uint8_t> random_fp32_bytes(std::mt19937_64& rng, size_t n) {
 // IllegalInstr at its pc. Every byte of the three regions against xf::alu_reduce. A second
 // start with a program that only reduces checks that start resets CSR 17 to 1.0.
 TEST(RtlTile, ScaleAddCsr17LoopBack) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   TileBench b;
   b.rx_idle = 0.2;
   constexpr uint32_t kN = 512, kA = 0x1000, kB = 0x8000, kStride = 0x400;
@@ -1630,7 +1567,7 @@ TEST(RtlTile, ErrInfoCountAndDmemForEveryCheck) {
 // tile); int32 Reduce and Write packets are applied. Sent: IllegalInstr at the Send's pc, as
 // for an invalid pair; an int32 Reduce is queued and sent.
 TEST(RtlTile, AluSubsetTreatsUnbuiltDtypesAsInvalidPairs) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   // One bench at a time: Verilator 5.006 destroys a model's scopes through the thread's last
   // context, so a bench must not outlive one built after it.
   {
@@ -2013,7 +1950,7 @@ TEST(RtlTile, WaitsAndBar) {
 // Host access while the tile runs: DMEM reads take the send engine's port (the payload waits a
 // cycle, data stays right), IMEM reads make the sequencer refetch, counters/status read live.
 TEST(RtlTile, HostWhileRunning) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   TileBench b;
   b.route[7] = 0;
   const auto data = random_bytes(rng, 8192);
@@ -2072,7 +2009,7 @@ TEST(RtlTile, HostWhileRunning) {
 // into other blocks through the exchange loop-back, waits on its counters and ends; checked
 // against a C++ computation, with random rx idle insertion, random link traffic and stalls.
 TEST(RtlTile, RandomLoopback) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   for (int iter = 0; iter < 12; ++iter) {
     TileBench b;
     b.rng.seed(rng());

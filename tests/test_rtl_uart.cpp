@@ -2,6 +2,8 @@
 // client (sw/include/xf/serial.hpp), bit by bit on the UART pins, with three mock host ports
 // (two chips and a switch) that answer after random delays, refuse a forbidden range and can
 // stall. Every request kind, every error status, the counters and the broadcast's single cycle.
+// The delays and burst data come from the kit's per-test generator (tests/rtl_kit.hpp): XF_SEED
+// overrides the default seed, and each test prints its seed.
 // clang-format off
 // RTL_TOP: xf_uart_bridge Vxf_uart_bridge -GNumNodes=3 -GNumChips=2 -GClkHz=40 -GBaud=10 -GTimeoutCycles=300 -GIdleBits=16 -GMachineName=512'h343a676e6972
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_uart_rx.sv rtl/xf_uart_tx.sv rtl/xf_uart_bridge.sv
@@ -17,31 +19,28 @@
 #include <vector>
 
 #include "Vxf_uart_bridge.h"
+#include "rtl_kit.hpp"
 #include "uart_host.hpp"
-#include "verilated.h"
 #include "xf/serial.hpp"
 
 namespace {
 
 using namespace xf::serial;
+namespace kit = xf::kit;
 
 constexpr int kNodes = 3, kChips = 2, kClksPerBit = 4, kTimeout = 300;
+const kit::TestFile kFile{0x0Au, "test_rtl_uart"};
 constexpr uint32_t kForbidden = 0xBAD000;  // the mock ports refuse [kForbidden, +0x100)
 
 // The design, the host's UART and the mock host ports, one clock at a time.
 struct Bench : public ByteLink {
-  explicit Bench(uint64_t seed) : rng(seed), uart(kClksPerBit) {
-    ctx = std::make_unique<VerilatedContext>();
-    dut = std::make_unique<Vxf_uart_bridge>(ctx.get());
-    dut->uart_rx_i = 1;
-    dut->host_req_ready_i = 0x7;
-    dut->clk_i = 0;
-    dut->rst_ni = 1;
-    dut->eval();
-    dut->rst_ni = 0;  // a falling edge: the asynchronous reset
-    dut->eval();
-    dut->rst_ni = 1;
-    dut->eval();
+  explicit Bench(kit::Rng r) : rng(r), uart(kClksPerBit) {
+    dut.reset(
+        [](Vxf_uart_bridge& d) {
+          d.uart_rx_i = 1;
+          d.host_req_ready_i = 0x7;
+        },
+        0);  // the asynchronous reset alone: no clock edge
     for (auto& p : port) p.ready = true;
   }
 
@@ -85,13 +84,9 @@ struct Bench : public ByteLink {
       p.err = p.addr >= kForbidden && p.addr < kForbidden + 0x100;
       p.ready = false;
       p.wait = stall ? 1 << 30 : 1 + static_cast<int>(rng() % 4);
-      p.taken.push_back(cycle);
+      p.taken.push_back(dut.cycle());
     }
-    dut->clk_i = 1;
-    dut->eval();
-    dut->clk_i = 0;
-    dut->eval();
-    ++cycle;
+    dut.tick();
     for (int n = 0; n < kNodes; ++n) {
       Port& p = port[n];
       if (p.wait == 0) {
@@ -134,19 +129,17 @@ struct Bench : public ByteLink {
     for (int i = 0; i < cycles; ++i) step();
   }
 
-  std::mt19937_64 rng;
+  kit::Rng rng;
   xf::tb::UartHost uart;
-  std::unique_ptr<VerilatedContext> ctx;
-  std::unique_ptr<Vxf_uart_bridge> dut;
+  kit::Dut<Vxf_uart_bridge> dut;
   Port port[kNodes];
   bool stall = false;
-  uint64_t cycle = 0;
 };
 
 uint32_t bridge_reg(Client& c, uint32_t addr) { return c.read(kNodeBridge, addr, 1)[0]; }
 
 TEST(RtlUart, BridgeRegistersNameTheMachine) {
-  Bench b(1);
+  Bench b(kFile.rng());
   Client c(b);
   const BoardInfo bi = read_board_info(c);
   EXPECT_EQ(bi.nodes, kNodes);
@@ -158,11 +151,9 @@ TEST(RtlUart, BridgeRegistersNameTheMachine) {
 }
 
 TEST(RtlUart, RandomBurstsWriteAndReadBack) {
-  const uint64_t seed = 7;
-  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
-  Bench b(seed);
+  kit::Rng rng = kFile.rng();
+  Bench b(rng);
   Client c(b);
-  std::mt19937_64 rng(seed);
   std::map<std::pair<int, uint32_t>, uint32_t> expect;
   for (int i = 0; i < 40; ++i) {
     const int node = static_cast<int>(rng() % kNodes);
@@ -183,7 +174,7 @@ TEST(RtlUart, RandomBurstsWriteAndReadBack) {
 }
 
 TEST(RtlUart, BroadcastWritesEveryChipInOneCycle) {
-  Bench b(3);
+  Bench b(kFile.rng());
   Client c(b);
   const uint32_t v = 0x1234ABCD;
   c.write(kNodeAll, 0x40, &v, 1);
@@ -196,7 +187,7 @@ TEST(RtlUart, BroadcastWritesEveryChipInOneCycle) {
 }
 
 TEST(RtlUart, BadRequestsAreAnsweredAndChangeNothing) {
-  Bench b(4);
+  Bench b(kFile.rng());
   const uint32_t w[2] = {1, 2};
   auto status = [](const std::vector<uint8_t>& r) {
     return r.empty() ? -1 : static_cast<int>(r[0]);
@@ -253,7 +244,7 @@ TEST(RtlUart, BadRequestsAreAnsweredAndChangeNothing) {
 }
 
 TEST(RtlUart, RefusedWordStopsTheBurst) {
-  Bench b(5);
+  Bench b(kFile.rng());
   std::vector<uint32_t> w = {10, 11, 12, 13};
   // word 2 falls into the refused range
   const std::vector<uint8_t> r = b.raw(encode_request(kCmdWrite, 1, kForbidden - 8, w.data(), 4));
@@ -276,7 +267,7 @@ TEST(RtlUart, RefusedWordStopsTheBurst) {
 }
 
 TEST(RtlUart, StalledPortTimesOutAndTheBridgeRecovers) {
-  Bench b(6);
+  Bench b(kFile.rng());
   b.stall = true;
   const std::vector<uint8_t> r = b.raw(encode_request(kCmdRead, 2, 0x10, nullptr, 2));
   ASSERT_EQ(r.size(), 2u);
@@ -294,7 +285,7 @@ TEST(RtlUart, StalledPortTimesOutAndTheBridgeRecovers) {
 }
 
 TEST(RtlUart, ClientResendsAfterALineError) {
-  Bench b(8);
+  Bench b(kFile.rng());
   Client c(b);
   // Damage the first request's CRC on the wire: the bridge answers BadCrc, the client sends it
   // again, and the write lands once.

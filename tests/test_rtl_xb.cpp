@@ -32,32 +32,34 @@
 // Inputs change half a period away from the rising edge. Random data: std::mt19937_64 seeded
 // with a fixed default that XF_SEED (decimal or 0x-hex) overrides; each test prints its seed.
 #include <gtest/gtest.h>
-#include <verilated.h>
 
 #include <algorithm>
 #include <array>
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <deque>
-#include <memory>
-#include <random>
 #include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "Vxf_xb.h"
-#include "rtl_test_util.hpp"
+#include "rtl_kit.hpp"
 #include "xf/defs.hpp"
 
 namespace xf {
 namespace {
 
+using kit::Flit;
+using kit::hdr::kDstAddr;
+using kit::hdr::kLen;
+using kit::hdr::kOpcode;
+using kit::hdr::kSeq;
+using kit::hdr::kSrcTile;
+
 constexpr int kNumTiles = 16;  // NumTiles of the Verilated model (its default)
-constexpr uint64_t kDefaultSeed = 0xB0u;
-constexpr int kMaxReportedFailures = 10;
+const kit::TestFile kFile{0xB0u, "test_rtl_xb"};
 constexpr int kCtrlLat = static_cast<int>(kXbCtrlLatencyCycles);
 constexpr int kExchLat = static_cast<int>(kExchangeLatencyCycles);
 constexpr uint32_t kQueue = kXbQueueFlits;
@@ -68,45 +70,17 @@ constexpr uint32_t kXonFlits = kXbXonThresholdFlits;
 enum MsgKind : int { kMsgGrant = 0, kMsgXon = 1, kMsgXoff = 2 };
 const char* kind_name(int k) { return k == kMsgGrant ? "GRANT" : k == kMsgXon ? "XON" : "XOFF"; }
 
-uint64_t base_seed() { return rtltest::base_seed(kDefaultSeed); }
-std::mt19937_64 make_rng() { return rtltest::make_rng(kDefaultSeed); }
-using rtltest::test_name;
-
-// A flit: {head, tail, data[127:0]}, data as four little-endian 32-bit words.
-struct Flit {
-  bool head = false, tail = false;
-  std::array<uint32_t, 4> w{};
-  bool operator==(const Flit& o) const { return head == o.head && tail == o.tail && w == o.w; }
-};
-
-std::string str(const Flit& f) {
-  char buf[80];
-  std::snprintf(buf, sizeof buf, "%c%c %08x_%08x_%08x_%08x", f.head ? 'H' : '-', f.tail ? 'T' : '-',
-                f.w[3], f.w[2], f.w[1], f.w[0]);
-  return buf;
-}
-
-void set_field(std::array<uint32_t, 4>& w, uint32_t lsb, uint32_t bits, uint32_t v) {
-  for (uint32_t b = 0; b < bits; ++b) {
-    const uint32_t i = lsb + b;
-    w[i / 32] = (w[i / 32] & ~(1u << (i % 32))) | (((v >> b) & 1u) << (i % 32));
-  }
-}
-
 // Packet p of session s of tile t: a Write header (src_tile, seq, len) and payload flits whose
 // words name the tile, session, packet and flit, so any misplaced flit is recognisable.
 std::vector<Flit> make_packet(int tile, uint32_t session, uint32_t pkt, uint32_t seq,
                               uint32_t payload_flits) {
   std::vector<Flit> v;
-  Flit h;
-  h.head = true;
-  h.tail = payload_flits == 0;
-  set_field(h.w, header::kOpcodeLsb, header::kOpcodeBits, 0);  // Write
-  set_field(h.w, header::kLenLsb, header::kLenBits, payload_flits * kFlitBytes);
-  set_field(h.w, header::kSrcTileLsb, header::kSrcTileBits, static_cast<uint32_t>(tile));
-  set_field(h.w, header::kSeqLsb, header::kSeqBits, seq);
-  set_field(h.w, header::kDstAddrLsb, header::kDstAddrBits, session & 0xFFFFFu);
-  v.push_back(h);
+  v.push_back(Flit::header({{kOpcode, 0},  // Write
+                            {kLen, payload_flits * kFlitBytes},
+                            {kSrcTile, static_cast<uint32_t>(tile)},
+                            {kSeq, seq},
+                            {kDstAddr, session & 0xFFFFFu}},
+                           payload_flits == 0));
   for (uint32_t i = 0; i < payload_flits; ++i) {
     Flit d;
     d.tail = i + 1 == payload_flits;
@@ -116,6 +90,8 @@ std::vector<Flit> make_packet(int tile, uint32_t session, uint32_t pkt, uint32_t
   }
   return v;
 }
+
+// ---- Reference copy of the model's XB (until model/xb.hpp replaces it) -------------------------
 
 // Cycle-exact reference of the model's XB (model/chip.cpp, Node::tick), with the RTL's rule
 // for a flit that reaches a full queue (the model keeps it in an unbounded deque and counts
@@ -177,6 +153,8 @@ struct RefXb {
   }
 };
 
+// ---- Stimulus: the tiles ------------------------------------------------------------------------
+
 // A tile's send side as the protocol (docs/exchange.md section 3, model/tile.cpp) has it.
 struct TileModel {
   enum class Item { kReq, kData, kDone };
@@ -206,7 +184,7 @@ struct TileModel {
 
   bool busy() const { return in_session || !path.empty() || !msgs.empty(); }
 
-  void new_session(std::mt19937_64& rng) {
+  void new_session(kit::Rng& rng) {
     cur.clear();
     next = 0;
     if (!scripted.empty()) {
@@ -227,7 +205,7 @@ struct TileModel {
   }
 
   // Cycle `now`: messages that arrive now, then at most one emission.
-  void tick(uint64_t now, std::mt19937_64& rng) {
+  void tick(uint64_t now, kit::Rng& rng) {
     const bool xon_before = xon;
     while (!msgs.empty() && msgs.front().first <= now) {
       const int m = msgs.front().second;
@@ -286,30 +264,20 @@ struct Config {
 // The Verilated XB, the tiles, the reference and the end-to-end scoreboard.
 class XbBench {
  public:
-  explicit XbBench(std::mt19937_64& rng) : rng_(rng), ctx_(std::make_unique<VerilatedContext>()) {
-    ctx_->fatalOnError(true);
-    dut_ = std::make_unique<Vxf_xb>(ctx_.get(), "dut");
+  explicit XbBench(kit::Rng& rng) : rng_(rng), fails_(kFile) {
     for (int t = 0; t < kNumTiles; ++t) tiles_[t].id = t;
-    dut_->clk_i = 0;
-    dut_->rst_ni = 0;
-    drive_idle();
-    dut_->eval();
-    for (int i = 0; i < 3; ++i) clock();
-    dut_->rst_ni = 1;
-    dut_->eval();
+    dut_.reset([this](Vxf_xb&) { drive_idle(); });
   }
-  ~XbBench() { dut_->final(); }
 
   TileModel& tile(int t) { return tiles_[t]; }
-  VerilatedContext& ctx() { return *ctx_; }
+  VerilatedContext& ctx() { return dut_.ctx(); }
   Vxf_xb& dut() { return *dut_; }
   const RefXb& ref() const { return ref_; }
-  uint64_t now() const { return now_; }
-  int failures() const { return failures_; }
+  uint64_t now() const { return dut_.cycle(); }
+  int failures() const { return fails_.count(); }
   uint64_t flits_out() const { return flits_out_; }
   uint64_t sessions_granted() const { return grants_; }
-  int stall_pct = 0;                 // chance of out_ready_i low in a cycle
-  bool force_stall = false;          // out_ready_i low whatever stall_pct says
+  kit::Sink link;                    // out_ready_i: stall_pct, force_stall
   bool check_budget = true;          // occupancy within the XOFF budget (off for the violator)
   uint32_t budget_peak = 28;         // largest legal occupancy for the tiles in use
   uint32_t min_occ_after_xon = ~0u;  // lowest queue seen after an XON, while refilling
@@ -322,7 +290,7 @@ class XbBench {
     bool in_valid = false;
     Flit in;
     for (auto& t : tiles_) {
-      if (t.path.empty() || t.path.front().at > now_) continue;
+      if (t.path.empty() || t.path.front().at > now()) continue;
       const TileModel::Emit e = t.path.front();
       t.path.pop_front();
       if (e.item == TileModel::Item::kReq) {
@@ -335,7 +303,7 @@ class XbBench {
         in = e.flit;
       }
     }
-    const bool ready = !force_stall && static_cast<int>(rng_() % 100) >= stall_pct;
+    const bool ready = link.ready(rng_);
     drive(xreq, xdone, in_valid, in, ready);
     check_stats();
     dut_->eval();
@@ -353,9 +321,9 @@ class XbBench {
            ", expected 0x" + hex(want_mv) + " " + kind_name(rk));
     }
     const Flit got = out_flit();
-    if (static_cast<bool>(dut_->out_valid_o) != rv || (rv && !(got == rf))) {
-      fail(std::string("out_valid_o ") + (dut_->out_valid_o ? "1 " + str(got) : "0") +
-           ", expected " + (rv ? "1 " + str(rf) : "0"));
+    if (static_cast<bool>(dut_->out_valid_o) != rv || (rv && got != rf)) {
+      fail(std::string("out_valid_o ") + (dut_->out_valid_o ? "1 " + describe(got) : "0") +
+           ", expected " + (rv ? "1 " + describe(rf) : "0"));
     }
     // End to end: requests in arrival order, one grant at a time.
     if (xdone & (holder_ >= 0 ? 1u << holder_ : 0u)) holder_ = -1;
@@ -384,7 +352,7 @@ class XbBench {
       ++msgs_of_kind[k];
       if (k == kMsgXon) watch_refill_ = true;
       if (k == kMsgXoff) watch_refill_ = false;
-      tiles_[t].msgs.emplace_back(now_ + static_cast<uint64_t>(kCtrlLat), k);
+      tiles_[t].msgs.emplace_back(now() + static_cast<uint64_t>(kCtrlLat), k);
     }
     if (watch_refill_) {  // the queue at the start of each cycle up to the first new flit
       min_occ_after_xon = std::min<uint32_t>(min_occ_after_xon, static_cast<uint32_t>(occ_before));
@@ -395,29 +363,28 @@ class XbBench {
         expected_.pop_front();
       }
       if (expected_.empty()) {
-        fail("flit " + str(got) + " left with no granted session flit expected");
-      } else if (!(expected_.front() == got)) {
-        fail("link flit " + str(got) + ", expected " + str(expected_.front()));
+        fail("flit " + describe(got) + " left with no granted session flit expected");
+      } else if (expected_.front() != got) {
+        fail("link flit " + describe(got) + ", expected " + describe(expected_.front()));
         expected_.pop_front();
       } else {
         expected_.pop_front();
       }
       ++flits_out_;
     }
-    for (auto& t : tiles_) t.tick(now_, rng_);
+    for (auto& t : tiles_) t.tick(now(), rng_);
     clock();
-    ++now_;
   }
 
   // Cycles until every tile is idle and the queue is empty (bounded: a hang fails).
   void drain(uint64_t limit) {
-    const uint64_t end = now_ + limit;
-    while (now_ < end && (busy() || !ref_.q.empty())) cycle();
+    const uint64_t end = now() + limit;
+    while (now() < end && (busy() || !ref_.q.empty())) cycle();
     if (busy() || !ref_.q.empty()) fail("no progress: tiles or queue still busy after drain");
     while (!expected_.empty() && dropped_.count(expected_.front().w) != 0) expected_.pop_front();
     if (!expected_.empty()) {
       fail(std::to_string(expected_.size()) + " granted flits never left, first " +
-           str(expected_.front()));
+           describe(expected_.front()));
     }
     if (!arrivals_.empty()) fail(std::to_string(arrivals_.size()) + " requests never granted");
   }
@@ -428,41 +395,21 @@ class XbBench {
     return false;
   }
 
-  void fail(const std::string& what) {
-    ++failures_;
-    if (failures_ <= kMaxReportedFailures) {
-      ADD_FAILURE() << "cycle " << now_ << ": " << what << "\n  reproduce: XF_SEED=" << base_seed()
-                    << " build/cmake/test_rtl_xb --gtest_filter=" << test_name();
-    }
-  }
+  void fail(const std::string& what) { fails_.fail(now(), what); }
 
   void drive(uint32_t xreq, uint32_t xdone, bool in_valid, const Flit& in, bool ready) {
     dut_->xreq_i = static_cast<uint16_t>(xreq);
     dut_->xdone_i = static_cast<uint16_t>(xdone);
     dut_->in_valid_i = in_valid;
-    for (int i = 0; i < 4; ++i) dut_->in_flit_i[i] = in.w[i];
-    dut_->in_flit_i[4] = (in.head ? 2u : 0u) | (in.tail ? 1u : 0u);
+    kit::put_flit(dut_->in_flit_i, 0, in);
     dut_->out_ready_i = ready;
   }
   void drive_idle() { drive(0, 0, false, Flit{}, false); }
 
-  Flit out_flit() const {
-    Flit f;
-    for (int i = 0; i < 4; ++i) f.w[i] = dut_->out_flit_o[i];
-    f.head = (dut_->out_flit_o[4] >> 1) & 1u;
-    f.tail = dut_->out_flit_o[4] & 1u;
-    return f;
-  }
+  Flit out_flit() { return kit::get_flit(dut_->out_flit_o); }
 
   // Rising edge, inputs held; then the falling edge (inputs change after it).
-  void clock() {
-    ctx_->timeInc(1);
-    dut_->clk_i = 1;
-    dut_->eval();
-    ctx_->timeInc(1);
-    dut_->clk_i = 0;
-    dut_->eval();
-  }
+  void clock() { dut_.tick(); }
 
  private:
   static std::string hex(uint32_t v) {
@@ -499,13 +446,12 @@ class XbBench {
     }
   }
 
-  std::mt19937_64& rng_;
-  std::unique_ptr<VerilatedContext> ctx_;
-  std::unique_ptr<Vxf_xb> dut_;
+  kit::Rng& rng_;
+  kit::Dut<Vxf_xb> dut_;
+  kit::Failures fails_;
   std::array<TileModel, kNumTiles> tiles_;
   RefXb ref_;
-  uint64_t now_ = 0, flits_out_ = 0, grants_ = 0;
-  int failures_ = 0;
+  uint64_t flits_out_ = 0, grants_ = 0;
   int holder_ = -1;
   bool watch_refill_ = false;
   std::deque<int> arrivals_;
@@ -520,9 +466,9 @@ class XbRandom : public ::testing::TestWithParam<std::tuple<int, int, int, bool>
 TEST_P(XbRandom, RandomSessions) {
   Config c;
   std::tie(c.tiles, c.stall_pct, c.idle_pct, c.react_late) = GetParam();
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   XbBench b(rng);
-  b.stall_pct = c.stall_pct;
+  b.link.stall_pct = c.stall_pct;
   b.budget_peak = kXoffFlits + (c.react_late ? 4 : 3);
   constexpr uint64_t kCycles = 40000;
   for (int t = 0; t < c.tiles; ++t) {
@@ -575,7 +521,7 @@ INSTANTIATE_TEST_SUITE_P(Sweep, XbRandom,
 // ---- Directed tests ---------------------------------------------------------------------------
 
 TEST(Xb, ResetState) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   XbBench b(rng);
   b.drive_idle();
   b.dut().eval();
@@ -596,7 +542,7 @@ TEST(Xb, ResetState) {
 // and 1 arrive in 16, GRANT 0 in 16; tile 0's H D D arrive in 20..22 and leave the same cycles;
 // its XDONE arrives in 23, GRANT 1 in 23; tile 1's flits arrive in 27..29; XDONE in 30.
 TEST(Xb, SessionTrace) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   XbBench b(rng);
   const auto p0 = make_packet(0, 0, 0, 0, 2), p1 = make_packet(1, 0, 0, 0, 2);
   for (uint64_t cyc = 0; cyc <= 32; ++cyc) {
@@ -643,7 +589,7 @@ TEST(Xb, SessionTrace) {
 // or 28 (one cycle later). Then the link drains one flit per cycle: XON at 8, and the queue
 // bottoms out at 4 (3) before the tile's flits arrive again; it never runs dry.
 TEST(Xb, XoffXonEpisode) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   for (const bool late : {false, true}) {
     XbBench b(rng);
     b.budget_peak = kXoffFlits + (late ? 4 : 3);
@@ -653,7 +599,7 @@ TEST(Xb, XoffXonEpisode) {
     m.sessions_left = 1;
     m.stop_at = ~0ull;
     m.max_payload = 0;
-    b.force_stall = true;
+    b.link.force_stall = true;
     // One long session: 3 packets of 40 payload flits.
     std::vector<Flit> sess;
     for (uint32_t p = 0; p < 3; ++p) {
@@ -669,8 +615,8 @@ TEST(Xb, XoffXonEpisode) {
     EXPECT_EQ(b.dut().stat_max_occupancy_o, kXoffFlits + (late ? 4u : 3u)) << "late " << late;
     EXPECT_EQ(b.dut().stat_occupancy_o, kXoffFlits + (late ? 4u : 3u)) << "late " << late;
     EXPECT_NE(xoff_cycle, 0u);
-    b.force_stall = false;
-    b.stall_pct = 0;
+    b.link.force_stall = false;
+    b.link.stall_pct = 0;
     while (b.now() < 260) {
       b.cycle();
       if (!b.dut().stat_xoff_o && xon_cycle == 0) xon_cycle = b.now();
@@ -689,7 +635,7 @@ TEST(Xb, XoffXonEpisode) {
 // Simultaneous requests are served in ascending tile order, later ones after them; an XDONE
 // and a new XREQ in the same cycle; requests wait while the queue is at or above XOFF.
 TEST(Xb, RequestOrder) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   XbBench b(rng);
   auto step = [&](uint32_t xreq, uint32_t xdone, bool valid, bool ready) -> uint32_t {
     Flit f;
@@ -724,7 +670,7 @@ TEST(Xb, RequestOrder) {
 // Protocol errors latch stat_proto_err_o (and change nothing else): data with no grant, an
 // XDONE from a tile without the grant, an XREQ from a tile that already waits.
 TEST(Xb, ProtocolErrors) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   for (int which = 0; which < 3; ++which) {
     XbBench b(rng);
     b.ctx().errorLimit(1000000);  // none of these is an assertion; keep running regardless
@@ -756,7 +702,7 @@ TEST(Xb, ProtocolErrors) {
 // stat_overflow_count_o counts the flits that found the queue full. The XB does not hang: the
 // link drains, the violator's session ends and the next tile's session comes out intact.
 TEST(Xb, XoffViolationOverflows) {
-  auto rng = make_rng();
+  auto rng = kFile.rng();
   XbBench b(rng);
   b.ctx().errorLimit(1000000);  // an assertion failure increments errorCount and continues
   b.ctx().fatalOnError(false);
@@ -778,15 +724,15 @@ TEST(Xb, XoffViolationOverflows) {
     sess.insert(sess.end(), pk.begin(), pk.end());
   }
   bad.scripted.push_back(sess);
-  b.force_stall = true;
+  b.link.force_stall = true;
   while (b.now() < 120) b.cycle();
   EXPECT_EQ(b.dut().stat_overflow_o, 1);
   EXPECT_EQ(b.dut().stat_occupancy_o, kQueue);
   EXPECT_EQ(b.dut().stat_max_occupancy_o, kQueue + 1);
   EXPECT_EQ(b.dut().stat_overflow_count_o, 60u - kQueue);
   EXPECT_GT(b.ctx().errorCount(), 0) << "QueueNoOverflow_A did not fire";
-  b.force_stall = false;
-  b.stall_pct = 50;
+  b.link.force_stall = false;
+  b.link.stall_pct = 50;
   b.drain(20000);
   EXPECT_EQ(b.failures(), 0);
   EXPECT_EQ(good.sessions_done, 1u);
