@@ -187,6 +187,7 @@ def main():
         print(f"{name}: {len(seeds) - len(todo)} of {n} seeds already in {results_path}")
     out_file = open(results_path, "a") if results_path else None
     t0 = time.time()
+    tty = sys.stdout.isatty()
     failed = sum(1 for s in seeds if s in done and done[s]["rc"] != 0)
     finished = len(seeds) - len(todo)
     # Runs are independent processes: a pool of threads that each wait for one keeps `jobs`
@@ -202,9 +203,12 @@ def main():
             if out_file:
                 out_file.write(json.dumps(r) + "\n")
                 out_file.flush()
-            print(f"\r{name}: {finished}/{n} seeds, {failed} failed, "
-                  f"{time.time() - t0:.0f} s", end="", flush=True)
-    print()
+            # One line rewritten in place on a terminal; a line every 50 seeds in a log file.
+            if tty or finished % 50 == 0 or finished == n:
+                line = f"{name}: {finished}/{n} seeds, {failed} failed, {time.time() - t0:.0f} s"
+                print("\r" + line if tty else line, end="" if tty else "\n", flush=True)
+    if tty:
+        print()
     hangs = wrong = 0
     fault_totals = defaultdict(int)  # "# faults rtl:" counters summed over the runs
     stats = defaultdict(lambda: [0, 0, 0, 1 << 62, 0, set()])  # kind -> runs, failures, cycles,
