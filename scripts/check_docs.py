@@ -406,16 +406,20 @@ class Checker:
         t = re.sub(r"[^\w\- ]", "", t)                    # punctuation goes, _ and - stay
         return t.replace(" ", "-")
 
+    def prose_lines(self, rel):
+        """(line number, line) of a Markdown file outside its code fences."""
+        in_fence = False
+        for n, line in enumerate(self.text(rel), 1):
+            if re.match(r"\s*(```|~~~)", line):
+                in_fence = not in_fence
+            elif not in_fence:
+                yield n, line
+
     def headings(self, rel):
         """[(line, level, text, slug)] of a Markdown file, code fences skipped."""
         if rel not in self.heading_cache:
-            out, seen, in_fence = [], {}, False
-            for n, line in enumerate(self.text(rel), 1):
-                if re.match(r"\s*(```|~~~)", line):
-                    in_fence = not in_fence
-                    continue
-                if in_fence:
-                    continue
+            out, seen = [], {}
+            for n, line in self.prose_lines(rel):
                 m = re.match(r"(#{1,6})\s+(.*?)\s*#*\s*$", line)
                 if not m:
                     continue
@@ -430,13 +434,7 @@ class Checker:
         for rel in self.files:
             if not rel.endswith(".md"):
                 continue
-            in_fence = False
-            for n, line in enumerate(self.text(rel), 1):
-                if re.match(r"\s*(```|~~~)", line):
-                    in_fence = not in_fence
-                    continue
-                if in_fence:
-                    continue
+            for n, line in self.prose_lines(rel):
                 scan = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), line)
                 for m in self.LINK_RE.finditer(scan):
                     self.check_link(rel, n, m.group(2))
