@@ -6,6 +6,10 @@
 // Header and come back zero. A payload flit's data is the model's 16 bytes, byte j at bits
 // 8j+7 .. 8j. The model's exchange routing (target, port) is not on an RTL stream: to_model
 // leaves it at its default, from_model drops it.
+//
+// Blocks that never read a header (model::Xb, model::Link) take any flit raw: to_model_raw puts
+// all 128 bits in Flit::data, head flits included, so a test's reserved header bits survive the
+// trip through the model (from_model_raw gives them back).
 #pragma once
 
 #include <cstring>
@@ -15,28 +19,37 @@
 
 namespace xf::kit {
 
-inline model::Flit to_model(const Flit& f) {
+inline model::Flit to_model_raw(const Flit& f) {
   model::Flit m;
   m.head = f.head;
   m.tail = f.tail;
+  static_assert(sizeof m.data == sizeof f.w, "a flit's data is kFlitBytes");
+  std::memcpy(m.data.data(), f.w.data(), sizeof m.data);
+  return m;
+}
+
+inline Flit from_model_raw(const model::Flit& m) {
+  Flit f;
+  f.head = m.head;
+  f.tail = m.tail;
+  std::memcpy(f.w.data(), m.data.data(), sizeof f.w);
+  return f;
+}
+
+inline model::Flit to_model(const Flit& f) {
+  model::Flit m = to_model_raw(f);
   if (f.head) {
     m.hdr = model::unpack_header({f.lo(), f.hi()});
-  } else {
-    static_assert(sizeof m.data == sizeof f.w, "a flit's data is kFlitBytes");
-    std::memcpy(m.data.data(), f.w.data(), sizeof m.data);
+    m.data = {};
   }
   return m;
 }
 
 inline Flit from_model(const model::Flit& m) {
-  Flit f;
-  f.head = m.head;
-  f.tail = m.tail;
+  Flit f = from_model_raw(m);
   if (m.head) {
     const std::array<uint64_t, 2> w = model::pack_header(m.hdr);
     f.set_bits(0, 64, w[0]).set_bits(64, 64, w[1]);
-  } else {
-    std::memcpy(f.w.data(), m.data.data(), sizeof f.w);
   }
   return f;
 }

@@ -168,7 +168,8 @@ TEST(LinkRetry, CleanWireTakesNineCyclesAndResendsNothing) {
   for (const End* e : {&r.a, &r.b}) {
     ASSERT_EQ(e->received, 5000u);
     // At full rate with an always-ready receiver: offered in t, usable by the far exchange in
-    // t + LinkLatencyCycles + RouterStageCycles, as the clean Channel's flit pipe.
+    // t + LinkLatencyCycles + RouterStageCycles, as the flit pipe of a clean Link (model/link.hpp,
+    // with the router stage).
     for (size_t i = 0; i < e->delivered_at.size(); ++i)
       ASSERT_EQ(e->delivered_at[i], (&r.a == e ? r.b : r.a).offered_at[i] + 9) << "flit " << i;
   }

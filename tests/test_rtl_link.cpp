@@ -4,8 +4,9 @@
 // Verilated xf_link endpoints A and B joined by two C++ PHY wires of LinkLatencyCycles - 3 = 5
 // cycles (tb/phy_wire.hpp), traffic in both directions at once.
 //
-// On a clean wire every cycle is checked against a C++ copy of the model's `Channel`
-// (model/chip.*): a flit accepted by a transmitter in cycle t is at the far buffer's output from
+// On a clean wire every cycle is checked against the model's link direction, xf::model::Link(0)
+// (model/link.hpp; xf_link alone, no router stage): a flit accepted by a transmitter in cycle t
+// is at the far buffer's output from
 // cycle t + 8, a flit taken from a buffer in cycle s returns its credit to the far transmitter for
 // use in cycle s + 8, credits start at LinkRxBufferFlits = 32: tx_ready_o == (credits > 0) and the
 // credit count (stat_tx_credits_o) equal to the model's; rx_valid_o, rx_flit_o and the buffer
@@ -52,8 +53,11 @@
 #include <vector>
 
 #include "Vxf_link.h"
+#include "link.hpp"
+#include "model_test_main.hpp"
 #include "phy_wire.hpp"
 #include "rtl_kit.hpp"
+#include "rtl_kit_model.hpp"
 #include "xf/crc32.hpp"
 #include "xf/defs.hpp"
 #include "xf/faults.hpp"
@@ -123,10 +127,10 @@ Packet random_packet(kit::Rng& rng) {
   return p;
 }
 
-// ---- Reference copy of the model's link Channel (until the model's link class replaces it) ---
+// ---- One direction: the RTL's ports, the model's link and the scoreboard -----------------------
 
 // One direction of the pair: the Verilated ports of the transmitting and the receiving link,
-// and the model's expectation.
+// the model's link direction (the golden timing) and the flits in flight (the scoreboard).
 struct Dir {
   const char* name = nullptr;
   // transmitter (near link) and receiver (far link) ports
@@ -153,16 +157,18 @@ struct Dir {
   // transmitter cursor
   size_t tx_pkt = 0;
   int tx_idx = 0;
-  // the model's Channel: flits sent (visible at the far buffer from `visible`), credits
+  // The model's link direction, xf_link alone (no router stage): its flit pipe and credit
+  // counter are the golden timing on a clean wire. On a faulty wire it keeps only the credit
+  // bookkeeping (a credit spent per flit sent, returned LinkLatencyCycles after it is taken).
+  model::Link model{0};
+  // The scoreboard: (packet, flit) of every flit sent and not yet taken, in order; the first
+  // n_arrived of them are in the far buffer as the model counts it (tails counted on arrival).
   struct InFlight {
-    uint64_t visible;
     size_t pkt;
     int idx;
   };
   std::deque<InFlight> flits;
-  size_t n_visible = 0;           // the first n_visible entries of flits are in the far buffer
-  std::deque<uint64_t> credit_q;  // cycles from which returned credits can be spent
-  int credits = kCredits;
+  size_t n_arrived = 0;
   bool sent_last_cycle = false;
   // receiver cursor and expected statistics
   size_t rx_pkt = 0;
@@ -173,6 +179,7 @@ struct Dir {
   int min_credits = kCredits, max_level = 0;     // stat_tx_credits_o, stat_rx_level_o
   uint64_t flits_total = 0;
 
+  int credits() const { return model.credits(); }
   bool done() const { return rx_pkt == packets.size() && flits.empty(); }
   uint64_t crc_errors_expected() const {
     const FaultCounts* c = wire ? wire->counts() : nullptr;
@@ -184,7 +191,7 @@ Flit get_flit(const VlWide<5>* w) { return kit::get_flit(*w); }
 
 class LinkBench {
  public:
-  // `faults` (may be null: a clean wire, checked cycle by cycle against the model's Channel).
+  // `faults` (may be null: a clean wire, checked cycle by cycle against the model's Link).
   explicit LinkBench(kit::Rng& rng, const FaultSpec* faults = nullptr) : rng_(rng), fails_(kFile) {
     faulty_ = faults && faults->any();
     bind(dirs_[0], "A->B", dut_[0], dut_[1]);
@@ -233,7 +240,7 @@ class LinkBench {
     const int settle = faulty_ ? 2000 : 2 * static_cast<int>(kLatency) + 2;
     for (int i = 0; i < settle; ++i) step();
     for (Dir& x : dirs_) {
-      if (x.credits != kCredits) fail(x, "model credits not back to 32 at the end");
+      if (x.credits() != kCredits) fail(x, "model credits not back to 32 at the end");
       if (static_cast<int>(x.near->stat_tx_credits_o) != kCredits)
         fail(x, "the RTL's credits are not back to 32 at the end");
     }
@@ -291,25 +298,23 @@ class LinkBench {
   // The state of cycle cycle(): every output is a register, so it is checked before the inputs.
   void check_outputs(Dir& x) {
     const uint64_t now = cycle();
-    while (!x.credit_q.empty() && x.credit_q.front() <= now) {  // Node::tick step 1
-      ++x.credits;
-      x.credit_q.pop_front();
-    }
-    while (x.n_visible < x.flits.size() && x.flits[x.n_visible].visible <= now) {
-      const Dir::InFlight& e = x.flits[x.n_visible++];
+    x.model.collect(now, nullptr);  // credits that are back (model/link.hpp step 2)
+    const size_t level = x.model.rx_level(now);
+    while (x.n_arrived < level) {
+      const Dir::InFlight& e = x.flits[x.n_arrived++];
       if (e.idx == static_cast<int>(x.packets[e.pkt].flits.size()) - 1) ++x.exp_rx_packets;
     }
     x.min_credits = std::min<int>(x.min_credits, *x.tx_credits);  // as the RTL shows them
     x.max_level = std::max<int>(x.max_level, *x.rx_level);
     expect_eq<uint32_t>(x, "stat_tx_packets_o", *x.tx_packets, x.exp_tx_packets);
     if (faulty_) return;  // the timing is the retry layer's, not the model's
-    expect_eq<int>(x, "stat_tx_credits_o", *x.tx_credits, x.credits);
-    expect_eq<int>(x, "tx_ready_o", *x.tx_ready, x.credits > 0);
-    expect_eq<int>(x, "stat_rx_level_o", *x.rx_level, static_cast<int>(x.n_visible));
-    expect_eq<int>(x, "rx_valid_o", *x.rx_valid, x.n_visible > 0);
-    if (x.n_visible > 0 && *x.rx_valid) {
+    expect_eq<int>(x, "stat_tx_credits_o", *x.tx_credits, x.model.credits());
+    expect_eq<int>(x, "tx_ready_o", *x.tx_ready, x.model.tx_ready());
+    expect_eq<int>(x, "stat_rx_level_o", *x.rx_level, static_cast<int>(level));
+    expect_eq<int>(x, "rx_valid_o", *x.rx_valid, x.model.rx_valid(now));
+    if (x.model.rx_valid(now) && *x.rx_valid) {
       const Dir::InFlight& e = x.flits.front();
-      const Flit& want = x.packets[e.pkt].flits[e.idx];
+      const Flit want = kit::from_model_raw(x.model.rx_front());
       const Flit seen = get_flit(x.rx_flit);
       if (!(seen == want)) {
         fail(x, "rx_flit_o of packet " + std::to_string(e.pkt) + " flit " + std::to_string(e.idx) +
@@ -335,10 +340,10 @@ class LinkBench {
     const uint64_t now = cycle();
     x.sent_last_cycle = false;
     if (*x.tx_valid && *x.tx_ready) {
-      if (x.credits <= 0) fail(x, "flit accepted with no credit (credit underflow)");
-      --x.credits;
+      if (!x.model.tx_ready()) fail(x, "flit accepted with no credit (credit underflow)");
       const Packet& p = x.packets[x.tx_pkt];
-      x.flits.push_back({now + kLatency, x.tx_pkt, x.tx_idx});
+      x.model.send(now, kit::to_model_raw(p.flits[x.tx_idx]));
+      x.flits.push_back({x.tx_pkt, x.tx_idx});
       x.send_cycle.push_back(now);
       x.sent_last_cycle = true;
       x.tx.take();
@@ -349,8 +354,9 @@ class LinkBench {
       }
     }
     if (*x.rx_valid && *x.rx_ready) {
-      if (faulty_ && x.n_visible == 0 && !x.flits.empty()) x.n_visible = 1;  // retry timing
-      if (x.n_visible == 0) {
+      // On a faulty wire the retry layer's timing is not the model's: any flit in flight may be
+      // taken.
+      if (faulty_ ? x.flits.empty() : !x.model.rx_valid(now)) {
         fail(x, "rx_valid_o high with nothing in the model's buffer");
         return;
       }
@@ -362,8 +368,8 @@ class LinkBench {
                     ") differs from the flit sent: expected " + describe(want) + ", seen " +
                     describe(get_flit(x.rx_flit)));
       x.flits.pop_front();
-      --x.n_visible;
-      x.credit_q.push_back(now + kLatency);  // credit on pop (Node::pop)
+      if (x.n_arrived > 0) --x.n_arrived;
+      x.model.rx_pop(now);  // the credit returns LinkLatencyCycles later
       x.recv_cycle.push_back(now);
       if (++x.rx_idx == static_cast<int>(x.packets[x.rx_pkt].flits.size())) {
         x.rx_idx = 0;
@@ -628,7 +634,7 @@ TEST(RtlLink, BufferFillsToExactlyRxBufferFlits) {
   for (int c = 0; c < 100; ++c) b.step();
   EXPECT_EQ(b.dir(0).send_cycle.size(), static_cast<size_t>(kCredits));
   EXPECT_EQ(b.dir(0).max_level, kCredits);
-  EXPECT_EQ(b.dir(0).credits, 0);
+  EXPECT_EQ(b.dir(0).credits(), 0);
   b.dir(0).rx.force_stall = false;
   b.run(20000);
   report(b);

@@ -2,7 +2,8 @@
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_router.sv
 // Block test of the RTL wormhole crossbar (rtl/xf_router.sv, Verilated with its defaults
 // NumIn = 8, NumOut = 8, TableLanes = 4) against a C++ scoreboard that routes every packet by
-// the rule of docs/exchange.md section 7 and packets.md section 8 (Node::route_of).
+// the rule of docs/exchange.md section 7 and packets.md section 8: the model's own
+// (Router::route_of, model/router.hpp).
 //
 // Space covered:
 //  - node configurations (RandomTraffic): chips with (ports, tiles) = (3, 5), (2, 4), (4, 2),
@@ -39,7 +40,10 @@
 #include <vector>
 
 #include "Vxf_router.h"
+#include "model_test_main.hpp"
+#include "router.hpp"
 #include "rtl_kit.hpp"
+#include "rtl_kit_model.hpp"
 
 namespace xf {
 namespace {
@@ -66,17 +70,18 @@ struct NodeCfg {
   uint32_t chip_id = 0;
 };
 
-// The routing rule of docs/exchange.md section 7 / Node::route_of, on the RTL's configuration.
+// The routing rule of docs/exchange.md section 7: the model's (Router::route_of) on the RTL's
+// configuration, every link port connected. A switch node (cfg_is_chip_i low) routes every
+// destination by the table: the model's node id is then kMaxChips, above every chip. Outputs
+// are the model's (ports, then tiles); every configuration here fits the Verilated 8 x 8.
 int route_of(const NodeCfg& c, const std::vector<uint8_t>& table, const Flit& h) {
-  const auto dst_chip = static_cast<uint32_t>(h.get(kDstChip));
-  const auto dst_tile = static_cast<uint32_t>(h.get(kDstTile));
-  const auto lane = static_cast<uint32_t>(h.get(kLane));
-  if (c.is_chip && dst_chip == c.chip_id) {
-    const int o = c.ports + static_cast<int>(dst_tile);
-    return (static_cast<int>(dst_tile) < c.tiles && o < kNumOut) ? o : -1;
-  }
-  const uint8_t e = table[lane * 4096 + dst_chip];
-  return (e == 0xFF || e >= c.ports || e >= kNumOut) ? -1 : e;
+  static_assert(kTableEntries == kNumLanes * kMaxChips, "the RTL's table is the model's");
+  const int node = c.is_chip ? static_cast<int>(c.chip_id) : static_cast<int>(kMaxChips);
+  model::Router r(node, static_cast<int>(kMaxChips), c.ports, c.is_chip ? c.tiles : 0);
+  EXPECT_LE(r.num_outputs(), kNumOut) << "a configuration larger than the Verilated router";
+  r.table() = table;
+  for (int p = 0; p < c.ports; ++p) r.connect(p);
+  return r.route_of(kit::to_model(h));
 }
 
 // The Verilated router and its configuration and table ports.

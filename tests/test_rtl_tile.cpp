@@ -13,10 +13,10 @@
 //    its rx port through a router output register (rx_valid_i in the cycle after the move),
 //    with random idle insertion; other tile-bound flits are recorded; the test can also inject
 //    packets of its own (other senders), arbitrated per packet with the loop-back;
-//  - per link an XB emulation as the model's (model/chip.cpp, struct Xb): GRANT to a request
-//    when idle and below the XOFF threshold, XOFF at 24 queued flits, XON at 8, messages
-//    delivered 2 cycles later (XbCtrlLatencyCycles), the link drains the queue with a random
-//    stall rate; the test can add stray XON/XOFF messages (other links, before the grant);
+//  - per link the model's XB (xf::model::Xb, model/xb.hpp): GRANT to a request when idle and
+//    below the XOFF threshold, XOFF at 24 queued flits, XON at 8; around it the bench delivers
+//    its messages 2 cycles later (XbCtrlLatencyCycles) and drains its queue onto the link with a
+//    random stall rate; the test can add stray XON/XOFF messages (other links, before the grant);
 //  - a route table served to route_raddr_o one cycle later.
 // Programs are built with xf::isa::enc, loaded through the host port, started with
 // ctl_start_i. Register values are observed through the headers of link-bound sends (dst_chip,
@@ -77,7 +77,10 @@
 
 #include "Vxf_tile.h"
 #include "Vxf_tile_d08.h"
+#include "model_test_main.hpp"
 #include "rtl_kit.hpp"
+#include "rtl_kit_model.hpp"
+#include "xb.hpp"
 #include "xf/alu.hpp"
 #include "xf/compiler.hpp"
 #include "xf/defs.hpp"
@@ -316,7 +319,7 @@ class TileBenchT {
       bool taken = false;
       if (e.rec.link) {
         taken = true;
-        xb_arrive(n, e.rec);
+        xb_arrive(e.rec);
       } else {
         const Hdr h = unpack(e.rec.f);
         if (e.rec.f.head) path_dst_self_ = h.dst_chip == chip && h.dst_tile == tile;
@@ -482,7 +485,7 @@ class TileBenchT {
     run_until(
         [&] {
           bool q = false;
-          for (auto& x : xb_) q = q || !x.q.empty();
+          for (auto& x : xb_) q = q || x.xb.out_valid();
           return path_.empty() && !rx_reg_valid_ && inject_q_.empty() && !q;
         },
         100000);
@@ -527,51 +530,45 @@ class TileBenchT {
     dut_->host_req_wdata_i = 0;
   }
 
-  // ---- Reference copy of the model's XB (until model/xb.hpp replaces it) ----------------------
-  struct Xb {
-    std::deque<Flit> q;
-    bool requested = false, granted = false, xoff = false;
+  // ---- The exchange's XBs: the model's (model/xb.hpp), one per link ---------------------------
+  // The bench is their environment: the tile's path hands them its XREQ, XDONE and link-bound
+  // flits (xb_arrive, the XB's step 1), their messages reach the tile XbCtrlLatencyCycles later
+  // and the link drains a queue at the random stall rate (xb_step, steps 2-4). `open` (XREQ seen,
+  // XDONE not yet) checks the tile's side of the protocol.
+  struct XbPort {
+    model::Xb xb;
+    bool open = false;
   };
 
-  void xb_arrive(uint64_t n, const TxRec& r) {
-    (void)n;
-    Xb& x = xb_[r.port];
+  void xb_arrive(const TxRec& r) {
+    XbPort& x = xb_[r.port];
+    const int t = static_cast<int>(tile);
     if (r.ctrl == 1) {
-      EXPECT_FALSE(x.requested || x.granted) << "second XREQ on link " << r.port;
-      x.requested = true;
+      EXPECT_FALSE(x.open) << "second XREQ on link " << r.port;
+      x.open = true;
+      x.xb.request(t);
     } else if (r.ctrl == 2) {
-      EXPECT_TRUE(x.granted || x.requested) << "XDONE without a session on link " << r.port;
-      x.granted = false;
-      x.requested = false;
+      EXPECT_TRUE(x.open) << "XDONE without a session on link " << r.port;
+      x.open = false;
+      x.xb.done(t);
     } else {
-      EXPECT_TRUE(x.granted) << "link data flit without a grant on link " << r.port;
-      x.q.push_back(r.f);
-      x_arrived_[r.port] = true;
+      EXPECT_EQ(x.xb.granted(), t) << "link data flit without a grant on link " << r.port;
+      x.xb.push(kit::to_model_raw(r.f));
     }
   }
   void xb_step(uint64_t n, int l) {
-    Xb& x = xb_[l];
-    const uint32_t occ = static_cast<uint32_t>(x.q.size());
-    max_xb_occ = std::max(max_xb_occ, occ);
-    if (!x.granted && x.requested && occ < kXbXoffThresholdFlits) {
-      x.requested = false;
-      x.granted = true;
-      x.xoff = false;
-      xb_msgs_[n + kXbCtrlLatencyCycles].push_back({n + kXbCtrlLatencyCycles, l, 0});
-    } else if (x.granted) {
-      if (!x.xoff && occ >= kXbXoffThresholdFlits) {
-        x.xoff = true;
-        xb_msgs_[n + kXbCtrlLatencyCycles].push_back({n + kXbCtrlLatencyCycles, l, 2});
-      } else if (x.xoff && occ <= kXbXonThresholdFlits) {
-        x.xoff = false;
-        xb_msgs_[n + kXbCtrlLatencyCycles].push_back({n + kXbCtrlLatencyCycles, l, 1});
-      }
+    model::Xb& x = xb_[l].xb;
+    max_xb_occ = std::max(max_xb_occ, x.occupancy());
+    const model::Xb::Msg m = x.decide();
+    if (m.tile >= 0) {
+      const uint64_t at = n + kXbCtrlLatencyCycles;
+      xb_msgs_[at].push_back({at, l, static_cast<int>(m.kind)});
     }
-    if (!x.q.empty() && !coin(link_stall)) {
-      link_out[l].push_back(x.q.front());
-      x.q.pop_front();
+    if (x.out_valid() && !coin(link_stall)) {
+      link_out[l].push_back(kit::from_model_raw(x.front()));
+      x.pop();
     }
-    x_arrived_[l] = false;
+    x.end_cycle();
   }
 
   // ---- The bench's state ----------------------------------------------------------------------
@@ -586,8 +583,7 @@ class TileBenchT {
   bool inject_turn_ = false;
   std::deque<Flit> inject_q_;
   uint8_t route_next_ = 0xFF;
-  std::vector<Xb> xb_;
-  std::array<bool, kLinks> x_arrived_{};
+  std::vector<XbPort> xb_;
   std::map<uint64_t, std::vector<XbMsgRec>> xb_msgs_, extra_msgs_;
   std::vector<uint64_t> release_;
   std::deque<HostOp> host_q_, rsp_q_;

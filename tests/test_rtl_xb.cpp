@@ -7,10 +7,10 @@
 // emits in cycle t reaches the XB in t + ExchangeLatencyCycles (2); one emission per tile and
 // cycle; XDONE after the session's last flit.
 //
-// Checks, every cycle: the RTL against a cycle-exact C++ reference of the model's XB
-// (model/chip.cpp Node::tick, struct Xb: tile control and data first, then the XB decision on
-// the occupancy after the enqueue, then the dequeue): msg_valid_o / msg_kind_o, out_valid_o /
-// out_flit_o and every stat_* output. End to end, independently of the reference: grants in
+// Checks, every cycle: the RTL against the model's XB (xf::model::Xb, model/xb.hpp, driven as
+// its header says: tile control and data first, then the XB decision on the occupancy after the
+// enqueue, then the dequeue): msg_valid_o / msg_kind_o, out_valid_o / out_flit_o and every
+// stat_* output. End to end, independently of the model: grants in
 // the order the requests reached the XB (ascending tile order within a cycle), at most one tile
 // granted, XON/XOFF only to the granted tile, every flit of every session out on the link in
 // order and intact with whole sessions one after another, every session completed (no hang),
@@ -45,7 +45,10 @@
 #include <vector>
 
 #include "Vxf_xb.h"
+#include "model_test_main.hpp"
 #include "rtl_kit.hpp"
+#include "rtl_kit_model.hpp"
+#include "xb.hpp"
 #include "xf/defs.hpp"
 
 namespace xf {
@@ -68,6 +71,10 @@ constexpr uint32_t kXonFlits = kXbXonThresholdFlits;
 
 // msg_kind_o (the model's XbMsg order).
 enum MsgKind : int { kMsgGrant = 0, kMsgXon = 1, kMsgXoff = 2 };
+static_assert(kMsgGrant == static_cast<int>(XbMsg::kGrant) &&
+                  kMsgXon == static_cast<int>(XbMsg::kXon) &&
+                  kMsgXoff == static_cast<int>(XbMsg::kXoff),
+              "msg_kind_o is XbMsg");
 const char* kind_name(int k) { return k == kMsgGrant ? "GRANT" : k == kMsgXon ? "XON" : "XOFF"; }
 
 // Packet p of session s of tile t: a Write header (src_tile, seq, len) and payload flits whose
@@ -90,68 +97,6 @@ std::vector<Flit> make_packet(int tile, uint32_t session, uint32_t pkt, uint32_t
   }
   return v;
 }
-
-// ---- Reference copy of the model's XB (until model/xb.hpp replaces it) -------------------------
-
-// Cycle-exact reference of the model's XB (model/chip.cpp, Node::tick), with the RTL's rule
-// for a flit that reaches a full queue (the model keeps it in an unbounded deque and counts
-// an overflow; the RTL counts it too and keeps it only if the link frees a slot this cycle).
-struct RefXb {
-  std::deque<Flit> q;
-  std::deque<int> requests;
-  int granted = -1;
-  bool xoff = false;
-  uint32_t max_occ = 0, overflows = 0;
-  bool dropped = false;  // the last step dropped its input flit
-  // One cycle: returns the message (tile or -1, kind) and the flit offered to the link (or
-  // none), and pops it when out_ready.
-  void step(uint32_t xreq, uint32_t xdone, bool in_valid, const Flit& in, bool out_ready,
-            int* msg_tile, int* msg_kind, bool* out_valid, Flit* out) {
-    for (int t = 0; t < kNumTiles; ++t) {
-      if ((xdone >> t) & 1u && granted == t) granted = -1;
-      if ((xreq >> t) & 1u) requests.push_back(t);
-    }
-    const uint32_t occ = static_cast<uint32_t>(q.size()) + (in_valid ? 1 : 0);
-    max_occ = std::max(max_occ, occ);
-    dropped = false;
-    if (in_valid) {
-      if (q.size() == kQueue) {
-        ++overflows;
-        if (out_ready) {
-          q.push_back(in);
-        } else {
-          dropped = true;
-        }
-      } else {
-        q.push_back(in);
-      }
-    }
-    *msg_tile = -1;
-    *msg_kind = kMsgGrant;
-    if (granted < 0 && !requests.empty() && occ < kXoffFlits) {
-      granted = requests.front();
-      requests.pop_front();
-      xoff = false;
-      *msg_tile = granted;
-      *msg_kind = kMsgGrant;
-    } else if (granted >= 0) {
-      if (!xoff && occ >= kXoffFlits) {
-        xoff = true;
-        *msg_tile = granted;
-        *msg_kind = kMsgXoff;
-      } else if (xoff && occ <= kXonFlits) {
-        xoff = false;
-        *msg_tile = granted;
-        *msg_kind = kMsgXon;
-      }
-    }
-    *out_valid = !q.empty();
-    if (*out_valid) {
-      *out = q.front();
-      if (out_ready) q.pop_front();
-    }
-  }
-};
 
 // ---- Stimulus: the tiles ------------------------------------------------------------------------
 
@@ -261,7 +206,7 @@ struct Config {
   bool react_late = false;
 };
 
-// The Verilated XB, the tiles, the reference and the end-to-end scoreboard.
+// The Verilated XB, the tiles, the model's XB and the end-to-end scoreboard.
 class XbBench {
  public:
   explicit XbBench(kit::Rng& rng) : rng_(rng), fails_(kFile) {
@@ -272,7 +217,7 @@ class XbBench {
   TileModel& tile(int t) { return tiles_[t]; }
   VerilatedContext& ctx() { return dut_.ctx(); }
   Vxf_xb& dut() { return *dut_; }
-  const RefXb& ref() const { return ref_; }
+  const model::Xb& ref() const { return ref_; }
   uint64_t now() const { return dut_.cycle(); }
   int failures() const { return fails_.count(); }
   uint64_t flits_out() const { return flits_out_; }
@@ -283,7 +228,7 @@ class XbBench {
   uint32_t min_occ_after_xon = ~0u;  // lowest queue seen after an XON, while refilling
   std::array<uint64_t, 3> msgs_of_kind{};  // GRANT, XON, XOFF messages seen
 
-  // One cycle: drive the tile paths' outputs, check the XB's outputs against the reference
+  // One cycle: drive the tile paths' outputs, check the XB's outputs against the model's XB
   // and the scoreboard, deliver the messages, let the tiles act, clock.
   void cycle() {
     uint32_t xreq = 0, xdone = 0;
@@ -307,13 +252,19 @@ class XbBench {
     drive(xreq, xdone, in_valid, in, ready);
     check_stats();
     dut_->eval();
-    // Reference.
-    int rt = -1, rk = kMsgGrant;
-    bool rv = false;
-    Flit rf;
-    const size_t occ_before = ref_.q.size();
-    ref_.step(xreq, xdone, in_valid, in, ready, &rt, &rk, &rv, &rf);
-    if (ref_.dropped) dropped_.insert(in.w);
+    // The model's XB, steps 1-4 of model/xb.hpp (it carries the raw 128 bits of every flit).
+    const uint32_t occ_before = ref_.occupancy();
+    for (int t = 0; t < kNumTiles; ++t) {
+      if ((xdone >> t) & 1u) ref_.done(t);
+      if ((xreq >> t) & 1u) ref_.request(t);
+    }
+    if (in_valid) ref_.push(kit::to_model_raw(in));
+    const model::Xb::Msg msg = ref_.decide();
+    const int rt = msg.tile, rk = static_cast<int>(msg.kind);
+    const bool rv = ref_.out_valid();
+    const Flit rf = rv ? kit::from_model_raw(ref_.front()) : Flit{};
+    if (rv && ready) ref_.pop();
+    if (ref_.end_cycle()) dropped_.insert(in.w);
     const uint32_t mv = dut_->msg_valid_o;
     const uint32_t want_mv = rt >= 0 ? 1u << rt : 0u;
     if (mv != want_mv || (mv != 0 && static_cast<int>(dut_->msg_kind_o) != rk)) {
@@ -355,7 +306,7 @@ class XbBench {
       tiles_[t].msgs.emplace_back(now() + static_cast<uint64_t>(kCtrlLat), k);
     }
     if (watch_refill_) {  // the queue at the start of each cycle up to the first new flit
-      min_occ_after_xon = std::min<uint32_t>(min_occ_after_xon, static_cast<uint32_t>(occ_before));
+      min_occ_after_xon = std::min(min_occ_after_xon, occ_before);
       if (in_valid) watch_refill_ = false;
     }
     if (dut_->out_valid_o && ready) {
@@ -379,8 +330,8 @@ class XbBench {
   // Cycles until every tile is idle and the queue is empty (bounded: a hang fails).
   void drain(uint64_t limit) {
     const uint64_t end = now() + limit;
-    while (now() < end && (busy() || !ref_.q.empty())) cycle();
-    if (busy() || !ref_.q.empty()) fail("no progress: tiles or queue still busy after drain");
+    while (now() < end && (busy() || ref_.out_valid())) cycle();
+    if (busy() || ref_.out_valid()) fail("no progress: tiles or queue still busy after drain");
     while (!expected_.empty() && dropped_.count(expected_.front().w) != 0) expected_.pop_front();
     if (!expected_.empty()) {
       fail(std::to_string(expected_.size()) + " granted flits never left, first " +
@@ -421,20 +372,21 @@ class XbBench {
   // The registered status outputs show the state at the start of the cycle.
   void check_stats() {
     dut_->eval();
-    const auto want_occ = static_cast<uint32_t>(ref_.q.size());
-    if (dut_->stat_occupancy_o != want_occ || dut_->stat_max_occupancy_o != ref_.max_occ ||
-        static_cast<bool>(dut_->stat_granted_valid_o) != (ref_.granted >= 0) ||
-        (ref_.granted >= 0 && static_cast<int>(dut_->stat_granted_tile_o) != ref_.granted) ||
-        static_cast<bool>(dut_->stat_xoff_o) != ref_.xoff ||
-        static_cast<bool>(dut_->stat_overflow_o) != (ref_.overflows != 0) ||
-        dut_->stat_overflow_count_o != std::min<uint32_t>(ref_.overflows, 0xFFFF)) {
+    const uint32_t want_occ = ref_.occupancy();
+    if (dut_->stat_occupancy_o != want_occ || dut_->stat_max_occupancy_o != ref_.max_occupancy() ||
+        static_cast<bool>(dut_->stat_granted_valid_o) != (ref_.granted() >= 0) ||
+        (ref_.granted() >= 0 && static_cast<int>(dut_->stat_granted_tile_o) != ref_.granted()) ||
+        static_cast<bool>(dut_->stat_xoff_o) != ref_.xoff() ||
+        static_cast<bool>(dut_->stat_overflow_o) != (ref_.overflows() != 0) ||
+        dut_->stat_overflow_count_o != std::min<uint64_t>(ref_.overflows(), 0xFFFF)) {
       fail("stat: occupancy " + std::to_string(dut_->stat_occupancy_o) + "/" +
            std::to_string(want_occ) + " max " + std::to_string(dut_->stat_max_occupancy_o) + "/" +
-           std::to_string(ref_.max_occ) + " granted " + std::to_string(dut_->stat_granted_valid_o) +
-           ":" + std::to_string(dut_->stat_granted_tile_o) + "/" + std::to_string(ref_.granted) +
-           " xoff " + std::to_string(dut_->stat_xoff_o) + "/" + std::to_string(ref_.xoff) +
+           std::to_string(ref_.max_occupancy()) + " granted " +
+           std::to_string(dut_->stat_granted_valid_o) + ":" +
+           std::to_string(dut_->stat_granted_tile_o) + "/" + std::to_string(ref_.granted()) +
+           " xoff " + std::to_string(dut_->stat_xoff_o) + "/" + std::to_string(ref_.xoff()) +
            " overflows " + std::to_string(dut_->stat_overflow_count_o) + "/" +
-           std::to_string(ref_.overflows) + " (seen/expected)");
+           std::to_string(ref_.overflows()) + " (seen/expected)");
     }
     if (dut_->stat_max_occupancy_o > kQueue && check_budget) {
       fail("queue occupancy " + std::to_string(dut_->stat_max_occupancy_o) + " above " +
@@ -450,7 +402,7 @@ class XbBench {
   kit::Dut<Vxf_xb> dut_;
   kit::Failures fails_;
   std::array<TileModel, kNumTiles> tiles_;
-  RefXb ref_;
+  model::Xb ref_;  // the golden XB: the model's own class
   uint64_t flits_out_ = 0, grants_ = 0;
   int holder_ = -1;
   bool watch_refill_ = false;
