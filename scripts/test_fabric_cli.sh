@@ -164,5 +164,14 @@ expect 2 'is for fabric bench' -- run --topology ring:4 --bytes 4K --csv "$tmp/x
 expect 2 'only bench takes several' -- run --topology ring:4 --topology ring:2 --bytes 4K
 expect 2 'does the directory exist' -- bench --topology ring:4 --csv /nonexistent/dir/b.csv
 
+# Wide switches on the model (issue 26, class 1): 16, 32 and 64-port switch nodes load and run
+# (the Config register's 4-bit port field saturates; the Ports register has the count).
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:16 --bytes 64
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology 'tree:(15,1)' --bytes 256
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology 'tree:(2,(16,1))' --bytes 1K --tiles 2
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:32 --bytes 512 --tiles 1
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:64 --bytes 1K --tiles 1
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:64 --algo ring --bytes 1K --tiles 1
+
 echo "fabric CLI: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
