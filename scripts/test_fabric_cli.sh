@@ -173,5 +173,26 @@ expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:32 --bytes 512 --tiles 1
 expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:64 --bytes 1K --tiles 1
 expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:64 --algo ring --bytes 1K --tiles 1
 
+# Sizes and counts (class 2): a sign, a fraction or an overflow is a usage error naming the option,
+# in every subcommand.
+expect 2 "^fabric: --bytes '-4' is not a size" -- run --topology ring:4 --dtype int32 --bytes -4
+expect 2 "^fabric: --bytes '-4' is not a size" -- plan --topology ring:4 --dtype int32 --bytes -4
+expect 2 "^fabric: --bytes '\+4K' is not a size" -- run --topology ring:4 --bytes +4K
+expect 2 "^fabric: --bytes '1.5K' is not a whole number of bytes" -- run --topology ring:4 --bytes 1.5K
+expect 2 "^fabric: --bytes '20000000000G' is too large" -- run --topology ring:4 --bytes 20000000000G
+expect 2 "^fabric: --chunk '-16' is not a size" -- run --topology ring:4 --bytes 4K --chunk -16
+expect 2 "^fabric: --chunk '32M' is too large: at most 16M" -- run --topology ring:4 --bytes 4K --chunk 32M
+expect 2 "^fabric: --min-bytes '-4' is not a size" -- bench --topology ring:4 --min-bytes -4
+expect 2 "^fabric: --max-bytes '0.5M' is not a whole" -- bench --topology ring:4 --max-bytes 0.5M
+expect 2 "^fabric: --tiles '\+2' must be a whole number" -- run --topology ring:4 --bytes 4K --tiles +2
+expect 2 "^fabric: --seed '-1' must be a whole number" -- run --topology ring:4 --bytes 4K --seed -1
+expect 2 "^fabric: --root '1.0' must be a whole number" -- run --topology ring:4 --bytes 4K \
+  --collective broadcast --root 1.0
+expect 2 "downlen=-5 is not a whole number" -- run --topology ring:4 --bytes 4K --faults downlen=-5
+expect 2 "^fabric train: --epochs '-1' must be a whole number" -- train --epochs -1
+expect 2 "^fabric train: --batch '1e9' must be a whole number" -- train --batch 1e9
+expect 2 "^fabric average-study: --trials '2.5' must be a whole number" -- average-study --trials 2.5
+expect 2 "^fabric average-study: --max-chips '-8' must be" -- average-study --max-chips -8
+
 echo "fabric CLI: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

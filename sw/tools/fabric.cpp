@@ -171,13 +171,14 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
   spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
   spec.dtype = parse_dtype(opt.count("dtype") ? opt["dtype"] : "fp32");
   spec.op = parse_op(opt.count("op") ? opt["op"] : "sum");
-  if (opt.count("bytes")) spec.bytes = parse_bytes(opt["bytes"]);
+  if (opt.count("bytes")) spec.bytes = parse_bytes("bytes", opt["bytes"]);
   spec.sat = opt.count("sat");
   if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
   if (opt.count("root")) spec.root = static_cast<int>(parse_int("root", opt["root"], 0, 4095));
   if (opt.count("tiles"))
     spec.tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, kMaxTiles));
-  if (opt.count("chunk")) spec.chunk_bytes = static_cast<uint32_t>(parse_bytes(opt["chunk"]));
+  if (opt.count("chunk"))  // at most a tile's address space (the header's 24-bit dst_addr)
+    spec.chunk_bytes = static_cast<uint32_t>(parse_bytes("chunk", opt["chunk"], 1u << 24));
   // The sgd step's hyper-parameters (sharded-update patent).
   auto real = [&](const char* k, float& v) {
     if (!opt.count(k)) return;
@@ -333,8 +334,9 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
                 ": choose model or rtl (fabric run --backend both "
                 "compares them)");
   CollectiveSpec spec = parse_spec(opt);
-  const uint64_t lo = opt.count("min-bytes") ? parse_bytes(opt["min-bytes"]) : 8;
-  const uint64_t hi = opt.count("max-bytes") ? parse_bytes(opt["max-bytes"]) : (1u << 20);
+  const uint64_t lo = opt.count("min-bytes") ? parse_bytes("min-bytes", opt["min-bytes"]) : 8;
+  const uint64_t hi =
+      opt.count("max-bytes") ? parse_bytes("max-bytes", opt["max-bytes"]) : (1u << 20);
   if (lo == 0 || hi < lo || hi > (1ull << 30))
     throw Usage("--min-bytes " + human(lo) + " --max-bytes " + human(hi) +
                 ": need 0 < min <= max <= 1G");

@@ -1,5 +1,6 @@
-// Command-line helpers shared by the tools in sw/tools (fabric, gen_system): the usage error
-// and the parsers of sizes and whole numbers, with messages that say what to write instead.
+// Command-line helpers shared by the tools in sw/tools (fabric and its subcommands, gen_system):
+// the usage error and the parsers of sizes and numbers, with messages that name the option and
+// say what to write instead.
 #pragma once
 
 #include <cctype>
@@ -19,24 +20,6 @@ struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A size: digits with an optional suffix B, K/KB/KiB, M/MB/MiB, G/GB/GiB (powers of 1024).
-inline uint64_t parse_bytes(const std::string& s) {
-  size_t pos = 0;
-  uint64_t v = 0;
-  try {
-    v = std::stoull(s, &pos);
-  } catch (...) {
-    throw Usage("--bytes '" + s + "' is not a size; write e.g. 4096, 64K or 1M");
-  }
-  std::string suf = s.substr(pos);
-  for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (suf == "" || suf == "B") return v;
-  if (suf == "K" || suf == "KB" || suf == "KIB") return v << 10;
-  if (suf == "M" || suf == "MB" || suf == "MIB") return v << 20;
-  if (suf == "G" || suf == "GB" || suf == "GIB") return v << 30;
-  throw Usage("--bytes '" + s + "': unknown suffix '" + suf + "'; use K, M or G");
-}
-
 // A size as the tools print it: with K or M when exact.
 inline std::string human(uint64_t b) {
   char buf[32];
@@ -49,15 +32,53 @@ inline std::string human(uint64_t b) {
   return buf;
 }
 
-// A whole number (decimal, 0x hex, leading-0 octal) in [lo, hi], for option --opt.
+// A size for option --opt: decimal digits with an optional suffix B, K/KB/KiB, M/MB/MiB, G/GB/GiB
+// (powers of 1024, any case), at most `hi` bytes. A sign, a space, a fraction, another suffix and
+// a value above `hi` (or above 2^64 - 1) are usage errors that name the option.
+inline uint64_t parse_bytes(const std::string& opt, const std::string& s,
+                            uint64_t hi = UINT64_MAX) {
+  const std::string what = "--" + opt + " '" + s + "'";
+  const std::string how =
+      "; write whole bytes as digits with an optional K, M or G, e.g. 4096, 64K or 1M";
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])))
+    throw Usage(what + " is not a size" + how);
+  size_t pos = 0;
+  uint64_t v = 0;
+  bool overflow = false;
+  for (; pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])); ++pos) {
+    const uint64_t d = static_cast<uint64_t>(s[pos] - '0');
+    if (v > (UINT64_MAX - d) / 10) overflow = true;
+    v = v * 10 + d;
+  }
+  std::string suf = s.substr(pos);
+  for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  int shift = -1;
+  if (suf == "" || suf == "B") shift = 0;
+  if (suf == "K" || suf == "KB" || suf == "KIB") shift = 10;
+  if (suf == "M" || suf == "MB" || suf == "MIB") shift = 20;
+  if (suf == "G" || suf == "GB" || suf == "GIB") shift = 30;
+  if (shift < 0) {
+    if (suf[0] == '.' || suf[0] == ',') throw Usage(what + " is not a whole number of bytes" + how);
+    throw Usage(what + ": unknown suffix '" + s.substr(pos) + "'; use K, M or G");
+  }
+  if (overflow || v > (hi >> shift))
+    throw Usage(what + " is too large: at most " + human(hi) + " bytes");
+  return v << shift;
+}
+
+// A whole number (decimal, 0x hex, leading-0 octal) in [lo, hi], for option --opt: digits only,
+// with a leading '-' where lo < 0; a '+', a space, a fraction or an overflow is a usage error.
 inline long long parse_int(const std::string& opt, const std::string& s, long long lo,
                            long long hi) {
   size_t pos = 0;
   long long v = 0;
-  try {
-    v = std::stoll(s, &pos, 0);
-  } catch (...) {
-    pos = 0;
+  const size_t digit = lo < 0 && !s.empty() && s[0] == '-' ? 1 : 0;
+  if (digit < s.size() && std::isdigit(static_cast<unsigned char>(s[digit]))) {
+    try {
+      v = std::stoll(s, &pos, 0);
+    } catch (...) {
+      pos = 0;
+    }
   }
   if (pos == 0 || pos != s.size() || v < lo || v > hi)
     throw Usage("--" + opt + " '" + s + "' must be a whole number from " + std::to_string(lo) +
@@ -69,7 +90,8 @@ inline long long parse_int(const std::string& opt, const std::string& s, long lo
 inline double parse_real(const std::string& opt, const std::string& s, double lo, double hi) {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end || !(v >= lo && v <= hi)) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || *end ||
+      !(v >= lo && v <= hi)) {
     char range[64];
     std::snprintf(range, sizeof range, "%g to %g", lo, hi);
     throw Usage("--" + opt + " '" + s + "' must be a number from " + range);
