@@ -12,12 +12,13 @@ fail=0
 ok() { echo "  ok   $1"; pass=$((pass + 1)); }
 bad() { echo "  FAIL $1"; fail=$((fail + 1)); }
 
-# expect RC PATTERN -- ARGS...: exit code and a regex the combined output must match.
+# expect RC PATTERN -- ARGS...: exit code and a regex the combined output must match; with
+# limit=S before it (limit=10 expect ...), the command must also finish within S seconds.
 expect() {
   local rc=$1 pat=$2
   shift 3
   local out
-  out=$("$FABRIC" "$@" 2>&1)
+  out=$(timeout "${limit:-0}" "$FABRIC" "$@" 2>&1)
   local got=$?
   if [ "$got" -eq "$rc" ] && grep -qE -- "$pat" <<<"$out"; then
     ok "fabric $* -> $rc"
@@ -193,6 +194,27 @@ expect 2 "^fabric train: --epochs '-1' must be a whole number" -- train --epochs
 expect 2 "^fabric train: --batch '1e9' must be a whole number" -- train --batch 1e9
 expect 2 "^fabric average-study: --trials '2.5' must be a whole number" -- average-study --trials 2.5
 expect 2 "^fabric average-study: --max-chips '-8' must be" -- average-study --max-chips -8
+
+# Input paths that are not regular files (class 3) are usage errors naming --input and the file;
+# control characters from the user or a topology file are printed escaped.
+mkdir -p "$tmp/dirin/chip0.bin" "$tmp/fifoin"
+mkfifo "$tmp/fifoin/chip0.bin"
+limit=10 expect 2 "^fabric: --input: .*/dirin/chip0.bin is a directory" -- run --topology ring:4 \
+  --dtype int32 --bytes 4000 --input "$tmp/dirin"
+limit=10 expect 2 "^fabric: --input: .*/fifoin/chip0.bin is a FIFO" -- run --topology ring:4 \
+  --dtype int32 --bytes 4000 --input "$tmp/fifoin"
+limit=10 expect 2 "^fabric: --input: .*/nodir/chip0.bin cannot be read: No such file" -- run \
+  --topology ring:4 --dtype int32 --bytes 4000 --input "$tmp/nodir"
+limit=10 expect 2 "file:.*/dirin: cannot open .* it is a directory" -- run --topology "file:$tmp/dirin" --bytes 4K
+printf 'chips 2\nlink 0 0 1 0\x1b[2J\x07\n' > "$tmp/ctl.topo"
+expect 2 "'link 0 0 1 0\\\\x1B\[2J\\\\x07'" -- run --topology "file:$tmp/ctl.topo" --bytes 4K
+expect 2 "unknown topology.*ring\\\\x1B\[31m" -- run --topology $'ring\x1b[31m:4' --bytes 4K
+expect 2 "unknown option --x\\\\r\\\\n" -- run --topology ring:4 --bytes 4K $'--x\r\n'
+if "$FABRIC" run --topology "file:$tmp/ctl.topo" --bytes 4K 2>&1 | LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]'; then
+  bad "a control character from a topology file reached the terminal"
+else
+  ok "control characters from a topology file are escaped"
+fi
 
 echo "fabric CLI: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

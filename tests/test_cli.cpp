@@ -1,7 +1,13 @@
 // The command-line helpers every tool shares (sw/include/xf/cli.hpp): sizes and whole numbers
-// reject a sign, a space, a fraction and an overflow with a message that names the option.
+// reject a sign, a space, a fraction and an overflow with a message that names the option; input
+// files that are not readable regular files are usage errors naming the option and the file;
+// control characters in user text are escaped before they are printed.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "xf/cli.hpp"
@@ -67,4 +73,60 @@ TEST(Cli, WholeNumbersRejectSignsFractionsAndOverflow) {
   EXPECT_NE(usage_of([] { cli::parse_int("tiles", "17", 1, 16); }), "");
   EXPECT_NE(usage_of([] { cli::parse_real("lr", " 0.5", 0, 1); }), "");
   EXPECT_EQ(cli::parse_real("lr", "-0.5", -1, 1), -0.5);
+}
+
+TEST(Cli, ControlCharactersArePrintedEscaped) {
+  EXPECT_EQ(cli::printable("ring:4"), "ring:4");
+  EXPECT_EQ(cli::printable("a\nb\tc\rd\x1b[2J\x7f"), "a\\nb\\tc\\rd\\x1B[2J\\x7F");
+  EXPECT_EQ(cli::printable(std::string("a\0b", 3)), "a\\x00b");
+  EXPECT_EQ(cli::printable("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 stays
+  const std::string once = cli::printable("\x01\x02");
+  EXPECT_EQ(cli::printable(once), once);
+  // exit_status prints what a tool's usage printer gets through printable().
+  std::string seen;
+  const int rc = [&] {
+    try {
+      throw Usage("--bytes 'x\x1b]0;pwned\x07'");
+    } catch (...) {
+      return cli::exit_status("t", [&](const char* why) {
+        seen = why;
+        return 2;
+      });
+    }
+  }();
+  EXPECT_EQ(rc, 2);
+  EXPECT_EQ(seen, "--bytes 'x\\x1B]0;pwned\\x07'");
+}
+
+TEST(Cli, InputFilesMustBeReadableRegularFiles) {
+  std::string tmpl = ::testing::TempDir() + "xf_test_cli_XXXXXX";
+  ASSERT_NE(mkdtemp(&tmpl[0]), nullptr);
+  const std::string dir = tmpl;
+  const std::string file = dir + "/chip0.bin", sub = dir + "/chip1.bin", fifo = dir + "/fifo";
+  std::ofstream(file) << "12345678";
+  ASSERT_EQ(mkdir(sub.c_str(), 0755), 0);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_EQ(cli::input_file_bytes("input", file), 8u);
+  auto m = usage_of([&] { cli::input_file_bytes("input", sub); });
+  EXPECT_EQ(m, "--input: " + sub + " is a directory, not a file; give a readable regular file");
+  m = usage_of([&] { cli::input_file_bytes("input", fifo); });  // must not block
+  EXPECT_NE(m.find("--input: " + fifo + " is a FIFO"), std::string::npos) << m;
+  m = usage_of([&] { cli::input_file_bytes("input", dir + "/none.bin"); });
+  EXPECT_NE(m.find("cannot be read: No such file"), std::string::npos) << m;
+  if (geteuid() != 0) {  // root reads every file
+    ASSERT_EQ(chmod(file.c_str(), 0), 0);
+    m = usage_of([&] { cli::input_file_bytes("input", file); });
+    EXPECT_NE(m.find("Permission denied"), std::string::npos) << m;
+  }
+  // A file: topology names the file and what is wrong with it.
+  try {
+    parse_topology("file:" + sub);
+    ADD_FAILURE() << "a directory parsed as a topology file";
+  } catch (const TopologyError& e) {
+    EXPECT_NE(std::string(e.what()).find("is a directory"), std::string::npos) << e.what();
+  }
+  std::remove(file.c_str());
+  std::remove(fifo.c_str());
+  rmdir(sub.c_str());
+  rmdir(dir.c_str());
 }

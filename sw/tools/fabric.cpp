@@ -105,13 +105,19 @@ int report(const char* backend, bool ok, const std::string& error, const Check& 
   return 0;
 }
 
+// Chip c's --input file: a readable regular file of exactly `want` bytes, checked before it is
+// read (a directory or a FIFO is a usage error, not a read error).
 Bytes read_file(const std::string& path, uint64_t want) {
+  const uint64_t size = cli::input_file_bytes("input", path);
+  if (size != want)
+    throw Usage("--input: " + path + " has " + std::to_string(size) + " bytes, expected " +
+                std::to_string(want) + " (one raw little-endian file per chip)");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Usage("--input: cannot open " + path);
   Bytes b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (b.size() != want)
-    throw Usage("--input: " + path + " has " + std::to_string(b.size()) + " bytes, expected " +
-                std::to_string(want) + " (one raw little-endian file per chip)");
+    throw std::runtime_error("--input: " + path + " changed while it was read: " +
+                             std::to_string(b.size()) + " bytes, expected " + std::to_string(want));
   return b;
 }
 
@@ -449,7 +455,7 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
 }
 
 int usage(const char* why) {
-  if (why) std::fprintf(stderr, "fabric: %s\n", why);
+  if (why) std::fprintf(stderr, "fabric: %s\n", cli::printable(why).c_str());
   std::fprintf(stderr,
                "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
                "                  [--backend model|rtl|both] [--trace FILE.fst]\n"

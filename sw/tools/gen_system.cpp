@@ -534,7 +534,7 @@ int top_only(std::map<std::string, std::string>& opt) {
 }
 
 int usage(const char* why) {
-  if (why) std::fprintf(stderr, "gen_system: %s\n", why);
+  if (why) std::fprintf(stderr, "gen_system: %s\n", cli::printable(why).c_str());
   std::fprintf(
       stderr,
       "usage: gen_system --topology T --collective C --dtype D --op O --bytes N\n"

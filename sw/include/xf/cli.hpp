@@ -1,6 +1,6 @@
 // Command-line helpers shared by the tools in sw/tools (fabric and its subcommands, gen_system):
-// the usage error and the parsers of sizes and numbers, with messages that name the option and
-// say what to write instead.
+// the usage error, the parsers of sizes and numbers (with messages that name the option and say
+// what to write instead), input-file checks and the escaping of user text in messages.
 #pragma once
 
 #include <cctype>
@@ -11,6 +11,7 @@
 #include <string>
 
 #include "xf/compiler.hpp"
+#include "xf/input_file.hpp"
 #include "xf/topology.hpp"
 
 namespace xf::cli {
@@ -19,6 +20,31 @@ namespace xf::cli {
 struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// User text as the tools print it: control characters (from a topology file, an argument, a
+// file name) as \n, \t, \r or \xHH, so that a message cannot move the cursor, clear the screen
+// or fake a line. Every message a tool prints goes through it (exit_status, the usage printers).
+inline std::string printable(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7F) {
+      o += ch;
+    } else if (c == '\n') {
+      o += "\\n";
+    } else if (c == '\t') {
+      o += "\\t";
+    } else if (c == '\r') {
+      o += "\\r";
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      o += buf;
+    }
+  }
+  return o;
+}
 
 // A size as the tools print it: with K or M when exact.
 inline std::string human(uint64_t b) {
@@ -99,24 +125,34 @@ inline double parse_real(const std::string& opt, const std::string& s, double lo
   return v;
 }
 
+// Checks the input file `path` given through option --opt (a regular file, readable) and returns
+// its size; a usage error naming the option and the file otherwise.
+inline uint64_t input_file_bytes(const std::string& opt, const std::string& path) {
+  uint64_t bytes = 0;
+  const std::string why = input_file_problem(path, &bytes);
+  if (!why.empty())
+    throw Usage("--" + opt + ": " + path + " " + why + "; give a readable regular file");
+  return bytes;
+}
+
 // The exit status of a tool whose body threw; call it from a `catch (...)` handler. A bad
 // argument (Usage, a TopologyError or CompileError from the library, std::invalid_argument from a
 // parser) goes to `usage`, which prints it with the usage and returns 2; anything else prints
-// "<tool>: error: ..." and returns 1.
+// "<tool>: error: ..." and returns 1. Messages are passed through printable().
 template <class UsageFn>
 int exit_status(const char* tool, UsageFn&& usage) {
   try {
     throw;
   } catch (const Usage& e) {
-    return usage(e.what());
+    return usage(printable(e.what()).c_str());
   } catch (const TopologyError& e) {
-    return usage(e.what());
+    return usage(printable(e.what()).c_str());
   } catch (const CompileError& e) {
-    return usage(e.what());
+    return usage(printable(e.what()).c_str());
   } catch (const std::invalid_argument& e) {
-    return usage(e.what());
+    return usage(printable(e.what()).c_str());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+    std::fprintf(stderr, "%s: error: %s\n", tool, printable(e.what()).c_str());
     return 1;
   }
 }
