@@ -166,13 +166,15 @@ expect 2 'only bench takes several' -- run --topology ring:4 --topology ring:2 -
 expect 2 'does the directory exist' -- bench --topology ring:4 --csv /nonexistent/dir/b.csv
 
 # Wide switches on the model (issue 26, class 1): 16, 32 and 64-port switch nodes load and run
-# (the Config register's 4-bit port field saturates; the Ports register has the count).
+# (the Config register's 4-bit port field saturates; the Ports register has the count); a node
+# wider than a one-byte routing-table entry can name is refused before planning.
 expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:16 --bytes 64
 expect 0 ' 0 +[0-9.]+ +model$' -- run --topology 'tree:(15,1)' --bytes 256
 expect 0 ' 0 +[0-9.]+ +model$' -- run --topology 'tree:(2,(16,1))' --bytes 1K --tiles 2
 expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:32 --bytes 512 --tiles 1
 expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:64 --bytes 1K --tiles 1
 expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:64 --algo ring --bytes 1K --tiles 1
+limit=10 expect 2 'node 256 has 256 ports.*at most 255 ports' -- plan --topology tree:256 --bytes 64
 
 # Sizes and counts (class 2): a sign, a fraction or an overflow is a usage error naming the option,
 # in every subcommand.
@@ -209,12 +211,23 @@ limit=10 expect 2 "file:.*/dirin: cannot open .* it is a directory" -- run --top
 printf 'chips 2\nlink 0 0 1 0\x1b[2J\x07\n' > "$tmp/ctl.topo"
 expect 2 "'link 0 0 1 0\\\\x1B\[2J\\\\x07'" -- run --topology "file:$tmp/ctl.topo" --bytes 4K
 expect 2 "unknown topology.*ring\\\\x1B\[31m" -- run --topology $'ring\x1b[31m:4' --bytes 4K
-expect 2 "unknown option --x\\\\r\\\\n" -- run --topology ring:4 --bytes 4K $'--x\r\n'
+expect 2 "unknown option --x\\\\t\\\\x7F" -- run --topology ring:4 --bytes 4K $'--x\t\x7f'
 if "$FABRIC" run --topology "file:$tmp/ctl.topo" --bytes 4K 2>&1 | LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]'; then
   bad "a control character from a topology file reached the terminal"
 else
   ok "control characters from a topology file are escaped"
 fi
+
+# Limits that the arguments decide (class 4) are checked before planning: these took 15 s and
+# more than 4 GB, or more than a minute, before they failed.
+limit=10 expect 2 '^fabric: the collective needs at least [0-9]+ bytes of data memory per tile but a tile has 786432' \
+  -- run --topology ring:4096 --bytes 1G
+limit=10 expect 2 '^fabric: the collective needs at least 268435456 bytes of data memory per tile' \
+  -- run --topology ring:4096 --bytes 4G --tiles 16
+limit=10 expect 2 'needs at least' -- plan --topology ladder:4096 --bytes 1G
+limit=10 expect 1 'needs at least' -- bench --topology ring:4096 --min-bytes 1G --max-bytes 1G
+limit=10 expect 2 "128 chips, but the RTL nodes' routing tables hold 64" -- run --topology ring:128 \
+  --bytes 4K --backend rtl
 
 echo "fabric CLI: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

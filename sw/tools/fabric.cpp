@@ -57,8 +57,9 @@ using cli::Usage;
 
 namespace {
 
-constexpr int kRtlLinks = 4;  // NumLinks of the Verilated chip and switch (their defaults)
-constexpr int kRtlTiles = 4;  // NumTiles of the Verilated chip
+constexpr int kRtlLinks = 4;        // NumLinks of the Verilated chip and switch (their defaults)
+constexpr int kRtlTiles = 4;        // NumTiles of the Verilated chip
+constexpr int kRtlTableChips = 64;  // TableChips of the Verilated chip and switch
 
 // The command that reruns this one on both backends with waves: the same arguments, with
 // --backend both and --trace xf_mismatch.fst in place of any --backend or --trace given.
@@ -198,8 +199,12 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
   return spec;
 }
 
-// Refuses what the Verilated chip cannot build (4 tiles, 4 links).
+// Refuses what the Verilated chip cannot build (4 tiles, 4 links, 64 chips in its routing table).
 void check_rtl_fits(const Topology& topo, const CollectiveSpec& spec) {
+  if (topo.num_chips > kRtlTableChips)
+    throw Usage("--topology " + topo.spec + ": " + std::to_string(topo.num_chips) +
+                " chips, but the RTL nodes' routing tables hold " + std::to_string(kRtlTableChips) +
+                "; use --backend model for it");
   if (spec.tiles > kRtlTiles)
     throw Usage("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
                 std::to_string(kRtlTiles) + " tiles; use --tiles 1.." + std::to_string(kRtlTiles) +
