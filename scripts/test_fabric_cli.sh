@@ -9,8 +9,9 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
 
-ok() { echo "  ok   $1"; pass=$((pass + 1)); }
-bad() { echo "  FAIL $1"; fail=$((fail + 1)); }
+# (cat -v: the tests below pass control characters; the log shows them as ^[ and the like)
+ok() { echo "  ok   $1" | cat -v; pass=$((pass + 1)); }
+bad() { echo "  FAIL $1" | cat -v; fail=$((fail + 1)); }
 
 # expect RC PATTERN -- ARGS...: exit code and a regex the combined output must match; with
 # limit=S before it (limit=10 expect ...), the command must also finish within S seconds.
@@ -212,6 +213,8 @@ printf 'chips 2\nlink 0 0 1 0\x1b[2J\x07\n' > "$tmp/ctl.topo"
 expect 2 "'link 0 0 1 0\\\\x1B\[2J\\\\x07'" -- run --topology "file:$tmp/ctl.topo" --bytes 4K
 expect 2 "unknown topology.*ring\\\\x1B\[31m" -- run --topology $'ring\x1b[31m:4' --bytes 4K
 expect 2 "unknown option --x\\\\t\\\\x7F" -- run --topology ring:4 --bytes 4K $'--x\t\x7f'
+printf 'chips 2\nlink 0 0 1 1\nlink 1 0 0 1\nring 0 1\n' > "$tmp/r"$'\x1b'"[1m.topo"
+expect 0 "file:.*/r\\\\x1B\\[1m.topo +ring" -- run --topology "file:$tmp/r"$'\x1b'"[1m.topo" --bytes 1K
 if "$FABRIC" run --topology "file:$tmp/ctl.topo" --bytes 4K 2>&1 | LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]'; then
   bad "a control character from a topology file reached the terminal"
 else

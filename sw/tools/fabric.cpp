@@ -80,7 +80,7 @@ std::string reproduce_command(int argc, char** argv) {
 // Prints what is wrong with one backend's run; 0 when all is right, else 1.
 int report(const char* backend, bool ok, const std::string& error, const Check& chk, RedOp op) {
   if (!ok) {
-    std::fprintf(stderr, "fabric: %s run failed: %s\n", backend, error.c_str());
+    std::fprintf(stderr, "fabric: %s run failed: %s\n", backend, cli::printable(error).c_str());
     return 1;
   }
   if (chk.inexact) {
@@ -405,7 +405,7 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
       std::printf(
           " %13s %-7s %8s %9llu %5s %5s %10llu %10.0f %9.3f %9.3f %6.3f %6llu %8.2f %8.3f "
           "%9.0f %7.0f%s\n",
-          topo.spec.c_str(), pt.algo[0] ? pt.algo : "-", human(b).c_str(),
+          cli::printable(topo.spec).c_str(), pt.algo[0] ? pt.algo : "-", human(b).c_str(),
           static_cast<unsigned long long>(b / es), to_string(spec.dtype), to_string(spec.op),
           static_cast<unsigned long long>(pt.cycles), pt.bound, algbw, busbw, eff,
           static_cast<unsigned long long>(pt.wrong), pt.wall_s, pt.run_s, cps, rss,
@@ -419,7 +419,8 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
                      "fabric: bench: %s %s failed: %s\n  reproduce: fabric run "
                      "--topology '%s' --bytes %s --collective %s --dtype %s --op %s --tiles %d "
                      "--seed %llu --backend %s\n",
-                     topo.spec.c_str(), human(b).c_str(), pt.error, topo.spec.c_str(),
+                     cli::printable(topo.spec).c_str(), human(b).c_str(),
+                     cli::printable(pt.error).c_str(), cli::printable(topo.spec).c_str(),
                      human(b).c_str(), to_string(spec.coll), to_string(spec.dtype),
                      to_string(spec.op), spec.tiles, static_cast<unsigned long long>(seed),
                      backend.c_str());
@@ -558,7 +559,7 @@ int sc_main(int argc, char** argv) {
       std::printf(
           "topology %s: %d chips, %d nodes, %zu links; algorithm %s; %zu transfers, "
           "%llu descriptors\n",
-          topo.spec.c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
+          cli::printable(topo.spec).c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
           to_string(plan.algo), plan.transfers.size(),
           static_cast<unsigned long long>(img.descriptors));
       size_t pm_max = 0;
@@ -753,7 +754,7 @@ int sc_main(int argc, char** argv) {
       const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
       const double eff = bound / cyc;
       std::printf(" %13s %-7s %14s %10s %8llu %5s %5s %10llu %10.3f %10.3f %6.3f %7llu %8.2f %7s\n",
-                  topo.spec.c_str(), to_string(plan.algo), to_string(spec.coll),
+                  cli::printable(topo.spec).c_str(), to_string(plan.algo), to_string(spec.coll),
                   human(spec.bytes).c_str(), static_cast<unsigned long long>(spec.bytes / es),
                   to_string(spec.dtype), to_string(spec.op),
                   static_cast<unsigned long long>(r.cycles), algbw, busbw, eff,
