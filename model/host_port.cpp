@@ -54,9 +54,13 @@ uint32_t config(HostPort& hp) {
   Node& nd = hp.node();
   const uint32_t dmem_kib =
       nd.num_tiles() ? static_cast<uint32_t>(nd.tile(0).dmem.size() / 1024) : 0;
-  return static_cast<uint32_t>(nd.num_tiles()) | static_cast<uint32_t>(nd.ctx.num_ports) << 8 |
-         12u << 12 | std::min<uint32_t>(dmem_kib, 0xFFFF) << 16;  // the full 4096-chip table
+  // Bits 11:8 saturate at 15: a switch of the model may have more ports (Ports has them).
+  const uint32_t ports = std::min<uint32_t>(static_cast<uint32_t>(nd.ctx.num_ports), 15);
+  return static_cast<uint32_t>(nd.num_tiles()) | ports << 8 | 12u << 12 |
+         std::min<uint32_t>(dmem_kib, 0xFFFF) << 16;  // the full 4096-chip table
 }
+
+uint32_t ports(HostPort& hp) { return static_cast<uint32_t>(hp.node().ctx.num_ports); }
 
 uint32_t alu_config(HostPort& hp) {
   return hp.node().num_tiles() ? kAluAllUnits : 0u;  // the model's ALU has every unit
@@ -146,6 +150,7 @@ const std::vector<HostPort::Region>& HostPort::regions() {
       R{"Config", false, reg::kConfig, 4, 4, 4, reg_read<config>, nullptr},
       R{"AluConfig", false, reg::kAluConfig, 4, 4, 4, reg_read<alu_config>, nullptr},
       R{"DoneCycles", false, reg::kDoneCycles, 4, 4, 4, reg_read<done_cycles_value>, nullptr},
+      R{"Ports", false, reg::kPorts, 4, 4, 4, reg_read<ports>, nullptr},
       R{"LinkCrcErrors/LinkStatus/LinkDiscards", false, reg::kLinkCrcErrors, kLinkRegsSpan, 4, 4,
         link_read, nullptr},
       // The routing table: any bytes. A memory region spans the addresses up to the next region;

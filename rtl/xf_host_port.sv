@@ -27,7 +27,8 @@
 // reorder.
 //
 // Registers: the map of docs/generated/defs.md (ChipId, IndexWr, Control, Status, Cycles,
-// Misroutes, XbErrors, Config, AluConfig, DoneCycles, LinkCrcErrors, LinkStatus, LinkDiscards).
+// Misroutes, XbErrors, Config, AluConfig, DoneCycles, Ports, LinkCrcErrors, LinkStatus,
+// LinkDiscards).
 // Status bit 31 = a tile error, a misroute or an XB error (link CRC errors are recovered by the
 // retry layer and are not errors). A switch node (NumTiles = 0) has no tile windows (accesses
 // there are errors) and its Control does nothing.
@@ -181,6 +182,10 @@ module xf_host_port #(
       xf_defs_pkg::REG_CONFIG: begin
         reg_ok = !host_req_write_i;
         reg_rdata = config_i;
+      end
+      xf_defs_pkg::REG_PORTS: begin  // an RTL node has at most 8 links: Config's field is whole
+        reg_ok = !host_req_write_i;
+        reg_rdata = {28'd0, config_i[11:8]};
       end
       xf_defs_pkg::REG_ALU_CONFIG: begin
         reg_ok = !host_req_write_i;

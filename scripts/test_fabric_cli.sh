@@ -9,15 +9,17 @@ trap 'rm -rf "$tmp"' EXIT
 pass=0
 fail=0
 
-ok() { echo "  ok   $1"; pass=$((pass + 1)); }
-bad() { echo "  FAIL $1"; fail=$((fail + 1)); }
+# (cat -v: the tests below pass control characters; the log shows them as ^[ and the like)
+ok() { echo "  ok   $1" | cat -v; pass=$((pass + 1)); }
+bad() { echo "  FAIL $1" | cat -v; fail=$((fail + 1)); }
 
-# expect RC PATTERN -- ARGS...: exit code and a regex the combined output must match.
+# expect RC PATTERN -- ARGS...: exit code and a regex the combined output must match; with
+# limit=S before it (limit=10 expect ...), the command must also finish within S seconds.
 expect() {
   local rc=$1 pat=$2
   shift 3
   local out
-  out=$("$FABRIC" "$@" 2>&1)
+  out=$(timeout "${limit:-0}" "$FABRIC" "$@" 2>&1)
   local got=$?
   if [ "$got" -eq "$rc" ] && grep -qE -- "$pat" <<<"$out"; then
     ok "fabric $* -> $rc"
@@ -163,6 +165,72 @@ expect 2 'is for fabric run' -- bench --topology ring:4 --faults wer=1e-3
 expect 2 'is for fabric bench' -- run --topology ring:4 --bytes 4K --csv "$tmp/x.csv"
 expect 2 'only bench takes several' -- run --topology ring:4 --topology ring:2 --bytes 4K
 expect 2 'does the directory exist' -- bench --topology ring:4 --csv /nonexistent/dir/b.csv
+
+# Wide switches on the model (issue 26, class 1): 16, 32 and 64-port switch nodes load and run
+# (the Config register's 4-bit port field saturates; the Ports register has the count); a node
+# wider than a one-byte routing-table entry can name is refused before planning.
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:16 --bytes 64
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology 'tree:(15,1)' --bytes 256
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology 'tree:(2,(16,1))' --bytes 1K --tiles 2
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:32 --bytes 512 --tiles 1
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:64 --bytes 1K --tiles 1
+expect 0 ' 0 +[0-9.]+ +model$' -- run --topology tree:64 --algo ring --bytes 1K --tiles 1
+limit=10 expect 2 'node 256 has 256 ports.*at most 255 ports' -- plan --topology tree:256 --bytes 64
+
+# Sizes and counts (class 2): a sign, a fraction or an overflow is a usage error naming the option,
+# in every subcommand.
+expect 2 "^fabric: --bytes '-4' is not a size" -- run --topology ring:4 --dtype int32 --bytes -4
+expect 2 "^fabric: --bytes '-4' is not a size" -- plan --topology ring:4 --dtype int32 --bytes -4
+expect 2 "^fabric: --bytes '\+4K' is not a size" -- run --topology ring:4 --bytes +4K
+expect 2 "^fabric: --bytes '1.5K' is not a whole number of bytes" -- run --topology ring:4 --bytes 1.5K
+expect 2 "^fabric: --bytes '20000000000G' is too large" -- run --topology ring:4 --bytes 20000000000G
+expect 2 "^fabric: --chunk '-16' is not a size" -- run --topology ring:4 --bytes 4K --chunk -16
+expect 2 "^fabric: --chunk '32M' is too large: at most 16M" -- run --topology ring:4 --bytes 4K --chunk 32M
+expect 2 "^fabric: --min-bytes '-4' is not a size" -- bench --topology ring:4 --min-bytes -4
+expect 2 "^fabric: --max-bytes '0.5M' is not a whole" -- bench --topology ring:4 --max-bytes 0.5M
+expect 2 "^fabric: --tiles '\+2' must be a whole number" -- run --topology ring:4 --bytes 4K --tiles +2
+expect 2 "^fabric: --seed '-1' must be a whole number" -- run --topology ring:4 --bytes 4K --seed -1
+expect 2 "^fabric: --root '1.0' must be a whole number" -- run --topology ring:4 --bytes 4K \
+  --collective broadcast --root 1.0
+expect 2 "downlen=-5 is not a whole number" -- run --topology ring:4 --bytes 4K --faults downlen=-5
+expect 2 "^fabric train: --epochs '-1' must be a whole number" -- train --epochs -1
+expect 2 "^fabric train: --batch '1e9' must be a whole number" -- train --batch 1e9
+expect 2 "^fabric average-study: --trials '2.5' must be a whole number" -- average-study --trials 2.5
+expect 2 "^fabric average-study: --max-chips '-8' must be" -- average-study --max-chips -8
+
+# Input paths that are not regular files (class 3) are usage errors naming --input and the file;
+# control characters from the user or a topology file are printed escaped.
+mkdir -p "$tmp/dirin/chip0.bin" "$tmp/fifoin"
+mkfifo "$tmp/fifoin/chip0.bin"
+limit=10 expect 2 "^fabric: --input: .*/dirin/chip0.bin is a directory" -- run --topology ring:4 \
+  --dtype int32 --bytes 4000 --input "$tmp/dirin"
+limit=10 expect 2 "^fabric: --input: .*/fifoin/chip0.bin is a FIFO" -- run --topology ring:4 \
+  --dtype int32 --bytes 4000 --input "$tmp/fifoin"
+limit=10 expect 2 "^fabric: --input: .*/nodir/chip0.bin cannot be read: No such file" -- run \
+  --topology ring:4 --dtype int32 --bytes 4000 --input "$tmp/nodir"
+limit=10 expect 2 "file:.*/dirin: cannot open .* it is a directory" -- run --topology "file:$tmp/dirin" --bytes 4K
+printf 'chips 2\nlink 0 0 1 0\x1b[2J\x07\n' > "$tmp/ctl.topo"
+expect 2 "'link 0 0 1 0\\\\x1B\[2J\\\\x07'" -- run --topology "file:$tmp/ctl.topo" --bytes 4K
+expect 2 "unknown topology.*ring\\\\x1B\[31m" -- run --topology $'ring\x1b[31m:4' --bytes 4K
+expect 2 "unknown option --x\\\\t\\\\x7F" -- run --topology ring:4 --bytes 4K $'--x\t\x7f'
+printf 'chips 2\nlink 0 0 1 1\nlink 1 0 0 1\nring 0 1\n' > "$tmp/r"$'\x1b'"[1m.topo"
+expect 0 "file:.*/r\\\\x1B\\[1m.topo +ring" -- run --topology "file:$tmp/r"$'\x1b'"[1m.topo" --bytes 1K
+if "$FABRIC" run --topology "file:$tmp/ctl.topo" --bytes 4K 2>&1 | LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]'; then
+  bad "a control character from a topology file reached the terminal"
+else
+  ok "control characters from a topology file are escaped"
+fi
+
+# Limits that the arguments decide (class 4) are checked before planning: these took 15 s and
+# more than 4 GB, or more than a minute, before they failed.
+limit=10 expect 2 '^fabric: the collective needs at least [0-9]+ bytes of data memory per tile but a tile has 786432' \
+  -- run --topology ring:4096 --bytes 1G
+limit=10 expect 2 '^fabric: the collective needs at least 268435456 bytes of data memory per tile' \
+  -- run --topology ring:4096 --bytes 4G --tiles 16
+limit=10 expect 2 'needs at least' -- plan --topology ladder:4096 --bytes 1G
+limit=10 expect 1 'needs at least' -- bench --topology ring:4096 --min-bytes 1G --max-bytes 1G
+limit=10 expect 2 "128 chips, but the RTL nodes' routing tables hold 64" -- run --topology ring:128 \
+  --bytes 4K --backend rtl
 
 echo "fabric CLI: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

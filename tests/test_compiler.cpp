@@ -8,6 +8,8 @@
 // sums). Error messages for bad requests are checked. Seed: XF_SEED (default 1), printed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -257,6 +259,65 @@ TEST(Compiler, ClearErrors) {
   EXPECT_THROW(parse_dtype("fp64"), CompileError);
   EXPECT_THROW(parse_op("prod"), CompileError);
   EXPECT_THROW(parse_collective("alltoall"), CompileError);
+}
+
+// Limits that the arguments decide are checked before the plan is built: a ring of 4096 chips at
+// 1 GiB (33.5 million transfers if planned) and 4 GiB on 16 tiles fail at once, with the late
+// check's message; the late check still agrees where the plan fits; a node with more ports than a
+// one-byte routing-table entry can name is refused; the early bound is never above the footprint.
+TEST(Compiler, LimitsBeforePlanning) {
+  auto msg = [](const std::string& topo, CollectiveSpec s) -> std::string {
+    try {
+      plan_collective(parse_topology(topo), s);
+    } catch (const CompileError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CollectiveSpec s;
+  for (uint64_t bytes : {1ull << 30, 4ull << 30, ~0ull & ~uint64_t{15}}) {
+    s.bytes = bytes;
+    s.tiles = bytes == (4ull << 30) ? 16 : 4;
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::string m = msg("ring:4096", s);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_NE(m.find("needs at least"), std::string::npos) << m;
+    EXPECT_NE(m.find("bytes of data memory per tile but a tile has 786432"), std::string::npos)
+        << m;
+    EXPECT_LT(secs, 1.0) << bytes;
+  }
+  s = CollectiveSpec{};
+  s.tiles = 1;
+  s.bytes = 768u << 10;  // exactly one tile's memory: fits
+  EXPECT_EQ(msg("ring:4", s), "");
+  s.bytes += 16;
+  EXPECT_NE(msg("ring:4", s).find("needs at least 786448 bytes"), std::string::npos);
+  s.bytes = 256;  // butterfly: the data and log2(8) = 3 receive buffers
+  s.tile_dmem_bytes = 256 * 4 - 16;
+  EXPECT_NE(msg("ring:8", s).find("needs at least 1024 bytes"), std::string::npos)
+      << msg("ring:8", s);
+  s.tile_dmem_bytes += 16;
+  EXPECT_EQ(msg("ring:8", s), "");
+  s = CollectiveSpec{};
+  s.bytes = 64;
+  EXPECT_EQ(msg("tree:255", s), "");
+  const std::string wide = msg("tree:256", s);
+  EXPECT_NE(wide.find("node 256 has 256 ports"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("at most 255 ports"), std::string::npos) << wide;
+  // Where the plan fits, the early bound is at most the footprint the late check measures.
+  for (const char* topo : {"ring:5", "ladder:8", "tree:((2,2),3,(1,4))", "biring:3"})
+    for (uint64_t bytes : {16ull, 4000ull, 48ull << 10})
+      for (int tiles : {1, 3, 16}) {
+        CollectiveSpec f;
+        f.bytes = bytes;
+        f.tiles = tiles;
+        const Plan plan = plan_collective(parse_topology(topo), f);
+        uint32_t foot = 0;
+        for (int t = 0; t < tiles; ++t) foot = std::max(foot, tile_footprint(plan, t));
+        f.tile_dmem_bytes = foot;
+        EXPECT_EQ(msg(topo, f), "") << topo << " " << bytes << " " << tiles;
+      }
 }
 
 TEST(Isa, EncodeDecodeRoundTrip) {

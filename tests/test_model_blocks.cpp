@@ -6,19 +6,21 @@
 // control opcode, a received packet with a bad opcode or outside the memory, a packet for a
 // tile that does not exist) is reported with its cause and nothing outside the window is
 // written; a program that waits forever is turned into a watchdog error that names the chip,
-// tile and counter; the host port rejects addresses that hit nothing. Every receive check
-// (ErrCheck Opcode, Length, Pair, Window, Short, Long, Headless) with TileErrInfo (check and
-// source), TileErrCount and the whole data memory compared before and after (a bad packet writes
-// only inside [dst_addr, dst_addr + len), and only Short/Long ones at all); the tile watchdog
-// (TileWatchdog) for each WaitKind with its exact period rule (the RTL test checks the same
-// cycle counts), silent with period 0 and while progress is made; Control bit 1 clears
-// TileErrInfo/TileErrCount and keeps TileWatchdog. The host port's AluConfig (0xFF on chips, 0
-// on a switch) and DoneCycles (each chip's last End + 3 cycles after the start, held across a
+// tile and counter; the host port rejects addresses that hit nothing; switches of 17 to 65 ports
+// report their ports (Ports whole, Config bits 11:8 saturating) and a full routing-table lane.
+// Every receive check (ErrCheck Opcode, Length, Pair, Window, Short, Long, Headless) with
+// TileErrInfo (check and source), TileErrCount and the whole data memory compared before and after
+// (a bad packet writes only inside [dst_addr, dst_addr + len), and only Short/Long ones at all);
+// the tile watchdog (TileWatchdog) for each WaitKind with its exact period rule (the RTL test
+// checks the same cycle counts), silent with period 0 and while progress is made; Control bit 1
+// clears TileErrInfo/TileErrCount and keeps TileWatchdog. The host port's AluConfig (0xFF on chips,
+// 0 on a switch) and DoneCycles (each chip's last End + 3 cycles after the start, held across a
 // clear, 0 before the first start and on a switch; the same numbers as the RTL's
 // HostPort.AluConfigAndDoneCycles). ScaleAdd (fp32 a + s*b) through a tile's Reduce to itself:
 // the factor s is CSR 17 as the last Csrw left it (1.0 before any), bit-exact against `a + s*b`
 // in volatile floats (two roundings), and Csrw to CSR 18 is an IllegalInstr. One case per
 // process.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -260,6 +262,27 @@ TEST(ModelBlocks, HostPortRejectsUnmappedAddresses) {
   }
   sys.host_write32(0, reg::kIndexWr, 42);
   EXPECT_EQ(sys.host_read32(0, reg::kChipId), 42u);
+}
+
+// Switch nodes of 17, 33 and 65 ports (issue 26): Config's 4-bit port field saturates at 15
+// instead of carrying into the routing-table field (which the host driver reads to size its table
+// writes), the Ports register has the whole count, and the driver's write of a full lane fits.
+TEST(ModelBlocks, WideSwitchesReportTheirPortsAndAFullTable) {
+  const Topology topo = parse_topology("tree:(16,32,64)");
+  System sys(topo, 1, 1024);
+  const std::vector<uint8_t> lane(kMaxChips, 0xFF);
+  for (int n = 0; n < topo.num_nodes; ++n) {
+    const uint32_t config = sys.host_read32(n, reg::kConfig);
+    const uint32_t ports = static_cast<uint32_t>(topo.num_ports[n]);
+    EXPECT_EQ(sys.host_read32(n, reg::kPorts), ports) << "node " << n;
+    EXPECT_EQ((config >> 8) & 0xFu, std::min(ports, 15u)) << "node " << n;
+    EXPECT_EQ((config >> 12) & 0xFu, 12u) << "node " << n;  // the 4096-chip table
+    EXPECT_EQ(config & 0x1Fu, n < topo.num_chips ? 1u : 0u) << "node " << n;
+    const uint32_t table_chips = 1u << ((config >> 12) & 0xFu);
+    EXPECT_NO_THROW(sys.host_write(n, reg::kRouteTable + 3 * kMaxChips, lane.data(), table_chips))
+        << "node " << n;
+  }
+  EXPECT_EQ(sys.host_read32(topo.num_nodes - 1, reg::kPorts), 65u);
 }
 
 TEST(ModelBlocks, LocalSendToMissingTileIsAnErrorNotAStall) {

@@ -101,6 +101,7 @@ TEST(HostPort, ChipRegisters) {
   EXPECT_EQ(sys.host_read32(0, reg::kXbErrors), 0u);
   // Config: 4 tiles, 4 links, 2^6 = 64 table chips, 768 KiB of DMEM per tile.
   EXPECT_EQ(sys.host_read32(0, reg::kConfig), 4u | 4u << 8 | 6u << 12 | 768u << 16);
+  EXPECT_EQ(sys.host_read32(0, reg::kPorts), 4u);  // the whole count (the model's may pass 15)
   for (uint32_t l = 0; l < 8; ++l) EXPECT_EQ(sys.host_read32(0, reg::kLinkCrcErrors + 4 * l), 0u);
   const uint32_t c0 = sys.host_read32(0, reg::kCycles);
   const uint32_t c1 = sys.host_read32(0, reg::kCycles);
@@ -109,6 +110,7 @@ TEST(HostPort, ChipRegisters) {
   expect_refused([&] { sys.host_write32(0, reg::kStatus, 1); }, "write to Status");
   expect_refused([&] { sys.host_write32(0, reg::kCycles, 1); }, "write to Cycles");
   expect_refused([&] { sys.host_write32(0, reg::kConfig, 1); }, "write to Config");
+  expect_refused([&] { sys.host_write32(0, reg::kPorts, 1); }, "write to Ports");
   expect_refused([&] { sys.host_read32(0, reg::kControl); }, "read of Control");
   expect_refused([&] { sys.host_read32(0, 0x2u); }, "unaligned read");
   expect_refused([&] { sys.host_read32(0, 0x800u); }, "read of an unmapped register");

@@ -222,7 +222,7 @@ using namespace avg_study;
 using cli::Usage;
 
 int study_usage(const char* why) {
-  if (why) std::fprintf(stderr, "fabric average-study: %s\n", why);
+  if (why) std::fprintf(stderr, "fabric average-study: %s\n", cli::printable(why).c_str());
   std::fprintf(stderr,
                "usage: fabric average-study [--dtypes int8,uint8] [--min-chips 2] "
                "[--max-chips 512]\n"

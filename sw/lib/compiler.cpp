@@ -513,6 +513,32 @@ struct Builder {
   }
 };
 
+// The limits that the arguments alone decide, checked before the plan is built (which takes
+// time and memory that grow with P^2 and the size): ports against the routing table's one-byte
+// entries, and the data every tile must hold against its data memory. O(nodes) and O(1).
+void check_limits(const Topology& topo, const CollectiveSpec& spec, Algo a) {
+  for (int n = 0; n < topo.num_nodes; ++n)
+    if (topo.num_ports[n] > static_cast<int>(kMaxRoutedPorts))
+      fail(topo.spec + ": node " + std::to_string(n) + " has " + std::to_string(topo.num_ports[n]) +
+           " ports; a routing-table entry is one byte (0xFF: " +
+           "unreachable), so a node can route to at most " + std::to_string(kMaxRoutedPorts) +
+           " ports; split the switch into a tree of smaller ones");
+  // The tile planes hold all flits between them, so the fullest holds at least 1/T of them;
+  // the butterfly adds a receive buffer per round, the averaging a zero buffer too.
+  const uint64_t flits = spec.bytes / kF + (spec.bytes % kF != 0);
+  const uint64_t plane = flits / spec.tiles + (flits % spec.tiles != 0);
+  int rounds = 0;
+  while ((1 << rounds) < topo.num_chips) ++rounds;
+  const uint64_t copies = a == Algo::kButterfly ? 1 + rounds : a == Algo::kAvg ? 2 + rounds : 1;
+  const uint64_t have = spec.tile_dmem_bytes / kF;
+  if (plane > have / copies) {
+    const uint64_t need = plane > UINT64_MAX / kF / copies ? UINT64_MAX : plane * kF * copies;
+    fail("the collective needs at least " + std::to_string(need) +
+         " bytes of data memory per tile but a tile has " + std::to_string(spec.tile_dmem_bytes) +
+         "; use fewer bytes or more tiles");
+  }
+}
+
 }  // namespace
 
 Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
@@ -565,6 +591,7 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
     if (spec.coll != Collective::kAllReduce && spec.coll != Collective::kReduceScatter)
       fail("op avg is supported for allreduce and reduce_scatter");
   }
+  check_limits(topo, spec, a);
   Builder b(topo, plan);
   b.layout();
   if (spec.coll == Collective::kSgdStep) {

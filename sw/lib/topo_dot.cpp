@@ -384,7 +384,7 @@ std::string topology_dot(const Topology& t) {
 namespace {
 
 int TopoUsage(const char* why) {
-  if (why) std::fprintf(stderr, "fabric topo: %s\n", why);
+  if (why) std::fprintf(stderr, "fabric topo: %s\n", cli::printable(why).c_str());
   std::fprintf(stderr,
                "usage: fabric topo T [--dot FILE] [--png FILE] [--svg FILE]\n"
                "  draws topology T (ring:P biring:P line:P ladder:P tree:SPEC file:PATH): chips,\n"

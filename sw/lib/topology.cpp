@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "xf/defs.hpp"
+#include "xf/input_file.hpp"
 
 namespace xf {
 namespace {
@@ -375,10 +376,14 @@ struct FileRing {
 
 Topology MakeFromFile(const std::string& text, const std::string& path) {
   if (path.empty()) Fail(text + ": missing path; write file:PATH, e.g. file:topo.txt");
-  std::ifstream in(path);
-  if (!in) {
-    Fail(text + ": cannot open '" + path +
-         "'; check the path (relative paths start at the working directory)");
+  // A directory or a FIFO would read as nothing or block: refuse it before opening.
+  const std::string problem = input_file_problem(path);
+  std::ifstream in;
+  if (problem.empty()) in.open(path);
+  if (!problem.empty() || !in) {
+    Fail(text + ": cannot open '" + path + "': it " +
+         (problem.empty() ? std::string("cannot be read") : problem) +
+         "; check the path (relative paths start at the working directory)");
   }
   int chips = -1;
   int chips_line = 0;

@@ -57,8 +57,9 @@ using cli::Usage;
 
 namespace {
 
-constexpr int kRtlLinks = 4;  // NumLinks of the Verilated chip and switch (their defaults)
-constexpr int kRtlTiles = 4;  // NumTiles of the Verilated chip
+constexpr int kRtlLinks = 4;        // NumLinks of the Verilated chip and switch (their defaults)
+constexpr int kRtlTiles = 4;        // NumTiles of the Verilated chip
+constexpr int kRtlTableChips = 64;  // TableChips of the Verilated chip and switch
 
 // The command that reruns this one on both backends with waves: the same arguments, with
 // --backend both and --trace xf_mismatch.fst in place of any --backend or --trace given.
@@ -79,7 +80,7 @@ std::string reproduce_command(int argc, char** argv) {
 // Prints what is wrong with one backend's run; 0 when all is right, else 1.
 int report(const char* backend, bool ok, const std::string& error, const Check& chk, RedOp op) {
   if (!ok) {
-    std::fprintf(stderr, "fabric: %s run failed: %s\n", backend, error.c_str());
+    std::fprintf(stderr, "fabric: %s run failed: %s\n", backend, cli::printable(error).c_str());
     return 1;
   }
   if (chk.inexact) {
@@ -105,13 +106,19 @@ int report(const char* backend, bool ok, const std::string& error, const Check& 
   return 0;
 }
 
+// Chip c's --input file: a readable regular file of exactly `want` bytes, checked before it is
+// read (a directory or a FIFO is a usage error, not a read error).
 Bytes read_file(const std::string& path, uint64_t want) {
+  const uint64_t size = cli::input_file_bytes("input", path);
+  if (size != want)
+    throw Usage("--input: " + path + " has " + std::to_string(size) + " bytes, expected " +
+                std::to_string(want) + " (one raw little-endian file per chip)");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw Usage("--input: cannot open " + path);
   Bytes b((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (b.size() != want)
-    throw Usage("--input: " + path + " has " + std::to_string(b.size()) + " bytes, expected " +
-                std::to_string(want) + " (one raw little-endian file per chip)");
+    throw std::runtime_error("--input: " + path + " changed while it was read: " +
+                             std::to_string(b.size()) + " bytes, expected " + std::to_string(want));
   return b;
 }
 
@@ -171,13 +178,14 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
   spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
   spec.dtype = parse_dtype(opt.count("dtype") ? opt["dtype"] : "fp32");
   spec.op = parse_op(opt.count("op") ? opt["op"] : "sum");
-  if (opt.count("bytes")) spec.bytes = parse_bytes(opt["bytes"]);
+  if (opt.count("bytes")) spec.bytes = parse_bytes("bytes", opt["bytes"]);
   spec.sat = opt.count("sat");
   if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
   if (opt.count("root")) spec.root = static_cast<int>(parse_int("root", opt["root"], 0, 4095));
   if (opt.count("tiles"))
     spec.tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, kMaxTiles));
-  if (opt.count("chunk")) spec.chunk_bytes = static_cast<uint32_t>(parse_bytes(opt["chunk"]));
+  if (opt.count("chunk"))  // at most a tile's address space (the header's 24-bit dst_addr)
+    spec.chunk_bytes = static_cast<uint32_t>(parse_bytes("chunk", opt["chunk"], 1u << 24));
   // The sgd step's hyper-parameters (sharded-update patent).
   auto real = [&](const char* k, float& v) {
     if (!opt.count(k)) return;
@@ -191,8 +199,12 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
   return spec;
 }
 
-// Refuses what the Verilated chip cannot build (4 tiles, 4 links).
+// Refuses what the Verilated chip cannot build (4 tiles, 4 links, 64 chips in its routing table).
 void check_rtl_fits(const Topology& topo, const CollectiveSpec& spec) {
+  if (topo.num_chips > kRtlTableChips)
+    throw Usage("--topology " + topo.spec + ": " + std::to_string(topo.num_chips) +
+                " chips, but the RTL nodes' routing tables hold " + std::to_string(kRtlTableChips) +
+                "; use --backend model for it");
   if (spec.tiles > kRtlTiles)
     throw Usage("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
                 std::to_string(kRtlTiles) + " tiles; use --tiles 1.." + std::to_string(kRtlTiles) +
@@ -333,8 +345,9 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
                 ": choose model or rtl (fabric run --backend both "
                 "compares them)");
   CollectiveSpec spec = parse_spec(opt);
-  const uint64_t lo = opt.count("min-bytes") ? parse_bytes(opt["min-bytes"]) : 8;
-  const uint64_t hi = opt.count("max-bytes") ? parse_bytes(opt["max-bytes"]) : (1u << 20);
+  const uint64_t lo = opt.count("min-bytes") ? parse_bytes("min-bytes", opt["min-bytes"]) : 8;
+  const uint64_t hi =
+      opt.count("max-bytes") ? parse_bytes("max-bytes", opt["max-bytes"]) : (1u << 20);
   if (lo == 0 || hi < lo || hi > (1ull << 30))
     throw Usage("--min-bytes " + human(lo) + " --max-bytes " + human(hi) +
                 ": need 0 < min <= max <= 1G");
@@ -392,7 +405,7 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
       std::printf(
           " %13s %-7s %8s %9llu %5s %5s %10llu %10.0f %9.3f %9.3f %6.3f %6llu %8.2f %8.3f "
           "%9.0f %7.0f%s\n",
-          topo.spec.c_str(), pt.algo[0] ? pt.algo : "-", human(b).c_str(),
+          cli::printable(topo.spec).c_str(), pt.algo[0] ? pt.algo : "-", human(b).c_str(),
           static_cast<unsigned long long>(b / es), to_string(spec.dtype), to_string(spec.op),
           static_cast<unsigned long long>(pt.cycles), pt.bound, algbw, busbw, eff,
           static_cast<unsigned long long>(pt.wrong), pt.wall_s, pt.run_s, cps, rss,
@@ -406,7 +419,8 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
                      "fabric: bench: %s %s failed: %s\n  reproduce: fabric run "
                      "--topology '%s' --bytes %s --collective %s --dtype %s --op %s --tiles %d "
                      "--seed %llu --backend %s\n",
-                     topo.spec.c_str(), human(b).c_str(), pt.error, topo.spec.c_str(),
+                     cli::printable(topo.spec).c_str(), human(b).c_str(),
+                     cli::printable(pt.error).c_str(), cli::printable(topo.spec).c_str(),
                      human(b).c_str(), to_string(spec.coll), to_string(spec.dtype),
                      to_string(spec.op), spec.tiles, static_cast<unsigned long long>(seed),
                      backend.c_str());
@@ -447,7 +461,7 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
 }
 
 int usage(const char* why) {
-  if (why) std::fprintf(stderr, "fabric: %s\n", why);
+  if (why) std::fprintf(stderr, "fabric: %s\n", cli::printable(why).c_str());
   std::fprintf(stderr,
                "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
                "                  [--backend model|rtl|both] [--trace FILE.fst]\n"
@@ -545,7 +559,7 @@ int sc_main(int argc, char** argv) {
       std::printf(
           "topology %s: %d chips, %d nodes, %zu links; algorithm %s; %zu transfers, "
           "%llu descriptors\n",
-          topo.spec.c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
+          cli::printable(topo.spec).c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
           to_string(plan.algo), plan.transfers.size(),
           static_cast<unsigned long long>(img.descriptors));
       size_t pm_max = 0;
@@ -740,7 +754,7 @@ int sc_main(int argc, char** argv) {
       const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
       const double eff = bound / cyc;
       std::printf(" %13s %-7s %14s %10s %8llu %5s %5s %10llu %10.3f %10.3f %6.3f %7llu %8.2f %7s\n",
-                  topo.spec.c_str(), to_string(plan.algo), to_string(spec.coll),
+                  cli::printable(topo.spec).c_str(), to_string(plan.algo), to_string(spec.coll),
                   human(spec.bytes).c_str(), static_cast<unsigned long long>(spec.bytes / es),
                   to_string(spec.dtype), to_string(spec.op),
                   static_cast<unsigned long long>(r.cycles), algbw, busbw, eff,

@@ -501,7 +501,7 @@ int top_only(std::map<std::string, std::string>& opt) {
   nb.imem_words = num("imem-words", 1, 4096);
   nb.pmem_words = num("pmem-words", 1, 16384);
   if (opt.count("dmem-bytes")) {
-    const uint64_t b = parse_bytes(opt["dmem-bytes"]);
+    const uint64_t b = parse_bytes("dmem-bytes", opt["dmem-bytes"]);
     if (b < 32 || b > kRtlDmemBytes || b % 16)
       throw Usage("--dmem-bytes " + opt["dmem-bytes"] +
                   ": a multiple of 16 from 32 to 768K (the tile's limits)");
@@ -534,7 +534,7 @@ int top_only(std::map<std::string, std::string>& opt) {
 }
 
 int usage(const char* why) {
-  if (why) std::fprintf(stderr, "gen_system: %s\n", why);
+  if (why) std::fprintf(stderr, "gen_system: %s\n", cli::printable(why).c_str());
   std::fprintf(
       stderr,
       "usage: gen_system --topology T --collective C --dtype D --op O --bytes N\n"
@@ -599,7 +599,7 @@ int sc_main(int argc, char** argv) {
     spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
     spec.dtype = parse_dtype(opt.count("dtype") ? opt["dtype"] : "fp32");
     spec.op = parse_op(opt.count("op") ? opt["op"] : "sum");
-    spec.bytes = parse_bytes(opt["bytes"]);
+    spec.bytes = parse_bytes("bytes", opt["bytes"]);
     if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
     if (opt.count("tiles"))
       spec.tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, kRtlTiles));

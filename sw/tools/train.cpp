@@ -45,10 +45,11 @@ struct Data {
 };
 
 Data load_digits(const std::string& path) {
-  if (!std::ifstream(path))
-    throw std::runtime_error("cannot open the digits data " + path +
-                             " (Debian package python3-sklearn: run scripts/setup.sh, or give "
-                             "--data FILE with lines of 64 pixels 0..16 and a label)");
+  const std::string problem = input_file_problem(path);
+  if (!problem.empty())
+    throw Usage("--data: the digits data " + path + " " + problem +
+                " (Debian package python3-sklearn: run scripts/setup.sh, or give "
+                "--data FILE with lines of 64 pixels 0..16 and a label)");
   const bool gz = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
   FILE* f = popen(((gz ? "gzip -dc '" : "cat '") + path + "'").c_str(), "r");
   if (!f) throw std::runtime_error("cannot read " + path);
@@ -124,7 +125,7 @@ std::pair<double, double> evaluate(const float* p, const Data& d, const std::vec
 }
 
 int usage(const char* why) {
-  if (why) std::fprintf(stderr, "fabric train: %s\n\n", why);
+  if (why) std::fprintf(stderr, "fabric train: %s\n\n", cli::printable(why).c_str());
   std::fprintf(
       stderr,
       "usage: fabric train [--topology ladder:8] [--backend model|rtl|both] [--epochs 8]\n"

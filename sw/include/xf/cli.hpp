@@ -1,5 +1,6 @@
-// Command-line helpers shared by the tools in sw/tools (fabric, gen_system): the usage error
-// and the parsers of sizes and whole numbers, with messages that say what to write instead.
+// Command-line helpers shared by the tools in sw/tools (fabric and its subcommands, gen_system):
+// the usage error, the parsers of sizes and numbers (with messages that name the option and say
+// what to write instead), input-file checks and the escaping of user text in messages.
 #pragma once
 
 #include <cctype>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "xf/compiler.hpp"
+#include "xf/input_file.hpp"
 #include "xf/topology.hpp"
 
 namespace xf::cli {
@@ -19,22 +21,29 @@ struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A size: digits with an optional suffix B, K/KB/KiB, M/MB/MiB, G/GB/GiB (powers of 1024).
-inline uint64_t parse_bytes(const std::string& s) {
-  size_t pos = 0;
-  uint64_t v = 0;
-  try {
-    v = std::stoull(s, &pos);
-  } catch (...) {
-    throw Usage("--bytes '" + s + "' is not a size; write e.g. 4096, 64K or 1M");
+// User text as the tools print it: control characters (from a topology file, an argument, a
+// file name) as \n, \t, \r or \xHH, so that a message cannot move the cursor, clear the screen
+// or fake a line. Every message a tool prints goes through it (exit_status, the usage printers).
+inline std::string printable(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x20 && c != 0x7F) {
+      o += ch;
+    } else if (c == '\n') {
+      o += "\\n";
+    } else if (c == '\t') {
+      o += "\\t";
+    } else if (c == '\r') {
+      o += "\\r";
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      o += buf;
+    }
   }
-  std::string suf = s.substr(pos);
-  for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (suf == "" || suf == "B") return v;
-  if (suf == "K" || suf == "KB" || suf == "KIB") return v << 10;
-  if (suf == "M" || suf == "MB" || suf == "MIB") return v << 20;
-  if (suf == "G" || suf == "GB" || suf == "GIB") return v << 30;
-  throw Usage("--bytes '" + s + "': unknown suffix '" + suf + "'; use K, M or G");
+  return o;
 }
 
 // A size as the tools print it: with K or M when exact.
@@ -49,15 +58,53 @@ inline std::string human(uint64_t b) {
   return buf;
 }
 
-// A whole number (decimal, 0x hex, leading-0 octal) in [lo, hi], for option --opt.
+// A size for option --opt: decimal digits with an optional suffix B, K/KB/KiB, M/MB/MiB, G/GB/GiB
+// (powers of 1024, any case), at most `hi` bytes. A sign, a space, a fraction, another suffix and
+// a value above `hi` (or above 2^64 - 1) are usage errors that name the option.
+inline uint64_t parse_bytes(const std::string& opt, const std::string& s,
+                            uint64_t hi = UINT64_MAX) {
+  const std::string what = "--" + opt + " '" + s + "'";
+  const std::string how =
+      "; write whole bytes as digits with an optional K, M or G, e.g. 4096, 64K or 1M";
+  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s[0])))
+    throw Usage(what + " is not a size" + how);
+  size_t pos = 0;
+  uint64_t v = 0;
+  bool overflow = false;
+  for (; pos < s.size() && std::isdigit(static_cast<unsigned char>(s[pos])); ++pos) {
+    const uint64_t d = static_cast<uint64_t>(s[pos] - '0');
+    if (v > (UINT64_MAX - d) / 10) overflow = true;
+    v = v * 10 + d;
+  }
+  std::string suf = s.substr(pos);
+  for (auto& c : suf) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  int shift = -1;
+  if (suf == "" || suf == "B") shift = 0;
+  if (suf == "K" || suf == "KB" || suf == "KIB") shift = 10;
+  if (suf == "M" || suf == "MB" || suf == "MIB") shift = 20;
+  if (suf == "G" || suf == "GB" || suf == "GIB") shift = 30;
+  if (shift < 0) {
+    if (suf[0] == '.' || suf[0] == ',') throw Usage(what + " is not a whole number of bytes" + how);
+    throw Usage(what + ": unknown suffix '" + s.substr(pos) + "'; use K, M or G");
+  }
+  if (overflow || v > (hi >> shift))
+    throw Usage(what + " is too large: at most " + human(hi) + " bytes");
+  return v << shift;
+}
+
+// A whole number (decimal, 0x hex, leading-0 octal) in [lo, hi], for option --opt: digits only,
+// with a leading '-' where lo < 0; a '+', a space, a fraction or an overflow is a usage error.
 inline long long parse_int(const std::string& opt, const std::string& s, long long lo,
                            long long hi) {
   size_t pos = 0;
   long long v = 0;
-  try {
-    v = std::stoll(s, &pos, 0);
-  } catch (...) {
-    pos = 0;
+  const size_t digit = lo < 0 && !s.empty() && s[0] == '-' ? 1 : 0;
+  if (digit < s.size() && std::isdigit(static_cast<unsigned char>(s[digit]))) {
+    try {
+      v = std::stoll(s, &pos, 0);
+    } catch (...) {
+      pos = 0;
+    }
   }
   if (pos == 0 || pos != s.size() || v < lo || v > hi)
     throw Usage("--" + opt + " '" + s + "' must be a whole number from " + std::to_string(lo) +
@@ -69,7 +116,8 @@ inline long long parse_int(const std::string& opt, const std::string& s, long lo
 inline double parse_real(const std::string& opt, const std::string& s, double lo, double hi) {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || *end || !(v >= lo && v <= hi)) {
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s[0])) || *end ||
+      !(v >= lo && v <= hi)) {
     char range[64];
     std::snprintf(range, sizeof range, "%g to %g", lo, hi);
     throw Usage("--" + opt + " '" + s + "' must be a number from " + range);
@@ -77,24 +125,34 @@ inline double parse_real(const std::string& opt, const std::string& s, double lo
   return v;
 }
 
+// Checks the input file `path` given through option --opt (a regular file, readable) and returns
+// its size; a usage error naming the option and the file otherwise.
+inline uint64_t input_file_bytes(const std::string& opt, const std::string& path) {
+  uint64_t bytes = 0;
+  const std::string why = input_file_problem(path, &bytes);
+  if (!why.empty())
+    throw Usage("--" + opt + ": " + path + " " + why + "; give a readable regular file");
+  return bytes;
+}
+
 // The exit status of a tool whose body threw; call it from a `catch (...)` handler. A bad
 // argument (Usage, a TopologyError or CompileError from the library, std::invalid_argument from a
 // parser) goes to `usage`, which prints it with the usage and returns 2; anything else prints
-// "<tool>: error: ..." and returns 1.
+// "<tool>: error: ..." and returns 1. Messages are passed through printable().
 template <class UsageFn>
 int exit_status(const char* tool, UsageFn&& usage) {
   try {
     throw;
   } catch (const Usage& e) {
-    return usage(e.what());
+    return usage(printable(e.what()).c_str());
   } catch (const TopologyError& e) {
-    return usage(e.what());
+    return usage(printable(e.what()).c_str());
   } catch (const CompileError& e) {
-    return usage(e.what());
+    return usage(printable(e.what()).c_str());
   } catch (const std::invalid_argument& e) {
-    return usage(e.what());
+    return usage(printable(e.what()).c_str());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+    std::fprintf(stderr, "%s: error: %s\n", tool, printable(e.what()).c_str());
     return 1;
   }
 }

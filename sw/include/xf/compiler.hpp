@@ -149,6 +149,9 @@ double busbw_factor(Collective c, int p);
 // Allreduce sums of at most this many bytes per chip on 4, 8, 16, ... chips run the butterfly
 // under Algo::kAuto (measured crossover: compiler.cpp, default_algo).
 inline constexpr uint64_t kButterflyMaxBytes = 256;
+// Ports a node can route to: a routing-table entry (docs/generated/defs.md, RouteTable) is one
+// byte and 0xFF means unreachable. plan_collective refuses a topology with a wider node.
+inline constexpr uint32_t kMaxRoutedPorts = 255;
 // Picks the algorithm the compiler uses for Algo::kAuto.
 Algo default_algo(const Topology& topo, const CollectiveSpec& spec);
 

@@ -366,12 +366,14 @@ inline constexpr uint32_t kMisroutes = 0x000014;  // RO: packets the exchange dr
 inline constexpr uint32_t kMisroutesSize = 4;
 inline constexpr uint32_t kXbErrors = 0x000018;  // RO: bit l = the XB of link l overflowed (XOFF budget violated); bit 16+l = a tile broke the XB protocol on link l; sticky until reset
 inline constexpr uint32_t kXbErrorsSize = 4;
-inline constexpr uint32_t kConfig = 0x00001C;  // RO: what the node was built with: bits 4:0 tiles, bits 11:8 link ports, bits 15:12 log2 of the routing-table chips per lane (entries for chips at or above it do not exist), bits 31:16 data memory per tile in KiB
+inline constexpr uint32_t kConfig = 0x00001C;  // RO: what the node was built with: bits 4:0 tiles, bits 11:8 link ports saturating at 15 (Ports has the count), bits 15:12 log2 of the routing-table chips per lane (entries for chips at or above it do not exist), bits 31:16 data memory per tile in KiB
 inline constexpr uint32_t kConfigSize = 4;
 inline constexpr uint32_t kAluConfig = 0x000020;  // RO: bits 7:0 the units the node's reduction ALUs are built with (bit d = dtype d built, d = 0..6; bit 7 = fp32 ScaleAdd built; 0xFF: everything, the default build; a switch node 0); a Reduce of another dtype, or a ScaleAdd without bit 7, is an invalid pair (docs/alu.md section 9); bits 31:8 0
 inline constexpr uint32_t kAluConfigSize = 4;
 inline constexpr uint32_t kDoneCycles = 0x000024;  // RO: the value of Cycles in the first cycle after the last Control start in which every tile in use is done (the start's cycle and the next left out), held until the next start; 0 after reset and from a start until then (and always on a switch node). The collective's cycle count (tiles' first running cycle to the last End, inclusive) is DoneCycles - 2 on the chip that finishes last (docs/chip.md section 3)
 inline constexpr uint32_t kDoneCyclesSize = 4;
+inline constexpr uint32_t kPorts = 0x000028;  // RO: the node's link ports, whole (at most 255: a RouteTable byte is a port, 0xFF unreachable); Config bits 11:8 saturate at 15, as a model switch may have more
+inline constexpr uint32_t kPortsSize = 4;
 inline constexpr uint32_t kLinkCrcErrors = 0x000040;  // RO: link l at +4l: PHY words received with a CRC mismatch (discarded), saturating at 0xFFFF
 inline constexpr uint32_t kLinkCrcErrorsSize = 32;
 inline constexpr uint32_t kLinkStatus = 0x000060;  // RO: link l at +4l: bit 0 escalated (LinkEscalateReplays replays in a row without progress; sticky until Control bit 1), bits 7:4 replays in a row now (saturating at 15), bits 31:16 replays started (saturating)

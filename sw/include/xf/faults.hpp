@@ -7,6 +7,7 @@
 // machine and compiler; std::*_distribution would not).
 #pragma once
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -55,7 +56,7 @@ inline FaultSpec parse_faults(const std::string& text) {
     if (k == "seed" || k == "downlen") {
       errno = 0;
       const unsigned long long n = std::strtoull(v.c_str(), &end, 0);
-      if (*end || errno || v[0] == '-')
+      if (*end || errno || !std::isdigit(static_cast<unsigned char>(v[0])))
         throw std::invalid_argument("--faults: " + k + "=" + v + " is not a whole number; " + keys);
       if (k == "seed") {
         f.seed = n;
