@@ -50,6 +50,6 @@ check "train: unknown option" 2 "unknown option --epoch" -- "$FABRIC" train --ep
 check "train: bad backend" 2 "choose model, rtl, both" -- "$FABRIC" train --backend gpu
 check "train: batch smaller than the machine" 2 "smaller than the 8 chips" -- \
   "$FABRIC" train --batch 4
-check "train: missing data" 1 "python3-sklearn" -- "$FABRIC" train --data /nonexistent.csv.gz
+check "train: missing data" 2 "python3-sklearn" -- "$FABRIC" train --data /nonexistent.csv.gz
 echo "driver: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
