@@ -37,7 +37,6 @@ void Router::step(const std::vector<const Flit*>& head, const std::vector<char>&
   dropped->clear();
   from->assign(owner_.size(), -1);
   want_.assign(n_in, kNoRequest);  // reused every cycle: no allocation on the hot path
-  moved_.assign(n_in, 0);
   // Requests, and misrouted packets dropped one flit per cycle.
   for (int i = 0; i < n_in; ++i) {
     const Flit* f = head[i];
@@ -62,16 +61,17 @@ void Router::step(const std::vector<const Flit*>& head, const std::vector<char>&
       dropped->push_back(i);
     }
   }
-  // Arbitration: each ready output moves at most one flit.
+  // Arbitration: each ready output moves at most one flit. An input requests one output
+  // (want_), so no input can move twice in a cycle.
   for (int o = 0; o < num_outputs(); ++o) {
     if (!ready[o]) continue;
     int pick = -1;
     if (owner_[o] >= 0) {
-      if (want_[owner_[o]] == o && !moved_[owner_[o]]) pick = owner_[o];
+      if (want_[owner_[o]] == o) pick = owner_[o];
     } else {
       for (int k = 0; k < n_in; ++k) {
         const int i = (rr_[o] + k) % n_in;
-        if (want_[i] == o && !moved_[i] && lock_[i] < 0) {
+        if (want_[i] == o && lock_[i] < 0) {
           pick = i;
           rr_[o] = (i + 1) % n_in;
           break;
@@ -79,7 +79,6 @@ void Router::step(const std::vector<const Flit*>& head, const std::vector<char>&
       }
     }
     if (pick < 0) continue;
-    moved_[pick] = 1;
     (*from)[o] = pick;
     if (head[pick]->tail) {
       owner_[o] = kFree;

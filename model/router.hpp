@@ -69,11 +69,10 @@ class Router {
   std::vector<int> source_;  // per input: kByHeader, kByTilePort or the output it always feeds
   std::vector<uint8_t> table_;
   std::vector<char> connected_;
-  std::vector<int> lock_;    // per input: the output its packet holds, kFree or kDropping
-  std::vector<int> owner_;   // per output: the input holding it, or kFree
-  std::vector<int> rr_;      // per output: the first input of the next round-robin search
-  std::vector<int> want_;    // per input: the output it asks for this cycle, or kNoRequest
-  std::vector<char> moved_;  // per input: moved a flit this cycle
+  std::vector<int> lock_;   // per input: the output its packet holds, kFree or kDropping
+  std::vector<int> owner_;  // per output: the input holding it, or kFree
+  std::vector<int> rr_;     // per output: the first input of the next round-robin search
+  std::vector<int> want_;   // per input: the output it asks for this cycle, or kNoRequest
   uint64_t misroutes_ = 0, flits_moved_ = 0;
 };
 
