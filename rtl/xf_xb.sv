@@ -161,10 +161,10 @@ module xf_xb #(
 
   // The count the decisions use (the model's queue): the queue, plus with StagedConsumer the
   // flit the consumer's stage holds and does not release this cycle. The budget is on this
-  // count; the queue itself is never fuller.
+  // count; the queue itself is never fuller (a full queue makes occ > QueueFlits).
   assign occ = OccBits'(q_count) + OccBits'(in_valid_i) +
                OccBits'(StagedConsumer && !out_ready_i);
-  assign occ_overflow = in_valid_i && (q_full || occ > OccBits'(QueueFlits));
+  assign occ_overflow = in_valid_i && occ > OccBits'(QueueFlits);
 
   always_comb begin
     // Step 1: requests in ascending tile order, XDONE of the granted tile.
