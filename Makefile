@@ -34,7 +34,7 @@ check-gen: ## fail if the committed generated files are stale
 	@# the copies of the .core files below must not shadow the real ones for FuseSoC
 	@touch $(BUILD)/FUSESOC_IGNORE
 	@python3 scripts/gen_defs.py spec/xf_defs.json $(BUILD)/gen
-	@for f in sw/include/xf/defs.hpp rtl/xf_defs_pkg.sv docs/generated/defs.md; do \
+	@for f in sw/include/xf/defs.hpp rtl/xf_defs_pkg.sv rtl/xf_types.svh docs/generated/defs.md; do \
 	  diff -u $$f $(BUILD)/gen/$$f > /dev/null || { \
 	    echo "check-gen: $$f is stale; run 'make gen' and commit it"; exit 1; }; \
 	done
