@@ -96,6 +96,7 @@ module xf_host_port #(
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
   localparam int RouteBytes = xf_defs_pkg::NumLanes * xf_defs_pkg::MaxChips;  // 16384
 
@@ -147,10 +148,24 @@ module xf_host_port #(
   logic reg_ok;
   logic [31:0] reg_rdata;
   logic [2:0] crc_link;
+  reg_status_t status;
+  logic [15:0] status_done;  // status.done (Icarus 11 selects a field's bit with a constant index)
+  // Waiver: the Ports register reads Config's ports field alone.
+  /* verilator lint_off UNUSEDSIGNAL */
+  reg_config_t cfg;
+  /* verilator lint_on UNUSEDSIGNAL */
+  reg_control_t control;  // a Control write's data
   always_comb begin
     reg_ok = 1'b0;
     reg_rdata = '0;
     crc_link = a[4:2];
+    status_done = '0;
+    for (int t = 0; t < NumTiles; t++) status_done[t] = tile_done_i[t];
+    status = '0;
+    status.done = status_done;
+    // Link CRC errors are recovered by the retry layer: not errors.
+    status.error = tile_err_i || misroutes_i != 0 || xb_errors_i != 0;
+    cfg = reg_config_unpack(config_i);
     unique case (a)
       xf_defs_pkg::REG_CHIP_ID: begin
         reg_ok = !host_req_write_i;
@@ -163,9 +178,7 @@ module xf_host_port #(
       xf_defs_pkg::REG_CONTROL: reg_ok = host_req_write_i;
       xf_defs_pkg::REG_STATUS: begin
         reg_ok = !host_req_write_i;
-        for (int t = 0; t < NumTiles; t++) reg_rdata[t] = tile_done_i[t];
-        // Link CRC errors are recovered by the retry layer: not errors.
-        reg_rdata[31] = tile_err_i || misroutes_i != 0 || xb_errors_i != 0;
+        reg_rdata = reg_status_pack(status);
       end
       xf_defs_pkg::REG_CYCLES: begin
         reg_ok = !host_req_write_i;
@@ -185,7 +198,7 @@ module xf_host_port #(
       end
       xf_defs_pkg::REG_PORTS: begin  // an RTL node has at most 8 links: Config's field is whole
         reg_ok = !host_req_write_i;
-        reg_rdata = {28'd0, config_i[11:8]};
+        reg_rdata = 32'(cfg.ports);
       end
       xf_defs_pkg::REG_ALU_CONFIG: begin
         reg_ok = !host_req_write_i;
@@ -254,6 +267,8 @@ module xf_host_port #(
   // the tiles derive from the stage's registers) and from registers; not from host_req_*.
   assign host_req_ready_o = !s_valid_q || s_done;
   assign take = host_req_valid_i && host_req_ready_o;
+
+  assign control = reg_control_unpack(host_req_wdata_i);
 
   always_comb begin
     s_valid_d = s_valid_q;
@@ -345,9 +360,9 @@ module xf_host_port #(
         if (reg_ok && host_req_write_i) begin
           if (a == xf_defs_pkg::REG_INDEX_WR) index_d = host_req_wdata_i;
           if (a == xf_defs_pkg::REG_CONTROL && NumTiles > 0) begin
-            start_d = host_req_wdata_i[0];
-            clear_d = host_req_wdata_i[1];
-            if (host_req_wdata_i[0]) begin  // DoneCycles reads 0 from the start's cycle on
+            start_d = control.start;
+            clear_d = control.clear;
+            if (control.start) begin  // DoneCycles reads 0 from the start's cycle on
               dc_armed_d = 1'b1;
               done_cycles_d = '0;
             end
