@@ -296,26 +296,38 @@ module xf_tile_send #(
 
   // 3. Queue: pop, route fill, push.
   job_t fill_job, push_job;
+  // Entry i is rewritten field by field with a constant index, so that only the fields a step
+  // changes get a multiplexer (the route on a fill, the rest on a push).
   always_comb begin
     for (int i = 0; i < QueueJobs; i++) jobs_d[i] = jobs_q[i];
-    fill_job = jobs_d[fill_idx_q];
-    fill_job.route = route_rdata_i;
-    if (fill_q) jobs_d[fill_idx_q] = fill_job;
+    fill_job = jobs_d[0];
+    for (int i = 0; i < QueueJobs; i++) begin
+      if (fill_q && fill_idx_q == 2'(i)) begin
+        fill_job = jobs_d[i];
+        fill_job.route = route_rdata_i;
+        jobs_d[i] = fill_job;
+      end
+    end
     if (pop) begin
       for (int i = 0; i < QueueJobs - 1; i++) jobs_d[i] = jobs_d[i+1];
     end
     fill_d = 1'b0;
     fill_idx_d = cnt_after_pop[1:0];
     cnt_d = cnt_after_pop;
-    push_job = jobs_d[cnt_after_pop[1:0]];
-    push_job.addr = push_addr_i;
-    push_job.words = push_words_i;
-    push_job.dst_chip = push_dst_chip_i;
-    push_job.dst_addr = push_dst_addr_i;
-    push_job.to_local = push_local_i;
-    push_job.desc = push_desc_i;
+    push_job = jobs_d[0];
+    for (int i = 0; i < QueueJobs; i++) begin
+      if (push_i && cnt_after_pop[1:0] == 2'(i)) begin
+        push_job = jobs_d[i];
+        push_job.addr = push_addr_i;
+        push_job.words = push_words_i;
+        push_job.dst_chip = push_dst_chip_i;
+        push_job.dst_addr = push_dst_addr_i;
+        push_job.to_local = push_local_i;
+        push_job.desc = push_desc_i;
+        jobs_d[i] = push_job;
+      end
+    end
     if (push_i) begin
-      jobs_d[cnt_after_pop[1:0]] = push_job;
       fill_d = 1'b1;
       cnt_d = cnt_after_pop + 3'd1;
     end
