@@ -50,14 +50,19 @@ const Collective kColls[] = {Collective::kAllReduce, Collective::kReduceScatter,
 void check_plan(const Topology& topo, const CollectiveSpec& spec, const std::string& what) {
   SCOPED_TRACE(what + " seed " + std::to_string(seed()));
   const Plan plan = plan_collective(topo, spec);
-  for (const Transfer& x : plan.transfers) {
-    ASSERT_EQ(x.src_addr % kFlitBytes, 0u);
-    ASSERT_EQ(x.dst_addr % kFlitBytes, 0u);
-    ASSERT_EQ(x.bytes % kFlitBytes, 0u);
-    ASSERT_LE(x.src_addr + x.bytes, tile_footprint(plan, x.plane));
-    ASSERT_LE(x.dst_addr + x.bytes, tile_footprint(plan, x.plane));
-    ASSERT_TRUE(x.src >= 0 && x.src < topo.num_chips && x.dst >= 0 && x.dst < topo.num_chips);
-  }
+  uint64_t count = 0;
+  for (int t = 0; t < plan.tiles; ++t)
+    for (const Transfer& x : plane_transfers(plan, t)) {
+      ++count;
+      ASSERT_EQ(x.plane, t);
+      ASSERT_EQ(x.src_addr % kFlitBytes, 0u);
+      ASSERT_EQ(x.dst_addr % kFlitBytes, 0u);
+      ASSERT_EQ(x.bytes % kFlitBytes, 0u);
+      ASSERT_LE(x.src_addr + x.bytes, tile_footprint(plan, x.plane));
+      ASSERT_LE(x.dst_addr + x.bytes, tile_footprint(plan, x.plane));
+      ASSERT_TRUE(x.src >= 0 && x.src < topo.num_chips && x.dst >= 0 && x.dst < topo.num_chips);
+    }
+  ASSERT_EQ(count, transfer_count(plan));
   const Image a = build_image(topo, plan), b = build_image(topo, plan);
   ASSERT_EQ(a.imem, b.imem);
   ASSERT_EQ(a.pmem, b.pmem);
@@ -163,8 +168,7 @@ TEST(Compiler, LadderUsesFourRingsOnDistinctLinks) {
   const Image img = build_image(topo, plan);
   // Each tile plane t sends only to its ring-t successor, on lane t, through a distinct port.
   for (int t = 0; t < 4; ++t)
-    for (const Transfer& x : plan.transfers) {
-      if (x.plane != t) continue;
+    for (const Transfer& x : plane_transfers(plan, t)) {
       EXPECT_EQ(x.lane, t);
       const Ring& r = topo.rings[t];
       size_t i = 0;

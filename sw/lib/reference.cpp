@@ -80,6 +80,8 @@ uint32_t tile_footprint(const Plan& plan, int tile) {
   uint32_t n = 0;
   for (const Slice& s : plan.slices)
     if (s.tile == tile) n = std::max(n, s.addr + s.len);
+  // A ring plane's generated transfers move whole slices (ring_step), so the listed ones are
+  // all that can reach past the slices.
   for (const Transfer& x : plan.transfers)
     if (x.plane == tile) n = std::max({n, x.src_addr + x.bytes, x.dst_addr + x.bytes});
   return std::max<uint32_t>(n, kFlitBytes);
@@ -154,46 +156,42 @@ std::vector<Bytes> run_reference(const Plan& plan, const std::vector<Bytes>& inp
         std::memcpy(&mem[c][t][addr + plan.state_len[t]], &(*state)[c].momentum[off], n);
       });
   }
-  std::vector<const Transfer*> order;
-  for (const Transfer& x : plan.transfers)
-    if (x.bytes) order.push_back(&x);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const Transfer* a, const Transfer* b) { return a->step < b->step; });
   AluCfg cfg;
   cfg.dtype = plan.spec.dtype;
   cfg.op = plan.spec.op;
   cfg.sat = plan.spec.sat;
   cfg.avg_scale = plan.avg_scale;
-  // Within a step, every payload is read before any is applied (as the hardware's data
-  // dependencies guarantee: no transfer reads bytes written in its own step).
-  for (size_t i = 0; i < order.size();) {
-    size_t j = i;
-    while (j < order.size() && order[j]->step == order[i]->step) ++j;
-    std::vector<Bytes> payload;
-    for (size_t k = i; k < j; ++k) {
-      const Transfer& x = *order[k];
-      const Bytes& m = mem[x.src][x.plane];
-      payload.emplace_back(m.begin() + x.src_addr, m.begin() + x.src_addr + x.bytes);
-    }
-    for (size_t k = i; k < j; ++k) {
-      const Transfer& x = *order[k];
-      uint8_t* d = &mem[x.dst][x.plane][x.dst_addr];
-      if (x.popc == Opcode::kWrite) {
-        std::memcpy(d, payload[k - i].data(), x.bytes);
-      } else if (x.scale_add) {
-        AluCfg sa;
-        sa.dtype = DType::kFp32;
-        sa.op = RedOp::kScaleAdd;
-        sa.scale = x.scale;
-        alu_reduce(sa, d, payload[k - i].data(), x.bytes);
-      } else {
-        cfg.avg_shift = x.avg_shift;
-        cfg.avg_final = x.avg_final;
-        alu_reduce(cfg, d, payload[k - i].data(), x.bytes);
+  // Plane by plane (planes never touch each other's memory), step by step. Within a step, every
+  // payload is read before any is applied (as the hardware's data dependencies guarantee: no
+  // transfer reads bytes written in its own step).
+  std::vector<Bytes> payload;
+  for (int t = 0; t < plan.tiles; ++t)
+    for_each_step(plan, t, [&](const std::vector<Transfer>& step) {
+      payload.resize(step.size());
+      for (size_t k = 0; k < step.size(); ++k) {
+        const Transfer& x = step[k];
+        const Bytes& m = mem[x.src][x.plane];
+        payload[k].assign(m.begin() + x.src_addr, m.begin() + x.src_addr + x.bytes);
       }
-    }
-    i = j;
-  }
+      for (size_t k = 0; k < step.size(); ++k) {
+        const Transfer& x = step[k];
+        if (x.bytes == 0) continue;  // a readiness token carries no data
+        uint8_t* d = &mem[x.dst][x.plane][x.dst_addr];
+        if (x.popc == Opcode::kWrite) {
+          std::memcpy(d, payload[k].data(), x.bytes);
+        } else if (x.scale_add) {
+          AluCfg sa;
+          sa.dtype = DType::kFp32;
+          sa.op = RedOp::kScaleAdd;
+          sa.scale = x.scale;
+          alu_reduce(sa, d, payload[k].data(), x.bytes);
+        } else {
+          cfg.avg_shift = x.avg_shift;
+          cfg.avg_final = x.avg_final;
+          alu_reduce(cfg, d, payload[k].data(), x.bytes);
+        }
+      }
+    });
   if (sgd && state)
     for (int c = 0; c < P; ++c)
       for_sgd_shard(plan, c, [&](int t, uint32_t addr, uint64_t off, uint64_t n) {

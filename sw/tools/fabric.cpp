@@ -557,10 +557,10 @@ int sc_main(int argc, char** argv) {
     const Image img = build_image(topo, plan);
     if (cmd == "plan") {
       std::printf(
-          "topology %s: %d chips, %d nodes, %zu links; algorithm %s; %zu transfers, "
+          "topology %s: %d chips, %d nodes, %zu links; algorithm %s; %llu transfers, "
           "%llu descriptors\n",
           cli::printable(topo.spec).c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
-          to_string(plan.algo), plan.transfers.size(),
+          to_string(plan.algo), static_cast<unsigned long long>(transfer_count(plan)),
           static_cast<unsigned long long>(img.descriptors));
       size_t pm_max = 0;
       for (const auto& pm : img.pmem) pm_max = std::max(pm_max, pm.size());
@@ -575,11 +575,10 @@ int sc_main(int argc, char** argv) {
                   img.imem[0].size(), img.pmem[0].size());
       for (size_t i = 0; i < img.imem[0].size(); ++i)
         std::printf("  %3zu: %s\n", i, isa::disasm(img.imem[0][i]).c_str());
-      for (const Transfer& x : plan.transfers)
-        if (x.plane == 0)
-          std::printf("  step %3d: chip %d -> chip %d %s [%u,+%u) -> [%u,+%u)\n", x.step, x.src,
-                      x.dst, x.bytes ? to_string(x.popc) : "token", x.src_addr, x.bytes, x.dst_addr,
-                      x.bytes);
+      for (const Transfer& x : plane_transfers(plan, 0))
+        std::printf("  step %3d: chip %d -> chip %d %s [%u,+%u) -> [%u,+%u)\n", x.step, x.src,
+                    x.dst, x.bytes ? to_string(x.popc) : "token", x.src_addr, x.bytes, x.dst_addr,
+                    x.bytes);
       return 0;
     }
     std::vector<Bytes> inputs;
