@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -322,6 +323,54 @@ TEST(Compiler, LimitsBeforePlanning) {
         f.tile_dmem_bytes = foot;
         EXPECT_EQ(msg(topo, f), "") << topo << " " << bytes << " " << tiles;
       }
+}
+
+// A ring-family plan is O(P): its ring planes are generated, not listed (docs/compiler.md
+// section 3), and what they generate is what a listed plane holds: every step moves each
+// non-empty block once, to the ring successor, with reduce before step P-1 and write after.
+TEST(Compiler, RingPlanesAreGeneratedInLinearSpace) {
+  for (const char* ts : {"ring:4096", "ladder:1024", "biring:2048"}) {
+    SCOPED_TRACE(ts);
+    const Topology topo = parse_topology(ts);
+    CollectiveSpec s;
+    s.bytes = 1 << 20;
+    const Plan plan = plan_collective(topo, s);
+    const uint64_t P = topo.num_chips;
+    EXPECT_TRUE(plan.transfers.empty());
+    EXPECT_EQ(transfer_count(plan), 2 * (P - 1) * P * plan.tiles);
+  }
+  for (const char* ts : {"ring:6", "ladder:6", "biring:5"})
+    for (Collective c :
+         {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather}) {
+      SCOPED_TRACE(std::string(ts) + " " + to_string(c));
+      const Topology topo = parse_topology(ts);
+      CollectiveSpec s;
+      s.coll = c;
+      s.bytes = 5 * 1024 + 48;  // some blocks one flit longer than others
+      s.tiles = 3;
+      const Plan plan = plan_collective(topo, s);
+      const int P = topo.num_chips;
+      for (int t = 0; t < plan.tiles; ++t) {
+        const RingPlane& rp = plan.ring_planes.at(t);
+        ASSERT_EQ(rp.order.size(), static_cast<size_t>(P));
+        std::vector<int> pos(P);
+        for (int i = 0; i < P; ++i) pos[rp.order[i]] = i;
+        std::map<std::pair<int, int>, int> sent;  // (step, src) -> times
+        int steps = 0;
+        for_each_step(plan, t, [&](const std::vector<Transfer>& g) {
+          ASSERT_FALSE(g.empty());
+          const int s0 = g[0].step;
+          EXPECT_EQ(s0, steps++);
+          for (const Transfer& x : g) {
+            EXPECT_EQ(x.step, s0);
+            EXPECT_EQ(x.dst, rp.order[(pos[x.src] + 1) % P]);
+            EXPECT_EQ(x.popc, rp.s0 + s0 < P - 1 ? Opcode::kReduce : Opcode::kWrite);
+            EXPECT_EQ(++sent[std::make_pair(s0, x.src)], 1);
+          }
+        });
+        EXPECT_EQ(steps, rp.s1 - rp.s0 + 1);
+      }
+    }
 }
 
 TEST(Isa, EncodeDecodeRoundTrip) {
