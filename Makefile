@@ -184,6 +184,10 @@ regress-alu: $(SETUP_STAMP) build ## RTL ALU: all 2^32 pairs per 16-bit op, 4096
 bench: $(SETUP_STAMP) build ## the performance set: sweeps, RTL at 256K, latency, simulator speed, scale, plot (~10 min; BENCH_RTL=0 ~1 min)
 	@python3 scripts/bench.py $(FABRIC)
 
+.PHONY: bench-scale
+bench-scale: $(SETUP_STAMP) build ## 1 MiB allreduce on ring:1024 and ladder:1024 (model): wall time and memory (~25 min)
+	@python3 scripts/bench.py $(FABRIC) --scale $(SCALE_TOPOLOGIES)
+
 .PHONY: clean
 clean: ## remove build outputs
 	rm -rf $(BUILD)

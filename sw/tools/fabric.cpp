@@ -575,10 +575,12 @@ int sc_main(int argc, char** argv) {
                   img.imem[0].size(), img.pmem[0].size());
       for (size_t i = 0; i < img.imem[0].size(); ++i)
         std::printf("  %3zu: %s\n", i, isa::disasm(img.imem[0][i]).c_str());
-      for (const Transfer& x : plane_transfers(plan, 0))
-        std::printf("  step %3d: chip %d -> chip %d %s [%u,+%u) -> [%u,+%u)\n", x.step, x.src,
-                    x.dst, x.bytes ? to_string(x.popc) : "token", x.src_addr, x.bytes, x.dst_addr,
-                    x.bytes);
+      for_each_step(plan, 0, [](const std::vector<Transfer>& step) {  // one step in memory
+        for (const Transfer& x : step)
+          std::printf("  step %3d: chip %d -> chip %d %s [%u,+%u) -> [%u,+%u)\n", x.step, x.src,
+                      x.dst, x.bytes ? to_string(x.popc) : "token", x.src_addr, x.bytes, x.dst_addr,
+                      x.bytes);
+      });
       return 0;
     }
     std::vector<Bytes> inputs;
