@@ -129,8 +129,8 @@ topo-pictures: $(SETUP_STAMP) build ## redraw docs/img/topo_*.png and .dot with 
 	@scripts/topo_pictures.sh $(FABRIC)
 
 .PHONY: demo
-demo: $(SETUP_STAMP) build ## collectives on the model, then on the RTL against the model
-	@scripts/demo.sh $(FABRIC)
+demo: $(SETUP_STAMP) ## build fabric alone, then collectives on the model and on the RTL against it
+	@scripts/demo.sh $(CMAKE_DIR) $(JOBS)
 
 SEEDS ?= 100
 FIRST_SEED ?= 1
