@@ -46,7 +46,7 @@
 #include "xf/defs.hpp"
 #include "xf/faults.hpp"
 #include "xf/host_driver.hpp"
-#include "xf/reference.hpp"
+#include "xf/layout.hpp"
 #include "xf/topology.hpp"
 
 namespace xf::rtl {

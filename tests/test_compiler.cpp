@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "xf/alu.hpp"
+#include "xf/checks.hpp"
 #include "xf/compiler.hpp"
+#include "xf/layout.hpp"
 #include "xf/reference.hpp"
 
 using namespace xf;

@@ -51,7 +51,9 @@
 #include "model_test_main.hpp"
 #include "rtl_kit.hpp"
 #include "rtl_system.hpp"
+#include "xf/checks.hpp"
 #include "xf/compiler.hpp"
+#include "xf/layout.hpp"
 #include "xf/reference.hpp"
 #include "xf/topology.hpp"
 

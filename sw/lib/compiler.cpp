@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "xf/alu.hpp"
-#include "xf/reference.hpp"
+#include "xf/layout.hpp"
 
 namespace xf {
 

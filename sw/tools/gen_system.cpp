@@ -40,10 +40,11 @@
 
 #include "system.hpp"
 #include "xf/alu.hpp"
+#include "xf/checks.hpp"
 #include "xf/cli.hpp"
 #include "xf/compiler.hpp"
 #include "xf/host_driver.hpp"
-#include "xf/reference.hpp"
+#include "xf/layout.hpp"
 #include "xf/topology.hpp"
 
 using namespace xf;

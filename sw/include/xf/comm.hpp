@@ -35,6 +35,7 @@
 
 #include "xf/alu.hpp"
 #include "xf/compiler.hpp"
+#include "xf/layout.hpp"
 #include "xf/reference.hpp"
 #include "xf/serial.hpp"
 #include "xf/topology.hpp"

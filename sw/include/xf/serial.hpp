@@ -24,7 +24,7 @@
 #include "xf/cli.hpp"
 #include "xf/compiler.hpp"
 #include "xf/defs.hpp"
-#include "xf/reference.hpp"
+#include "xf/layout.hpp"
 #include "xf/topology.hpp"
 
 namespace xf::serial {
