@@ -1,7 +1,7 @@
 // The driver library: a communicator over a topology and a backend, with the calls users know
-// from NCCL (docs/driver.md). Header-only API; the simulators behind the `model` and `rtl`
-// backends are compiled libraries (CMake targets xfmodel and xfrtl), and `serial:DEV[@BAUD]`
-// (a board, or xf_board_sim) is header-only.
+// from NCCL (docs/driver.md). Header-only API; the backends are compiled libraries: `model`
+// (CMake target xfmodel), `rtl` (tb/comm_rtl.cpp with the Verilated chip, in fabric) and
+// `serial:DEV[@BAUD]` (a board, or xf_board_sim; target xfserial, sw/backends/serial).
 //
 //   xf::Comm comm;
 //   xf::Result r = xf::Comm::create("ring:8", "model", &comm);
