@@ -15,8 +15,9 @@
 //
 // Cycle loop (step()): the inputs of every chip for cycle n are driven from what was sampled
 // in earlier cycles (wires: the far chip's phy_tx of cycle n - PhyWireDelayCycles; barrier: the
-// AND of bar_arrived_o in cycle n; host request state), the outputs of cycle n are sampled, then
-// every chip gets its rising edge.
+// AND of bar_arrived_o in cycle n; host request state) together with the clock's fall, the
+// outputs of cycle n are sampled, then every chip gets its rising edge (no RTL process runs on
+// the falling edge, so it needs no evaluation of its own).
 //
 // Waves (VM_TRACE_FST builds, such as `fabric`): open_trace() puts every node into one FST file
 // under its own scope (chip0, chip1, ..., switch<n>); each cycle is 2 time units, the falling
@@ -59,12 +60,15 @@ template <class T>
 uint64_t get_bits(const T& sig, int lsb, int width) {
   return (static_cast<uint64_t>(sig) >> lsb) & (width >= 64 ? ~0ull : ((1ull << width) - 1));
 }
+// Wide ports a 32-bit word at a time (a 16-link switch moves 16 x 194 PHY bits each way per
+// cycle): each step takes the bits up to the end of the current word.
 template <std::size_t N>
 uint64_t get_bits(const VlWide<N>& sig, int lsb, int width) {
   uint64_t v = 0;
-  for (int i = 0; i < width; ++i) {
-    const int b = lsb + i;
-    v |= static_cast<uint64_t>((sig[b / 32] >> (b % 32)) & 1u) << i;
+  for (int done = 0; done < width;) {
+    const int b = lsb + done, sh = b % 32, take = std::min(32 - sh, width - done);
+    v |= ((static_cast<uint64_t>(sig[b / 32]) >> sh) & ((1ull << take) - 1)) << done;
+    done += take;
   }
   return v;
 }
@@ -75,10 +79,11 @@ void set_bits(T& sig, int lsb, int width, uint64_t v) {
 }
 template <std::size_t N>
 void set_bits(VlWide<N>& sig, int lsb, int width, uint64_t v) {
-  for (int i = 0; i < width; ++i) {
-    const int b = lsb + i;
-    const uint32_t bit = 1u << (b % 32);
-    sig[b / 32] = ((v >> i) & 1u) ? (sig[b / 32] | bit) : (sig[b / 32] & ~bit);
+  for (int done = 0; done < width;) {
+    const int b = lsb + done, sh = b % 32, take = std::min(32 - sh, width - done);
+    const uint32_t mask = static_cast<uint32_t>((1ull << take) - 1) << sh;
+    sig[b / 32] = (sig[b / 32] & ~mask) | ((static_cast<uint32_t>(v >> done) << sh) & mask);
+    done += take;
   }
 }
 // Copies `width` bits from one port to another (any widths).
@@ -421,6 +426,7 @@ class RtlSystem {
           c.host_req_valid_i = 0;
           h.presented = false;
         }
+        c.clk_i = 0;  // the falling edge of the previous cycle, with this cycle's inputs
         c.eval();
       });
     }
@@ -487,10 +493,9 @@ class RtlSystem {
 #if VM_TRACE_FST
     if (trace_) trace_->dump(2 * cycle_ + 1);
 #endif
-    for_all([](auto& m) {
-      m.clk_i = 0;
-      m.eval();
-    });
+    // No logic runs on the falling edge: the next step() evaluates it together with its inputs,
+    // which saves an eval() per node and cycle (each one recomputes the logic behind every
+    // input: sixteen links' worth in a switch).
     ++cycle_;
     if (!error.empty()) throw std::runtime_error(error);
   }
