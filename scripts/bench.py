@@ -175,13 +175,11 @@ def main():
              ("line:8", "line"), (TREE8, "tree"), ("tree:(8)", "tree")]
     for backend in ["model"] + (["rtl"] if rtl else []):
         rows = []
-        # The Verilated switch has 4 ports: tree:(8)'s root switch (8 children) is model-only.
-        for topo, algo in [e for e in eight if backend == "model" or e[0] != "tree:(8)"]:
+        for topo, algo in eight:
             rows += bench(fabric, f"lat_8chips_{backend}_{algo}_{len(rows)}", [topo],
                           ["--backend", backend, "--min-bytes", "8", "--max-bytes", "8",
                            "--algo", algo], quiet=True)
-        rows += bench(fabric, f"lat_8chips_{backend}_auto",
-                      [t for t, _ in eight if backend == "model" or t != "tree:(8)"],
+        rows += bench(fabric, f"lat_8chips_{backend}_auto", [t for t, _ in eight],
                       ["--backend", backend, "--min-bytes", "8", "--max-bytes", "8"], quiet=True)
         for r in rows:
             lat.append({"what": f"8-byte allreduce, {r['topology']} (algorithm {r['algo']})",

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -59,7 +60,8 @@ using cli::Usage;
 
 namespace {
 
-constexpr int kRtlLinks = 4;        // NumLinks of the Verilated chip and switch (their defaults)
+// The machine of Verilated chips and switch nodes (its NumLinks: 4 per chip, 16 per switch).
+using RtlSys = rtl::RtlSystem<Vxf_chip, Vxf_switch>;
 constexpr int kRtlTiles = 4;        // NumTiles of the Verilated chip
 constexpr int kRtlTableChips = 64;  // TableChips of the Verilated chip and switch
 
@@ -149,14 +151,16 @@ LinkCounts model_link_counts(const model::RunStats& st) {
           l.corrupted, l.replays,   l.timeouts, l.discards,     l.escalations};
 }
 
-// The RTL's counts: the retry layer's from every node's link registers, the wires' from the
-// harness, after the register reads (which run the machine a few more cycles), from reset: the
-// RTL's wires also carry faults while the host loads and reads back.
+// The RTL's counts: the retry layer's from every node's link registers (links 0..7: the register
+// map has no slots for the links 8 and up of a wider switch), the wires' from the harness, after
+// the register reads (which run the machine a few more cycles), from reset: the RTL's wires also
+// carry faults while the host loads and reads back.
 template <class Sys>
 LinkCounts rtl_link_counts(Sys& sys, const Topology& topo) {
+  constexpr int kRegLinks = static_cast<int>(reg::kLinkCrcErrorsSize / 4);
   LinkCounts c{};
   for (int n = 0; n < topo.num_nodes; ++n)
-    for (int p = 0; p < topo.num_ports[n]; ++p) {
+    for (int p = 0; p < std::min(topo.num_ports[n], kRegLinks); ++p) {
       c.crc_errors += sys.host_read32(n, reg::kLinkCrcErrors + 4 * p) & 0xFFFFu;
       const uint32_t st = sys.host_read32(n, reg::kLinkStatus + 4 * p);
       const uint32_t di = sys.host_read32(n, reg::kLinkDiscards + 4 * p);
@@ -201,21 +205,20 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
   return spec;
 }
 
-// Refuses what the Verilated chip cannot build (4 tiles, 4 links, 64 chips in its routing table).
+// Refuses what the Verilated nodes cannot build (4 tiles, 4 links per chip, 16 per switch, 64
+// chips in the routing tables), in one line without the usage.
 void check_rtl_fits(const Topology& topo, const CollectiveSpec& spec) {
   if (topo.num_chips > kRtlTableChips)
-    throw Usage("--topology " + topo.spec + ": " + std::to_string(topo.num_chips) +
-                " chips, but the RTL nodes' routing tables hold " + std::to_string(kRtlTableChips) +
-                "; use --backend model for it");
+    throw cli::Refused("--topology " + topo.spec + ": " + std::to_string(topo.num_chips) +
+                       " chips, but the RTL nodes' routing tables hold " +
+                       std::to_string(kRtlTableChips) + "; use --backend model for it");
   if (spec.tiles > kRtlTiles)
-    throw Usage("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
-                std::to_string(kRtlTiles) + " tiles; use --tiles 1.." + std::to_string(kRtlTiles) +
-                " with --backend rtl or both");
-  for (int n = 0; n < topo.num_nodes; ++n)
-    if (topo.num_ports[n] > kRtlLinks)
-      throw Usage("--topology " + topo.spec + ": node " + std::to_string(n) + " has " +
-                  std::to_string(topo.num_ports[n]) + " links, the RTL chip and switch " +
-                  std::to_string(kRtlLinks) + "; use --backend model for it");
+    throw cli::Refused("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
+                       std::to_string(kRtlTiles) + " tiles; use --tiles 1.." +
+                       std::to_string(kRtlTiles) + " with --backend rtl or both");
+  const std::string why = RtlSys::unfit(topo);
+  if (!why.empty())
+    throw cli::Refused("--topology " + topo.spec + ": " + why + "; use --backend model for it");
 }
 
 // One point of `fabric bench`, measured in a child process (SystemC elaborates once per process)
@@ -255,7 +258,7 @@ Point measure_point(const Topology& topo, const CollectiveSpec& spec, const std:
     take(model::run_on_model(topo, plan, img, inputs));
   } else {
     VerilatedContext ctx;
-    rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx);
+    RtlSys sys(topo, spec.tiles, &ctx);
     take(rtl::run_on_rtl(sys, plan, img, inputs));
   }
   if (ok) {
@@ -692,7 +695,7 @@ int sc_main(int argc, char** argv) {
       const auto t1 = std::chrono::steady_clock::now();
       VerilatedContext ctx;
       if (opt.count("trace")) ctx.traceEverOn(true);
-      rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx, &faults);
+      RtlSys sys(topo, spec.tiles, &ctx, &faults);
       if (opt.count("trace")) sys.open_trace(opt["trace"]);
       uint64_t zero = 0;  // harness cycle of the collective's cycle 0
       sys.start_observer = [&](uint64_t c) {
