@@ -46,7 +46,8 @@ expect 2 'integer types' -- run --topology ring:4 --dtype fp32 --op avg --bytes 
 expect 2 'unknown dtype' -- run --topology ring:4 --dtype fp64 --bytes 4K
 expect 2 'unknown op' -- run --topology ring:4 --op prod --bytes 4K
 expect 2 'unknown option' -- run --topology ring:4 --bytez 4K
-expect 2 'bytes is required' -- run --topology ring:4
+expect 2 'topology is required' -- run --bytes 4K
+expect 0 ' 64K +16384 +fp32 +sum ' -- run --topology ring:4  # --bytes 64K, allreduce fp32 sum
 expect 2 'choose model, rtl, both or serial' -- run --topology ring:4 --bytes 4K --backend fpga
 expect 2 'the RTL chip has 4 tiles' -- run --topology ring:4 --bytes 4K --tiles 8 --backend rtl
 # A machine beyond the Verilated nodes (4 links per chip, 16 per switch): the limit once, in one

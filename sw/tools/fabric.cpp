@@ -62,8 +62,9 @@ namespace {
 
 // The machine of Verilated chips and switch nodes (its NumLinks: 4 per chip, 16 per switch).
 using RtlSys = rtl::RtlSystem<Vxf_chip, Vxf_switch>;
-constexpr int kRtlTiles = 4;        // NumTiles of the Verilated chip
-constexpr int kRtlTableChips = 64;  // TableChips of the Verilated chip and switch
+constexpr int kRtlTiles = 4;                  // NumTiles of the Verilated chip
+constexpr int kRtlTableChips = 64;            // TableChips of the Verilated chip and switch
+constexpr uint64_t kDefaultBytes = 64 << 10;  // fabric run/plan without --bytes (docs/fabric.md)
 
 // The command that reruns this one on both backends with waves: the same arguments, with
 // --backend both and --trace xf_mismatch.fst in place of any --backend or --trace given.
@@ -184,7 +185,8 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
   spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
   spec.dtype = parse_dtype(opt.count("dtype") ? opt["dtype"] : "fp32");
   spec.op = parse_op(opt.count("op") ? opt["op"] : "sum");
-  if (opt.count("bytes")) spec.bytes = parse_bytes("bytes", opt["bytes"]);
+  // M per chip: 64 KiB unless given (docs/fabric.md).
+  spec.bytes = opt.count("bytes") ? parse_bytes("bytes", opt["bytes"]) : kDefaultBytes;
   spec.sat = opt.count("sat");
   if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
   if (opt.count("root")) spec.root = static_cast<int>(parse_int("root", opt["root"], 0, 4095));
@@ -468,7 +470,8 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
 int usage(const char* why) {
   if (why) std::fprintf(stderr, "fabric: %s\n", cli::printable(why).c_str());
   std::fprintf(stderr,
-               "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
+               "usage: fabric run --topology T [--bytes N (64K)] [--collective C (allreduce)]\n"
+               "                  [--dtype D (fp32)] [--op O (sum)]\n"
                "                  [--backend model|rtl|both] [--trace FILE.fst]\n"
                "                  [--faults ber=P,wer=P,drop=P,stall=P,down=P,downlen=N,seed=S]\n"
                "                  [--algo auto|ring|biring|ladder|line|tree|avg|butterfly]\n"
@@ -536,8 +539,7 @@ int sc_main(int argc, char** argv) {
     for (const char* o : {"min-bytes", "max-bytes", "csv", "json"})
       if (opt.count(o)) throw Usage(std::string("--") + o + " is for fabric bench");
     if (topologies.size() > 1) throw Usage("--topology given twice (only bench takes several)");
-    for (const char* req : {"topology", "bytes"})
-      if (!opt.count(req)) throw Usage(std::string("--") + req + " is required");
+    if (!opt.count("topology")) throw Usage("--topology is required");
     const std::string backend = opt.count("backend") ? opt["backend"] : "model";
     const bool on_board = backend.rfind("serial:", 0) == 0;  // a board, or xf_board_sim
     if (backend != "model" && backend != "rtl" && backend != "both" && !on_board)
