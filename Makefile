@@ -34,7 +34,7 @@ check-gen: ## fail if the committed generated files are stale
 	@# the copies of the .core files below must not shadow the real ones for FuseSoC
 	@touch $(BUILD)/FUSESOC_IGNORE
 	@python3 scripts/gen_defs.py spec/xf_defs.json $(BUILD)/gen
-	@for f in sw/include/xf/defs.hpp rtl/xf_defs_pkg.sv docs/generated/defs.md; do \
+	@for f in sw/include/xf/defs.hpp rtl/xf_defs_pkg.sv rtl/xf_types.svh docs/generated/defs.md; do \
 	  diff -u $$f $(BUILD)/gen/$$f > /dev/null || { \
 	    echo "check-gen: $$f is stale; run 'make gen' and commit it"; exit 1; }; \
 	done
@@ -44,6 +44,11 @@ check-gen: ## fail if the committed generated files are stale
 	  diff -u $$f $(BUILD)/gen/$$f > /dev/null || { \
 	    echo "check-gen: $$f is stale; run 'make gen' and commit it"; exit 1; }; \
 	done; echo "check-gen: generated files are up to date"
+
+.PHONY: check-slices
+check-slices: ## fail on a hand-written slice of a format in rtl/ (docs/conventions.md, rule 12)
+	@python3 scripts/check_slices.py --self-test > /dev/null
+	@python3 scripts/check_slices.py
 
 .PHONY: check-docs
 check-docs: ## fail on a dangling path, link or anchor in a doc or comment, or an RTL module without its doc section
@@ -114,7 +119,7 @@ fpga-check: $(SETUP_STAMP) ## quick Yosys read of every board top, pins against 
 # which and why); make lint and make synth-check run them all.
 test: SYNTH_FLAGS = --quick
 .PHONY: test
-test: $(SETUP_STAMP) check-gen check-docs check-format build lint fpga-check ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
+test: $(SETUP_STAMP) check-gen check-docs check-format check-slices build lint fpga-check ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
 	@cd $(CMAKE_DIR) && ctest --output-on-failure -j $(JOBS)
 	@scripts/test_fabric_cli.sh $(FABRIC)
 	@scripts/test_driver.sh $(FABRIC) $(CMAKE_DIR)/example_allreduce

@@ -101,6 +101,7 @@ module xf_chip #(
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
   localparam int T = NumTiles;
   localparam int L = NumLinks;
@@ -122,6 +123,15 @@ module xf_chip #(
   logic [19:0] treq_addr;
   logic [31:0] treq_wdata;
   logic [T*32-1:0] trsp_rdata;
+  reg_config_t node_config;       // Config: what the chip is built with
+  reg_alu_config_t alu_config;    // AluConfig
+  reg_xb_errors_t xb_error_bits;  // XbErrors
+
+  assign node_config.tiles = 5'(NumTiles);
+  assign node_config.ports = 4'(NumLinks);
+  assign node_config.table_chips_log2 = 4'($clog2(TableChips));
+  assign node_config.dmem_kib = 16'(DmemBytes / 1024);
+  assign alu_config.units = AluDtypes;
 
   xf_host_port #(
     .NumTiles(T),
@@ -148,9 +158,8 @@ module xf_chip #(
     .crc_errors_i     (crc_errors),
     .link_status_i    (link_status),
     .link_discards_i  (link_discards),
-    .config_i         ({16'(DmemBytes / 1024), 4'($clog2(TableChips)), 4'(NumLinks), 3'd0,
-                        5'(NumTiles)}),
-    .alu_config_i     ({24'd0, AluDtypes}),
+    .config_i         (reg_config_pack(node_config)),
+    .alu_config_i     (reg_alu_config_pack(alu_config)),
     .done_i           (done_q),
     .route_we_o       (route_we),
     .route_addr_o     (route_addr),
@@ -291,9 +300,9 @@ module xf_chip #(
   assign unused_exchange = ^{xb_occupancy, xb_max_occupancy, xb_xoff, path_level};
 
   always_comb begin
-    xb_errors = '0;
-    xb_errors[L-1:0] = xb_overflow;
-    xb_errors[16 +: L] = xb_proto_err;
+    xb_error_bits.overflow = 16'(xb_overflow);
+    xb_error_bits.proto_err = 16'(xb_proto_err);
+    xb_errors = reg_xb_errors_pack(xb_error_bits);
   end
 
   // ---- Links --------------------------------------------------------------------------------

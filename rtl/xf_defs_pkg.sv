@@ -54,6 +54,8 @@ package xf_defs_pkg;
   localparam int LinkReplayTimeoutCycles = 64;
   // replays in a row without progress after which a link reports itself escalated (LinkStatus bit 0)
   localparam int LinkEscalateReplays = 8;
+  // bit of an ALU build's units (the RTL's AluDtypes, the AluConfig register) that says the fp32 ScaleAdd multipliers are built; bits 0..6 are the dtypes
+  localparam int AluScaleAddBit = 7;
 
   // packet opcode (header bits 3:0)
   typedef enum logic [3:0] {
@@ -80,7 +82,7 @@ package xf_defs_pkg;
     DTYPE_FP32 = 3'd6
   } dtype_e;
 
-  // reduction op
+  // reduction op; a value's dtypes are the valid (dtype, op) pairs (xf::valid_pair), its unit the bit of an ALU build's units it needs besides its dtype's (xf::built_pair)
   typedef enum logic [2:0] {
     RED_OP_SUM = 3'd0,
     RED_OP_MAX = 3'd1,
@@ -153,7 +155,15 @@ package xf_defs_pkg;
     WAIT_KIND_BARRIER = 4'd4
   } wait_kind_e;
 
-  // header flit of every packet (128 bits)
+  // a flit on a stream inside a node and on a link: FlitBits of data and the two framing bits
+  localparam int FLIT_DATA_LSB = 0;  // the header (head flit) or FlitBytes payload bytes, byte i at bits 8i+7:8i
+  localparam int FLIT_DATA_BITS = 128;
+  localparam int FLIT_TAIL_LSB = 128;  // last flit of a packet
+  localparam int FLIT_TAIL_BITS = 1;
+  localparam int FLIT_HEAD_LSB = 129;  // first flit of a packet: data holds the header
+  localparam int FLIT_HEAD_BITS = 1;
+
+  // header flit of every packet (bits 127:107 reserved: sent as 0, ignored)
   localparam int HEADER_OPCODE_LSB = 0;  // Opcode
   localparam int HEADER_OPCODE_BITS = 4;
   localparam int HEADER_DST_CHIP_LSB = 4;  // destination chip id
@@ -201,7 +211,7 @@ package xf_defs_pkg;
   localparam int INSTR_IMM_LSB = 0;  // immediate; for Send/Fwd the send descriptor below
   localparam int INSTR_IMM_BITS = 32;
 
-  // imm field of Send and Fwd
+  // imm field of Send and Fwd, the send descriptor (bits 31:27 ignored)
   localparam int SEND_IMM_TILE_LSB = 0;  // destination tile
   localparam int SEND_IMM_TILE_BITS = 4;
   localparam int SEND_IMM_LANE_LSB = 4;  // routing lane
@@ -221,26 +231,44 @@ package xf_defs_pkg;
   localparam int SEND_IMM_AVG_FINAL_LSB = 26;  // Avg final scale
   localparam int SEND_IMM_AVG_FINAL_BITS = 1;
 
+  // address of a routing-table entry, lane * MaxChips + dst_chip (the RouteTable byte offset; a tile's lookup, the router's ports)
+  localparam int ROUTE_ADDR_CHIP_LSB = 0;  // destination chip
+  localparam int ROUTE_ADDR_CHIP_BITS = 12;
+  localparam int ROUTE_ADDR_LANE_LSB = 12;  // routing-table lane
+  localparam int ROUTE_ADDR_LANE_BITS = 2;
+
+  // control field of a link word (docs/reliability.md section 1; bits 31:29 zero)
+  localparam int LINK_CTL_SEQ_LSB = 0;  // link sequence number of the flit the word carries (LinkSeqBits)
+  localparam int LINK_CTL_SEQ_BITS = 8;
+  localparam int LINK_CTL_ACK_LSB = 8;  // the sequence number the sender's receiver expects next
+  localparam int LINK_CTL_ACK_BITS = 8;
+  localparam int LINK_CTL_CREDITS_LSB = 16;  // credits the sender's receiver has returned since reset, modulo 256
+  localparam int LINK_CTL_CREDITS_BITS = 8;
+  localparam int LINK_CTL_NAKS_LSB = 24;  // replays the sender's receiver has asked for since reset, modulo 16
+  localparam int LINK_CTL_NAKS_BITS = 4;
+  localparam int LINK_CTL_FV_LSB = 28;  // the word carries a flit
+  localparam int LINK_CTL_FV_BITS = 1;
+
   // host-visible map of one chip; byte addresses, 32-bit registers
   localparam logic [31:0] REG_CHIP_ID = 32'h00000000;  // RO: chip index value (written through IndexWr)
   localparam logic [31:0] REG_INDEX_WR = 32'h00000004;  // RW: the chip's index value
-  localparam logic [31:0] REG_CONTROL = 32'h00000008;  // W: bit0 start all tiles, bit1 clear counters and errors
-  localparam logic [31:0] REG_STATUS = 32'h0000000c;  // RO: bit i = tile i done; bit 31 any error
+  localparam logic [31:0] REG_CONTROL = 32'h00000008;  // W: start all tiles, clear counters and errors (fields)
+  localparam logic [31:0] REG_STATUS = 32'h0000000c;  // RO: which tiles are done, any error (fields)
   localparam logic [31:0] REG_CYCLES = 32'h00000010;  // RO: cycles since the last Control start
   localparam logic [31:0] REG_MISROUTES = 32'h00000014;  // RO: packets the exchange dropped for want of a route (no table entry, missing tile, unconnected port); saturating
-  localparam logic [31:0] REG_XB_ERRORS = 32'h00000018;  // RO: bit l = the XB of link l overflowed (XOFF budget violated); bit 16+l = a tile broke the XB protocol on link l; sticky until reset
-  localparam logic [31:0] REG_CONFIG = 32'h0000001c;  // RO: what the node was built with: bits 4:0 tiles, bits 11:8 link ports saturating at 15 (Ports has the count), bits 15:12 log2 of the routing-table chips per lane (entries for chips at or above it do not exist), bits 31:16 data memory per tile in KiB
+  localparam logic [31:0] REG_XB_ERRORS = 32'h00000018;  // RO: per link, the XB overflowed (XOFF budget violated), a tile broke the XB protocol (fields); sticky until reset
+  localparam logic [31:0] REG_CONFIG = 32'h0000001c;  // RO: what the node was built with (fields): tiles, link ports saturating at 15 (Ports has the count), log2 of the routing-table chips per lane (entries for chips at or above it do not exist), data memory per tile in KiB
   localparam logic [31:0] REG_ALU_CONFIG = 32'h00000020;  // RO: bits 7:0 the units the node's reduction ALUs are built with (bit d = dtype d built, d = 0..6; bit 7 = fp32 ScaleAdd built; 0xFF: everything, the default build; a switch node 0); a Reduce of another dtype, or a ScaleAdd without bit 7, is an invalid pair (docs/alu.md section 9); bits 31:8 0
   localparam logic [31:0] REG_DONE_CYCLES = 32'h00000024;  // RO: the value of Cycles in the first cycle after the last Control start in which every tile in use is done (the start's cycle and the next left out), held until the next start; 0 after reset and from a start until then (and always on a switch node). The collective's cycle count (tiles' first running cycle to the last End, inclusive) is DoneCycles - 2 on the chip that finishes last (docs/chip.md section 3)
   localparam logic [31:0] REG_PORTS = 32'h00000028;  // RO: the node's link ports, whole (at most 255: a RouteTable byte is a port, 0xFF unreachable); Config bits 11:8 saturate at 15, as a model switch may have more
   localparam logic [31:0] REG_LINK_CRC_ERRORS = 32'h00000040;  // RO: link l at +4l: PHY words received with a CRC mismatch (discarded), saturating at 0xFFFF
-  localparam logic [31:0] REG_LINK_STATUS = 32'h00000060;  // RO: link l at +4l: bit 0 escalated (LinkEscalateReplays replays in a row without progress; sticky until Control bit 1), bits 7:4 replays in a row now (saturating at 15), bits 31:16 replays started (saturating)
-  localparam logic [31:0] REG_LINK_DISCARDS = 32'h00000080;  // RO: link l at +4l: bits 15:0 good flits discarded out of sequence (duplicates and flits after a gap), bits 31:16 replay timer expiries; both saturating
+  localparam logic [31:0] REG_LINK_STATUS = 32'h00000060;  // RO: link l at +4l: escalated, replays in a row now, replays started (fields)
+  localparam logic [31:0] REG_LINK_DISCARDS = 32'h00000080;  // RO: link l at +4l: good flits discarded out of sequence (duplicates and flits after a gap), replay timer expiries (fields)
   localparam logic [31:0] REG_ROUTE_TABLE = 32'h00001000;  // RW: byte lane*MaxChips+dst = output port for packets to chip dst on that lane (0xFF = unreachable; ports at or above the node's port count are errors)
   localparam logic [31:0] REG_TILE_BASE = 32'h00100000;  // tile t at TileBase + t*TileStride
   localparam logic [31:0] REG_TILE_STRIDE = 32'h00100000;  // distance between tile windows
-  localparam logic [31:0] REG_TILE_STATUS = 32'h00000000;  // tile window +0: RO bits 3:0 error code (TileErr), bit 4 done, bits 31:16 pc
-  localparam logic [31:0] REG_TILE_ERR_INFO = 32'h00000004;  // tile window +4: RO detail of the first error: bits 3:0 ErrCheck (BadPacket, receive DmemRange) or WaitKind (Watchdog), bits 8:4 the counter a Watchdog waited on, bits 23:12 source chip and bits 27:24 source tile of a bad packet
+  localparam logic [31:0] REG_TILE_STATUS = 32'h00000000;  // tile window +0: RO error code, done, pc (fields)
+  localparam logic [31:0] REG_TILE_ERR_INFO = 32'h00000004;  // tile window +4: RO detail of the first error (fields; 0 where they do not apply)
   localparam logic [31:0] REG_TILE_ERR_COUNT = 32'h00000008;  // tile window +8: RO packets the receive engine discarded for a failed check, saturating
   localparam logic [31:0] REG_TILE_WATCHDOG = 32'h0000000c;  // tile window +0xC: RW watchdog period in cycles (0 = off, the reset value): a tile waiting this long with no progress halts with error Watchdog
   localparam logic [31:0] REG_TILE_COUNTERS = 32'h00000100;  // tile window +0x100: RO arrival counters
@@ -249,4 +277,5 @@ package xf_defs_pkg;
   localparam logic [31:0] REG_TILE_DMEM = 32'h00040000;  // tile window +0x40000: data memory (model: larger, see docs)
 
 endpackage : xf_defs_pkg
+/* verilator lint_on VARHIDDEN */
 /* verilator lint_on UNUSEDPARAM */

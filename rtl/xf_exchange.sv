@@ -113,14 +113,27 @@ module xf_exchange #(
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
-  localparam int FlitW = 130;
-  localparam int PathW = FlitW + 1 + 4 + 2;  // {ctrl, port, link, flit}
+  localparam int FlitW = FlitTypeBits;  // {head, tail, data}: flit_t
+  // An entry of a tile's path: the flit and the tile's routing decision.
+  typedef struct packed {
+    logic [1:0] ctrl;  // 0 data, 1 XREQ, 2 XDONE
+    logic [3:0] port;  // link port (link-bound), else the destination tile
+    logic       link;  // link-bound
+    flit_t      flit;
+  } path_t;
+  localparam int PathW = 2 + 4 + 1 + FlitW;
   localparam int PathFlits = xf_defs_pkg::ExchangeLatencyCycles + 1;  // the tile's credits
   localparam int MsgStages = xf_defs_pkg::XbCtrlLatencyCycles;
   localparam int NumIn = 2 * NumLinks + NumTiles;
   localparam int NumOut = NumLinks + NumTiles;
-  localparam int MsgW = NumTiles + 2;  // per link: {kind, valid per tile}
+  // An XB's message on its way to the tiles (per link).
+  typedef struct packed {
+    logic [1:0]          kind;   // XbMsg
+    logic [NumTiles-1:0] valid;  // for tile t
+  } msg_t;
+  localparam int MsgW = 2 + NumTiles;
   localparam logic [1:0] CtrlData = 2'd0;
   localparam logic [1:0] CtrlXreq = 2'd1;
   localparam logic [1:0] CtrlXdone = 2'd2;
@@ -133,7 +146,9 @@ module xf_exchange #(
   `ASSERT_INIT(ExchangeLatencyLegal_A, xf_defs_pkg::ExchangeLatencyCycles == 2 && PathFlits == 3)
   `ASSERT_INIT(MsgStagesLegal_A, MsgStages >= 1)
   `ASSERT_INIT(XbOccBitsLegal_A, XbOccBits == $clog2(QueueFlits + 3))
-  `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits + 2 == FlitW)
+  `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits + 2 == FlitW && FlitW == 130)
+  `ASSERT_INIT(PathWLegal_A, PathW == $bits(path_t))
+  `ASSERT_INIT(MsgWLegal_A, MsgW == $bits(msg_t))
 
   // ---- Tile paths ---------------------------------------------------------------------------
   logic [NumTiles-1:0]       path_empty;    // FIFO holds no flit
@@ -155,11 +170,27 @@ module xf_exchange #(
   logic [NumOut-1:0]       r_out_valid, r_out_ready;
   logic [NumOut*FlitW-1:0] r_out_flit;
 
+  // Tile t's entry into its path and the entry at its front (struct-typed signals stay at module
+  // scope: Yosys 0.23 does not resolve their fields in generate blocks).
+  path_t                     path_in, path_out;  // tile t's, in the loop below
+  logic [NumTiles*PathW-1:0] path_push;
+  always_comb begin
+    for (int t = 0; t < NumTiles; t++) begin
+      path_in.ctrl = tx_ctrl_i[t*2 +: 2];
+      path_in.port = tx_port_i[t*4 +: 4];
+      path_in.link = tx_link_i[t];
+      path_in.flit = tx_flit_i[t*FlitW +: FlitW];
+      path_push[t*PathW +: PathW] = path_in;
+      path_out = path_front[t*PathW +: PathW];
+      front_flit[t*FlitW +: FlitW] = path_out.flit;
+      front_link[t] = path_out.link;
+      front_port[t*4 +: 4] = path_out.port;
+      front_ctrl[t*2 +: 2] = path_out.ctrl;
+    end
+  end
+
   for (genvar t = 0; t < NumTiles; t++) begin : gen_path
-    logic [PathW-1:0] push_data;
-    logic [1:0]       count;
-    assign push_data = {tx_ctrl_i[t*2 +: 2], tx_port_i[t*4 +: 4], tx_link_i[t],
-                        tx_flit_i[t*FlitW +: FlitW]};
+    logic [1:0] count;
 
     // The FIFO's write is the exchange's register stage: written at the end of the cycle the
     // tile presents the flit, at the front (pop_data_o) in the next.
@@ -171,7 +202,7 @@ module xf_exchange #(
       .clk_i      (clk_i),
       .rst_ni     (rst_ni),
       .push_i     (tx_valid_i[t]),
-      .push_data_i(push_data),
+      .push_data_i(path_push[t*PathW +: PathW]),
       .full_o     (path_full[t]),
       .pop_i      (take[t]),
       .pop_data_o (path_front[t*PathW +: PathW]),
@@ -181,10 +212,6 @@ module xf_exchange #(
     assign path_count[t*2 +: 2] = count;
 
     assign front_valid[t] = !path_empty[t];
-    assign front_flit[t*FlitW +: FlitW] = path_front[t*PathW +: FlitW];
-    assign front_link[t] = path_front[t*PathW + FlitW];
-    assign front_port[t*4 +: 4] = path_front[t*PathW + FlitW + 1 +: 4];
-    assign front_ctrl[t*2 +: 2] = path_front[t*PathW + FlitW + 5 +: 2];
     assign front_bad[t] = front_link[t] && ((32'(front_port[t*4 +: 4]) >= NumLinks) ||
                                             (front_ctrl[t*2 +: 2] == 2'd3));
 
@@ -271,12 +298,17 @@ module xf_exchange #(
   end
 
   // ---- XB -> tile messages: MsgStages register stages -----------------------------------------
-  // Stage s, link l: {kind, valid per tile} at [(s*NumLinks + l)*MsgW +: MsgW].
+  // Stage s, link l: a msg_t at [(s*NumLinks + l)*MsgW +: MsgW].
   logic [MsgStages*NumLinks*MsgW-1:0] msg_d, msg_q;
+  msg_t msg_in, msg_out;  // link l's message into the first stage, out of the last
+  logic [NumTiles-1:0] msg_out_valid;  // msg_out.valid (Icarus 11 selects a field's bit with
+                                       // a constant index only)
 
   always_comb begin
     for (int l = 0; l < NumLinks; l++) begin
-      msg_d[l*MsgW +: MsgW] = {xb_msg_kind[l*2 +: 2], xb_msg_valid[l*NumTiles +: NumTiles]};
+      msg_in.kind = xb_msg_kind[l*2 +: 2];
+      msg_in.valid = xb_msg_valid[l*NumTiles +: NumTiles];
+      msg_d[l*MsgW +: MsgW] = msg_in;
     end
     for (int s = 1; s < MsgStages; s++) begin
       msg_d[s*NumLinks*MsgW +: NumLinks*MsgW] = msg_q[(s-1)*NumLinks*MsgW +: NumLinks*MsgW];
@@ -284,22 +316,22 @@ module xf_exchange #(
   end
 
   always_comb begin
-    logic [MsgW-1:0] m;
     for (int t = 0; t < NumTiles; t++) begin
       for (int l = 0; l < NumLinks; l++) begin
-        m = msg_q[((MsgStages - 1)*NumLinks + l)*MsgW +: MsgW];
-        xb_msg_valid_o[t*NumLinks + l] = m[t];
-        xb_msg_kind_o[(t*NumLinks + l)*2 +: 2] = m[NumTiles +: 2];
+        msg_out = msg_q[((MsgStages - 1)*NumLinks + l)*MsgW +: MsgW];
+        msg_out_valid = msg_out.valid;
+        xb_msg_valid_o[t*NumLinks + l] = msg_out_valid[t];
+        xb_msg_kind_o[(t*NumLinks + l)*2 +: 2] = msg_out.kind;
       end
     end
   end
 
   // ---- Router -------------------------------------------------------------------------------
   assign r_in_valid[NumLinks-1:0] = link_rx_valid_i;
-  assign r_in_flit[NumLinks*FlitW-1:0] = link_rx_flit_i;
+  assign r_in_flit[0 +: NumLinks*FlitW] = link_rx_flit_i;
   assign link_rx_ready_o = r_in_ready[NumLinks-1:0];
   assign link_tx_valid_o = r_out_valid[NumLinks-1:0];
-  assign link_tx_flit_o = r_out_flit[NumLinks*FlitW-1:0];
+  assign link_tx_flit_o = r_out_flit[0 +: NumLinks*FlitW];
   assign rx_valid_o = r_out_valid[NumLinks +: NumTiles];
   assign rx_flit_o = r_out_flit[NumLinks*FlitW +: NumTiles*FlitW];
   assign r_out_ready = {rx_ready_i, link_tx_ready_i};

@@ -100,6 +100,7 @@ module xf_host_port #(
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
   localparam int RouteBytes = xf_defs_pkg::NumLanes * xf_defs_pkg::MaxChips;  // 16384
   // links with LinkCrcErrors, LinkStatus and LinkDiscards registers (8 slots of 4 bytes each)
@@ -153,10 +154,19 @@ module xf_host_port #(
   logic reg_ok;
   logic [31:0] reg_rdata;
   logic [2:0] crc_link;
+  reg_status_t status;
+  logic [15:0] status_done;  // status.done (Icarus 11 selects a field's bit with a constant index)
+  reg_control_t control;  // a Control write's data
   always_comb begin
     reg_ok = 1'b0;
     reg_rdata = '0;
     crc_link = a[4:2];
+    status_done = '0;
+    for (int t = 0; t < NumTiles; t++) status_done[t] = tile_done_i[t];
+    status = '0;
+    status.done = status_done;
+    // Link CRC errors are recovered by the retry layer: not errors.
+    status.error = tile_err_i || misroutes_i != 0 || xb_errors_i != 0;
     unique case (a)
       xf_defs_pkg::REG_CHIP_ID: begin
         reg_ok = !host_req_write_i;
@@ -169,9 +179,7 @@ module xf_host_port #(
       xf_defs_pkg::REG_CONTROL: reg_ok = host_req_write_i;
       xf_defs_pkg::REG_STATUS: begin
         reg_ok = !host_req_write_i;
-        for (int t = 0; t < NumTiles; t++) reg_rdata[t] = tile_done_i[t];
-        // Link CRC errors are recovered by the retry layer: not errors.
-        reg_rdata[31] = tile_err_i || misroutes_i != 0 || xb_errors_i != 0;
+        reg_rdata = reg_status_pack(status);
       end
       xf_defs_pkg::REG_CYCLES: begin
         reg_ok = !host_req_write_i;
@@ -269,6 +277,8 @@ module xf_host_port #(
   assign host_req_ready_o = !s_valid_q || s_done;
   assign take = host_req_valid_i && host_req_ready_o;
 
+  assign control = reg_control_unpack(host_req_wdata_i);
+
   always_comb begin
     s_valid_d = s_valid_q;
     s_kind_d = s_kind_q;
@@ -359,9 +369,9 @@ module xf_host_port #(
         if (reg_ok && host_req_write_i) begin
           if (a == xf_defs_pkg::REG_INDEX_WR) index_d = host_req_wdata_i;
           if (a == xf_defs_pkg::REG_CONTROL && NumTiles > 0) begin
-            start_d = host_req_wdata_i[0];
-            clear_d = host_req_wdata_i[1];
-            if (host_req_wdata_i[0]) begin  // DoneCycles reads 0 from the start's cycle on
+            start_d = control.start;
+            clear_d = control.clear;
+            if (control.start) begin  // DoneCycles reads 0 from the start's cycle on
               dc_armed_d = 1'b1;
               done_cycles_d = '0;
             end

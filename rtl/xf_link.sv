@@ -17,8 +17,8 @@
 //   rx_*  rx_valid_o = buffer not empty, rx_flit_o = its front (registers); taken with
 //         rx_valid_o && rx_ready_i.
 // PHY word (docs/reliability.md section 1): phy_*_valid (not in the CRC), phy_*_flit, phy_*_ctl
-// (7:0 seq, 15:8 ack, 23:16 credits mod 256, 27:24 NAKs mod 16, 28 fv), phy_*_crc over the 168
-// bits {ctl, 6'b0, head, tail, data} (section 2).
+// (a link_ctl_t: seq, ack, credits mod 256, NAKs mod 16, fv), phy_*_crc over the 168 bits {ctl,
+// 6'b0, head, tail, data} (section 2).
 // Combinational paths: none from an input to an output.
 //
 // Latency (RegCycles = 3 stages here plus the wire; PhyWireDelayCycles = 5 gives the model's
@@ -90,6 +90,7 @@ module xf_link #(
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
   // Register stages of this module on the flit path and on the credit path (see the budget).
   localparam int RegCycles = 3;
@@ -104,13 +105,10 @@ module xf_link #(
   localparam logic [PtrBits-1:0] PtrOne = PtrBits'(1);
   localparam logic [PtrBits-1:0] PtrLast = PtrBits'(RxBufferFlits - 1);
   localparam logic [31:0] CrcInit = 32'hFFFF_FFFF;
-  localparam int Tail = 128;  // flit bit: last flit of a packet
-  localparam int Head = 129;  // flit bit: first flit of a packet
-  localparam int Fv = 28;     // ctl bit: the word carries a flit
 
   `ASSERT_INIT(PhyWireDelayLegal_A, PhyWireDelayCycles >= 0)
   `ASSERT_INIT(RxBufferSustainsRate_A, RxBufferFlits >= CreditLoopCycles)
-  `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits == 128)
+  `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits == 128 && FlitTypeBits == 130)
   `ASSERT_INIT(ReplayFlitsLegal_A, ReplayFlits >= RxBufferFlits && ReplayFlits <= 64 &&
                                    (ReplayFlits & (ReplayFlits - 1)) == 0)
   `ASSERT_INIT(EscalateLegal_A, EscalateReplays >= 1 && EscalateReplays <= 15)
@@ -127,6 +125,14 @@ module xf_link #(
   function automatic logic [15:0] sat_inc(logic [15:0] v, logic en);
     sat_inc = (en && v != 16'hFFFF) ? v + 16'd1 : v;
   endfunction
+
+  // The flits and control fields the link reads (it carries the flits' data without reading it).
+  // Waiver: of a flit, the link reads the framing bits only.
+  /* verilator lint_off UNUSEDSIGNAL */
+  flit_t     tx_flit, rx_in_flit;
+  /* verilator lint_on UNUSEDSIGNAL */
+  link_ctl_t rx_ctl, tx_ctl;
+  assign tx_flit = tx_flit_i;
 
   // ---- Receiver: input register and checks ---------------------------------------------------
   logic         rx_in_valid_d, rx_in_valid_q;
@@ -157,10 +163,12 @@ module xf_link #(
     rx_in_flit_d = phy_rx_valid_i ? phy_rx_flit_i : rx_in_flit_q;
     rx_in_ctl_d = phy_rx_valid_i ? phy_rx_ctl_i : rx_in_ctl_q;
     rx_in_crc_d = phy_rx_valid_i ? phy_rx_crc_i : rx_in_crc_q;
+    rx_in_flit = rx_in_flit_q;
+    rx_ctl = link_ctl_unpack(rx_in_ctl_q);
     rx_good = rx_in_valid_q && (~rx_crc_raw == rx_in_crc_q);
     rx_bad = rx_in_valid_q && !rx_good;
-    rx_fv = rx_good && rx_in_ctl_q[Fv];
-    rx_seq = rx_in_ctl_q[7:0];
+    rx_fv = rx_good && rx_ctl.fv;
+    rx_seq = rx_ctl.seq;
     rx_dist = rx_seq - expected_q;
     rx_accept = rx_fv && rx_dist == 8'd0;
     rx_ahead = rx_fv && rx_dist != 8'd0 && !rx_dist[7];
@@ -178,7 +186,7 @@ module xf_link #(
     cred_ret_d = rx_pop ? cred_ret_q + 8'd1 : cred_ret_q;  // credit on pop
     crc_errors_d = sat_inc(crc_errors_q, rx_bad);
     discards_d = sat_inc(discards_q, rx_ahead || rx_behind);
-    rx_packets_d = (rx_accept && rx_in_flit_q[Tail]) ? rx_packets_q + 32'd1 : rx_packets_q;
+    rx_packets_d = (rx_accept && rx_in_flit.tail) ? rx_packets_q + 32'd1 : rx_packets_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -320,15 +328,15 @@ module xf_link #(
   always_comb begin
     // Control fields of a good far word: ack, credits, NAKs (cumulative, so a lost word only
     // delays them). An ack outside una..nxt cannot come from a correct far end; it is ignored.
-    ack_in = rx_in_ctl_q[15:8];
-    cred_in = rx_in_ctl_q[23:16];
+    ack_in = rx_ctl.ack;
+    cred_in = rx_ctl.credits;
     ack_ok = rx_good && (8'(ack_in - una_q) <= 8'(nxt_q - una_q));
     una_d = ack_ok ? ack_in : una_q;
     progress = una_d != una_q;
     cred_delta = rx_good ? 8'(cred_in - cred_seen_q) : 8'd0;
     cred_seen_d = rx_good ? cred_in : cred_seen_q;
-    nak_new = rx_good && rx_in_ctl_q[27:24] != naks_seen_q;
-    naks_seen_d = rx_good ? rx_in_ctl_q[27:24] : naks_seen_q;
+    nak_new = rx_good && rx_ctl.naks != naks_seen_q;
+    naks_seen_d = rx_good ? rx_ctl.naks : naks_seen_q;
     timeout = !replaying_q && una_q != nxt_q && !progress &&
               timer_q == TimerBits'(ReplayTimeoutCycles - 1);
     start_replay = nak_new || timeout;
@@ -340,7 +348,12 @@ module xf_link #(
     phy_fv = replaying_q || tx_fire;
     phy_seq = replaying_q ? rp_q : nxt_q;
     phy_flit_d = replaying_q ? rb_front : (tx_fire ? tx_flit_i : phy_flit_q);
-    phy_ctl_d = {3'd0, phy_fv, naks_d, cred_ret_d, expected_d, phy_seq};
+    tx_ctl.fv = phy_fv;
+    tx_ctl.naks = naks_d;
+    tx_ctl.credits = cred_ret_d;
+    tx_ctl.ack = expected_d;
+    tx_ctl.seq = phy_seq;
+    phy_ctl_d = link_ctl_pack(tx_ctl);
     phy_valid_d = 1'b1;
 
     // Replay pointer: a new replay starts from the oldest unacknowledged flit; a running one
@@ -371,8 +384,8 @@ module xf_link #(
     escalated_d = (escalated_q && !clr_i) || run_d >= 4'(EscalateReplays);
     timeouts_d = sat_inc(timeouts_q, timeout);
     replays_d = sat_inc(replays_q, start_replay);
-    tx_in_pkt_d = tx_fire ? !tx_flit_i[Tail] : tx_in_pkt_q;
-    tx_packets_d = (tx_fire && tx_flit_i[Tail]) ? tx_packets_q + 32'd1 : tx_packets_q;
+    tx_in_pkt_d = tx_fire ? !tx_flit.tail : tx_in_pkt_q;
+    tx_packets_d = (tx_fire && tx_flit.tail) ? tx_packets_q + 32'd1 : tx_packets_q;
   end
 
   xf_crc32 #(
@@ -488,6 +501,6 @@ module xf_link #(
   `ASSERT(RxValidHolds_A, !$past(rx_valid_o && !rx_ready_i) || rx_valid_o)
   `ASSERT_STABLE(RxFlitStable_A, rx_flit_o, rx_valid_o && !rx_ready_i)
   // The exchange hands over whole packets (wormhole): a head exactly when no packet is open.
-  `ASSERT(TxFraming_A, !tx_fire || (tx_flit_i[Head] == !tx_in_pkt_q))
+  `ASSERT(TxFraming_A, !tx_fire || (tx_flit.head == !tx_in_pkt_q))
 
 endmodule

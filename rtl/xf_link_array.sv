@@ -42,10 +42,29 @@ module xf_link_array #(
   output logic [NumLinks*32-1:0]  stat_discards_o     // LinkDiscards: discards, timeouts
 );
 
+  `include "xf_types.svh"
+
+  // Link l's LinkStatus and LinkDiscards (struct-typed signals stay at module scope: Yosys 0.23
+  // does not resolve their fields in generate blocks).
+  logic [NumLinks-1:0]    escalated;
+  logic [NumLinks*4-1:0]  run;
+  logic [NumLinks*16-1:0] discards, timeouts, replays;
+  reg_link_status_t       status;     // link l's, in the loop below
+  reg_link_discards_t     discarded;  // link l's, in the loop below
+  always_comb begin
+    for (int l = 0; l < NumLinks; l++) begin
+      status = '0;
+      status.escalated = escalated[l];
+      status.run = run[l*4 +: 4];
+      status.replays = replays[l*16 +: 16];
+      stat_status_o[l*32 +: 32] = reg_link_status_pack(status);
+      discarded.discards = discards[l*16 +: 16];
+      discarded.timeouts = timeouts[l*16 +: 16];
+      stat_discards_o[l*32 +: 32] = reg_link_discards_pack(discarded);
+    end
+  end
+
   for (genvar l = 0; l < NumLinks; l++) begin : gen_link
-    logic escalated;
-    logic [3:0] run;
-    logic [15:0] discards, timeouts, replays;
     logic [31:0] tx_packets, rx_packets;
     logic [$clog2(RxBufferFlits+1)-1:0] tx_credits, rx_level;
     logic unused_link;
@@ -71,18 +90,16 @@ module xf_link_array #(
       .phy_rx_ctl_i     (phy_rx_ctl_i[l*32 +: 32]),
       .phy_rx_crc_i     (phy_rx_crc_i[l*32 +: 32]),
       .stat_crc_errors_o(stat_crc_errors_o[l*16 +: 16]),
-      .stat_discards_o  (discards),
-      .stat_timeouts_o  (timeouts),
-      .stat_replays_o   (replays),
-      .stat_run_o       (run),
-      .stat_escalated_o (escalated),
+      .stat_discards_o  (discards[l*16 +: 16]),
+      .stat_timeouts_o  (timeouts[l*16 +: 16]),
+      .stat_replays_o   (replays[l*16 +: 16]),
+      .stat_run_o       (run[l*4 +: 4]),
+      .stat_escalated_o (escalated[l]),
       .stat_tx_packets_o(tx_packets),
       .stat_rx_packets_o(rx_packets),
       .stat_tx_credits_o(tx_credits),
       .stat_rx_level_o  (rx_level)
     );
-    assign stat_status_o[l*32 +: 32] = {replays, 8'd0, run, 3'd0, escalated};
-    assign stat_discards_o[l*32 +: 32] = {timeouts, discards};
     assign unused_link = ^{tx_packets, rx_packets, tx_credits, rx_level};
   end
 

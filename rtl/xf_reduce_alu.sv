@@ -72,6 +72,7 @@ module xf_reduce_alu #(
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
   // Cycles from a flit on the inputs to its result on the outputs.
   localparam int LatencyCycles = 4;
@@ -91,7 +92,7 @@ module xf_reduce_alu #(
   localparam bit BuildFp16 = AluDtypes[xf_defs_pkg::DTYPE_FP16];
   localparam bit BuildBf16 = AluDtypes[xf_defs_pkg::DTYPE_BF16];
   localparam bit BuildFp32 = AluDtypes[xf_defs_pkg::DTYPE_FP32];
-  localparam bit BuildScaleAdd = BuildFp32 && AluDtypes[7];
+  localparam bit BuildScaleAdd = BuildFp32 && AluDtypes[xf_defs_pkg::AluScaleAddBit];
   localparam bit BuildFpMaxMin = BuildFp16 || BuildBf16 || BuildFp32;
   // The unit that passes a through (errors, Write flits): the first built of these.
   localparam int PassInt8 = 0;
@@ -112,7 +113,6 @@ module xf_reduce_alu #(
   localparam logic [2:0] SelFpMaxMin = 3'd6;  // fp16, bf16 or fp32 max/min (selected earlier)
 
   // ---- Decode (cycle 0, combinational from the inputs) ----------------------------------------
-  logic       dtype_built, dtype_float;
   logic       pair_ok;
   logic       in_err;
   logic       int8_signed;
@@ -122,23 +122,10 @@ module xf_reduce_alu #(
   logic [2:0] in_sel;
 
   always_comb begin
-    // xf::valid_pair: Sum/Max/Min on every defined dtype, Avg on integer dtypes only, ScaleAdd
-    // on fp32 only; and only on the dtypes this build has, ScaleAdd only if it has the
-    // multipliers (bit 7 of AluDtypes is ScaleAdd, not a dtype: dtype 7 is never built).
-    dtype_built = (in_dtype_i != 3'd7) && AluDtypes[in_dtype_i];
-    dtype_float = (in_dtype_i == xf_defs_pkg::DTYPE_FP16) ||
-                  (in_dtype_i == xf_defs_pkg::DTYPE_BF16) ||
-                  (in_dtype_i == xf_defs_pkg::DTYPE_FP32);
-    case (in_op_i)
-      xf_defs_pkg::RED_OP_SUM, xf_defs_pkg::RED_OP_MAX, xf_defs_pkg::RED_OP_MIN: begin
-        pair_ok = dtype_built;
-      end
-      xf_defs_pkg::RED_OP_AVG: pair_ok = dtype_built && !dtype_float;
-      xf_defs_pkg::RED_OP_SCALE_ADD: begin
-        pair_ok = BuildScaleAdd && (in_dtype_i == xf_defs_pkg::DTYPE_FP32);
-      end
-      default:                 pair_ok = 1'b0;
-    endcase
+    // xf::built_pair (rtl/xf_types.svh): a valid pair of a dtype this build has, ScaleAdd only
+    // if it has the multipliers (bit AluScaleAddBit of AluDtypes is ScaleAdd, not a dtype). The
+    // guard keeps a build without units from folding the call (docs/conventions.md rule 9).
+    pair_ok = AluDtypes != 8'h00 && built_pair(AluDtypes, in_dtype_i, in_op_i);
     in_err = in_valid_i && !pair_ok;
     int8_signed = (in_dtype_i != xf_defs_pkg::DTYPE_UINT8);
     pass_op = xf_defs_pkg::RED_OP_SCALE_ADD;

@@ -51,8 +51,15 @@ module xf_switch #(
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
   localparam int L = NumLinks;
+
+  reg_config_t node_config;  // Config: no tiles, no data memory
+  assign node_config.tiles = '0;
+  assign node_config.ports = 4'(NumLinks > 15 ? 15 : NumLinks);  // saturates (Ports is whole)
+  assign node_config.table_chips_log2 = 4'($clog2(TableChips));
+  assign node_config.dmem_kib = '0;
 
   logic [31:0] misroutes;
   logic [L*16-1:0] crc_errors;
@@ -91,7 +98,7 @@ module xf_switch #(
     .crc_errors_i     (crc_errors),
     .link_status_i    (link_status),
     .link_discards_i  (link_discards),
-    .config_i         ({16'd0, 4'($clog2(TableChips)), 4'(NumLinks > 15 ? 15 : NumLinks), 8'd0}),
+    .config_i         (reg_config_pack(node_config)),
     .alu_config_i     (32'd0),
     .done_i           (1'b0),
     .route_we_o       (route_we),

@@ -105,6 +105,7 @@ module xf_tile #(
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
   localparam int DmemWords = DmemBytes / 16;
   localparam int WordBits = $clog2(DmemWords + 1);
@@ -120,7 +121,7 @@ module xf_tile #(
   logic       clear;
   logic       running_d, running_q, done_d, done_q;
   logic [3:0] err_d, err_q;
-  logic [31:0] err_info_d, err_info_q;    // TileErrInfo
+  reg_tile_err_info_t err_info_d, err_info_q;  // TileErrInfo
   logic [31:0] err_count_d, err_count_q;  // TileErrCount
   logic [31:0] wd_period_d, wd_period_q;  // TileWatchdog
   logic       run;
@@ -129,9 +130,11 @@ module xf_tile #(
   logic                    rx_fail, send_fail, seq_fail, seq_halt;
   logic [3:0]              rx_fail_code, seq_fail_code;
   logic [3:0]              rx_fail_check;
-  logic [15:0]             rx_fail_src;
+  logic [11:0]             rx_fail_src_chip;
+  logic [3:0]              rx_fail_src_tile;
   logic [1:0]              rx_discard;
-  logic [8:0]              seq_fail_info;
+  logic [3:0]              seq_fail_kind;
+  logic [4:0]              seq_fail_ctr;
   logic                    rx_progress, send_emit;
   logic [32:0]             err_count_sum;
   logic [31:0]             avg_scale, scale, pc;
@@ -168,6 +171,7 @@ module xf_tile #(
   logic [1:0]  rsp_src_d, rsp_src_q;      // 0 register value, 1 IMEM, 2 PMEM, 3 DMEM
   logic [1:0]  rsp_sel_d, rsp_sel_q;      // IMEM half (bit 0) or DMEM lane
   logic [31:0] rsp_reg_d, rsp_reg_q;
+  reg_tile_status_t tile_status;          // TileStatus
 
   // RAM ports
   logic                           imem_re;
@@ -207,11 +211,15 @@ module xf_tile #(
     rsp_src_d = 2'd0;
     rsp_sel_d = host_req_addr_i[3:2];
     rsp_reg_d = '0;
+    tile_status = '0;
+    tile_status.err = err_q;
+    tile_status.done = done_q;
+    tile_status.pc = stat_pc_o;
     if (h_accept && !h_err && !host_req_write_i) begin
       if (h_status) begin
         case (host_req_addr_i[3:2])
-          2'd0: rsp_reg_d = {stat_pc_o, 11'b0, done_q, err_q};
-          2'd1: rsp_reg_d = err_info_q;
+          2'd0: rsp_reg_d = reg_tile_status_pack(tile_status);
+          2'd1: rsp_reg_d = reg_tile_err_info_pack(err_info_q);
           2'd2: rsp_reg_d = err_count_q;
           default: rsp_reg_d = wd_period_q;
         endcase
@@ -266,14 +274,18 @@ module xf_tile #(
     if (err_q == xf_defs_pkg::TILE_ERR_NONE) begin
       if (rx_fail) begin
         err_d = rx_fail_code;
-        // bits 27:24 src tile, 23:12 src chip, 3:0 ErrCheck
-        err_info_d = {4'b0, rx_fail_src, 8'b0, rx_fail_check};
+        err_info_d = '0;
+        err_info_d.code = rx_fail_check;
+        err_info_d.src_chip = rx_fail_src_chip;
+        err_info_d.src_tile = rx_fail_src_tile;
       end else if (send_fail) begin
         err_d = xf_defs_pkg::TILE_ERR_BAD_PACKET;
         err_info_d = '0;
       end else if (seq_fail) begin
         err_d = seq_fail_code;
-        err_info_d = {23'b0, seq_fail_info};  // Watchdog: bits 8:4 counter, 3:0 WaitKind
+        err_info_d = '0;
+        err_info_d.code = seq_fail_kind;  // Watchdog: its WaitKind and counter; else 0
+        err_info_d.ctr = seq_fail_ctr;
       end
     end
     // Every packet the receive engine drops, saturating.
@@ -433,7 +445,8 @@ module xf_tile #(
     .halt_o         (seq_halt),
     .fail_o         (seq_fail),
     .fail_code_o    (seq_fail_code),
-    .fail_info_o    (seq_fail_info),
+    .fail_kind_o    (seq_fail_kind),
+    .fail_ctr_o     (seq_fail_ctr),
     .pc_o           (pc)
   );
 
@@ -501,7 +514,8 @@ module xf_tile #(
     .fail_o          (rx_fail),
     .fail_code_o     (rx_fail_code),
     .fail_check_o    (rx_fail_check),
-    .fail_src_o      (rx_fail_src),
+    .fail_src_chip_o (rx_fail_src_chip),
+    .fail_src_tile_o (rx_fail_src_tile),
     .discard_o       (rx_discard),
     .progress_o      (rx_progress),
     .wait_ctr_i      (wait_ctr),

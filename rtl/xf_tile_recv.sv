@@ -76,7 +76,8 @@ module xf_tile_recv #(
   output logic                  fail_o,            // an error (fail_code_o)
   output logic [3:0]            fail_code_o,       // BadPacket, DmemRange or Hazard
   output logic [3:0]            fail_check_o,      // its ErrCheck (None for Hazard)
-  output logic [15:0]           fail_src_o,        // {src_tile, src_chip} (0 for Headless)
+  output logic [11:0]           fail_src_chip_o,   // the bad packet's src_chip (0: Headless)
+  output logic [3:0]            fail_src_tile_o,   // its src_tile (0: Headless)
   output logic [1:0]            discard_o,         // packets dropped in this cycle (0..2)
   output logic                  progress_o,        // a flit taken or a counter incremented
   // counters
@@ -87,42 +88,65 @@ module xf_tile_recv #(
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
   localparam int DmemWords = DmemBytes / 16;
   localparam int AluLatencyCycles = 4;
-  localparam int TagBits = WordBits + 1 + 1 + 5 + 8;
 
   `ASSERT_INIT(DmemBytesLegal_A, DmemBytes % 16 == 0 && DmemBytes >= 32)
   `ASSERT_INIT(WordBitsLegal_A, (1 << WordBits) > DmemWords && WordBits <= 20)
   `ASSERT_INIT(AluDtypesLegal_A, !AluDtypes[7] || AluDtypes[6])
 
+  // The reduction a packet asks for (its header's fields), carried with each flit to the ALU.
+  typedef struct packed {
+    logic [2:0] dtype;
+    logic [2:0] op;
+    logic       sat;
+    logic       avg_final;
+    logic [3:0] avg_shift;
+  } red_cfg_t;
+
   // ---- Open packet --------------------------------------------------------------------------
-  logic                active_d, active_q;  // a packet is open
-  logic                drop_d, drop_q;      // ... and is being dropped
-  logic                reduce_d, reduce_q;
-  logic [WordBits:0]   addr_d, addr_q;      // word of the next payload flit
-  logic [WordBits:0]   end_d, end_q;        // one past the packet's last payload word
-  logic [15:0]         src_d, src_q;        // {src_tile, src_chip}
-  logic [7:0]          len_w_d, len_w_q;    // len / 16
-  logic [2:0]          dtype_d, dtype_q, op_d, op_q;
-  logic                sat_d, sat_q, fin_d, fin_q;
-  logic [3:0]          shift_d, shift_q;
-  logic [4:0]          ctr_d, ctr_q;
+  typedef struct packed {
+    logic              active;    // a packet is open
+    logic              drop;      // ... and is being dropped
+    logic              reduce;
+    logic [WordBits:0] addr;      // word of the next payload flit
+    logic [WordBits:0] limit;     // one past the packet's last payload word
+    logic [11:0]       src_chip;
+    logic [3:0]        src_tile;
+    logic [7:0]        len_w;     // len / 16
+    red_cfg_t          cfg;
+    logic [4:0]        ctr;
+  } pkt_t;
+  pkt_t pkt_d, pkt_q;
 
   // ---- Stage 1 -------------------------------------------------------------------------------
-  logic                s1_valid_d, s1_valid_q;  // something enters the ALU
-  logic                s1_we_d, s1_we_q;        // ... which writes DMEM
-  logic                s1_reduce_d, s1_reduce_q;
-  logic [WordBits-1:0] s1_waddr_d, s1_waddr_q;
-  logic [127:0]        s1_data_d, s1_data_q;
-  logic [2:0]          s1_dtype_d, s1_dtype_q, s1_op_d, s1_op_q;
-  logic                s1_sat_d, s1_sat_q, s1_fin_d, s1_fin_q;
-  logic [3:0]          s1_shift_d, s1_shift_q;
-  logic [31:0]         s1_scale_d, s1_scale_q;
-  logic [31:0]         s1_fscale_d, s1_fscale_q;  // ScaleAdd factor
-  logic                s1_inc_d, s1_inc_q;
-  logic [4:0]          s1_ctr_d, s1_ctr_q;
-  logic [7:0]          s1_amt_d, s1_amt_q;
+  typedef struct packed {
+    logic                valid;      // something enters the ALU
+    logic                we;         // ... which writes DMEM
+    logic                reduce;
+    logic [WordBits-1:0] waddr;
+    logic [127:0]        data;
+    red_cfg_t            cfg;
+    logic [31:0]         avg_scale;  // CSR 16
+    logic [31:0]         scale;      // CSR 17, the ScaleAdd factor
+    logic                inc;
+    logic [4:0]          ctr;
+    logic [7:0]          amt;
+  } s1_t;
+  s1_t s1_d, s1_q;
+
+  // The ALU's tag: what the write and the counter increment need when the result leaves.
+  typedef struct packed {
+    logic                we;
+    logic [WordBits-1:0] waddr;
+    logic                inc;   // increment counter ctr by amt
+    logic [4:0]          ctr;
+    logic [7:0]          amt;
+  } tag_t;
+  localparam int TagBits = WordBits + 1 + 1 + 5 + 8;
+  `ASSERT_INIT(TagBitsLegal_A, TagBits == $bits(tag_t))
 
   // Words being written by the ALU stages (entry k: accepted k+2 cycles ago), for the RAW hold.
   logic [AluLatencyCycles-1:0] fl_we_d, fl_we_q;
@@ -132,12 +156,10 @@ module xf_tile_recv #(
   logic [2:0]  kill_d, kill_q;  // cycles left in which increments are squashed after a clear
 
   // ---- Header decode ---------------------------------------------------------------------------
-  logic        head, tail;
-  logic [3:0]  h_opc;
+  flit_t       rx_flit;
+  header_t     hdr;
   logic [23:0] h_dst;
   logic [11:0] h_len;
-  logic [2:0]  h_dtype, h_op;
-  logic [15:0] h_src;
   logic        h_pair_ok, h_range_bad;
   logic [3:0]  h_check;  // ErrCheck of the header, None if it passes
   logic [3:0]  h_code;   // its TileErr
@@ -152,33 +174,20 @@ module xf_tile_recv #(
   logic                alu_out_valid, unused_alu_err;
   logic [127:0]        alu_out_data;
   logic [TagBits-1:0]  alu_out_tag;
-  logic                out_we, out_inc;
-  logic [WordBits-1:0] out_waddr;
-  logic [4:0]          out_ctr;
-  logic [7:0]          out_amt;
+  tag_t                out;
   logic                inc_now;
 
   always_comb begin
-    head = rx_flit_i[129];
-    tail = rx_flit_i[128];
-    h_opc = rx_flit_i[xf_defs_pkg::HEADER_OPCODE_LSB +: 4];
-    h_dst = rx_flit_i[xf_defs_pkg::HEADER_DST_ADDR_LSB +: 24];
-    h_len = rx_flit_i[xf_defs_pkg::HEADER_LEN_LSB +: 12];
-    h_dtype = rx_flit_i[xf_defs_pkg::HEADER_DTYPE_LSB +: 3];
-    h_op = rx_flit_i[xf_defs_pkg::HEADER_OP_LSB +: 3];
-    h_src = {rx_flit_i[xf_defs_pkg::HEADER_SRC_TILE_LSB +: 4],
-             rx_flit_i[xf_defs_pkg::HEADER_SRC_CHIP_LSB +: 12]};
-    // xf::valid_pair: Sum/Max/Min on dtypes 0..6, Avg on the integer dtypes 0..3, ScaleAdd (4)
-    // on fp32 (6) only; and only on the dtypes the ALU is built with, ScaleAdd only with its
-    // multipliers (AluDtypes[7]).
-    h_pair_ok = (h_dtype <= 3'd6) && AluDtypes[h_dtype] &&
-                (h_op <= 3'd2 || (h_op == 3'd3 && h_dtype <= 3'd3) ||
-                 (h_op == 3'd4 && h_dtype == 3'd6 && AluDtypes[7]));
+    rx_flit = rx_flit_i;
+    hdr = header_unpack(rx_flit.data);
+    h_dst = hdr.dst_addr;
+    h_len = hdr.len;
+    h_pair_ok = AluDtypes != 8'h00 && built_pair(AluDtypes, hdr.dtype, hdr.op);
     h_range_bad = ({1'b0, h_dst} + {13'b0, h_len}) > 25'(DmemBytes);
     // The header checks in the model's order; an unaligned dst_addr is a Window BadPacket.
     h_code = xf_defs_pkg::TILE_ERR_BAD_PACKET;
     h_check = xf_defs_pkg::ERR_CHECK_NONE;
-    if (h_opc > 4'd1) begin
+    if (hdr.opcode != xf_defs_pkg::OPCODE_WRITE && hdr.opcode != xf_defs_pkg::OPCODE_REDUCE) begin
       h_check = xf_defs_pkg::ERR_CHECK_OPCODE;
     end else if (h_len[3:0] != 4'd0) begin
       h_check = xf_defs_pkg::ERR_CHECK_LENGTH;
@@ -186,144 +195,133 @@ module xf_tile_recv #(
       h_check = xf_defs_pkg::ERR_CHECK_WINDOW;
     end else if (h_len > 12'(xf_defs_pkg::MaxPacketPayloadBytes)) begin
       h_check = xf_defs_pkg::ERR_CHECK_LENGTH;
-    end else if (h_opc == 4'd1 && !h_pair_ok) begin
+    end else if (hdr.opcode == xf_defs_pkg::OPCODE_REDUCE && !h_pair_ok) begin
       h_check = xf_defs_pkg::ERR_CHECK_PAIR;
     end else if (h_range_bad) begin
       h_check = xf_defs_pkg::ERR_CHECK_WINDOW;
       h_code = xf_defs_pkg::TILE_ERR_DMEM_RANGE;
     end
 
-    pay_ok = !head && active_q && !drop_q && addr_q < end_q;
-    a_w = addr_q[WordBits-1:0];
+    pay_ok = !rx_flit.head && pkt_q.active && !pkt_q.drop && pkt_q.addr < pkt_q.limit;
+    a_w = WordBits'(pkt_q.addr);
     // Read after write: the word is still in stage 1 or in the ALU.
-    raw = s1_we_q && s1_waddr_q == a_w;
+    raw = s1_q.we && s1_q.waddr == a_w;
     for (int k = 0; k < AluLatencyCycles; k++) begin
       if (fl_we_q[k] && fl_addr_q[k] == a_w) raw = 1'b1;
     end
-    raw = raw && pay_ok && reduce_q;
+    raw = raw && pay_ok && pkt_q.reduce;
     rx_ready_o = !(rx_valid_i && raw);
     take = rx_valid_i && rx_ready_o;
 
     hazard = 1'b0;
     for (int i = 0; i < 4; i++) begin
-      if (hz_valid_i[i] && {1'b0, hz_lo_i[i*WordBits +: WordBits]} <= addr_q &&
-          addr_q < {1'b0, hz_hi_i[i*WordBits +: WordBits]}) begin
+      if (hz_valid_i[i] && {1'b0, hz_lo_i[i*WordBits +: WordBits]} <= pkt_q.addr &&
+          pkt_q.addr < {1'b0, hz_hi_i[i*WordBits +: WordBits]}) begin
         hazard = 1'b1;
       end
     end
 
     // Defaults: hold the open packet, stage 1 idle.
-    active_d = active_q;
-    drop_d = drop_q;
-    reduce_d = reduce_q;
-    addr_d = addr_q;
-    end_d = end_q;
-    src_d = src_q;
-    len_w_d = len_w_q;
-    dtype_d = dtype_q;
-    op_d = op_q;
-    sat_d = sat_q;
-    fin_d = fin_q;
-    shift_d = shift_q;
-    ctr_d = ctr_q;
+    pkt_d = pkt_q;
     fail_o = 1'b0;
     fail_code_o = xf_defs_pkg::TILE_ERR_NONE;
     fail_check_o = xf_defs_pkg::ERR_CHECK_NONE;
-    fail_src_o = src_q;
+    fail_src_chip_o = pkt_q.src_chip;
+    fail_src_tile_o = pkt_q.src_tile;
     discard = 2'd0;
     short_tail = 1'b0;
     dmem_re_o = 1'b0;
     dmem_raddr_o = a_w;
-    s1_valid_d = 1'b0;
-    s1_we_d = 1'b0;
-    s1_reduce_d = reduce_q;
-    s1_waddr_d = a_w;
-    s1_data_d = rx_flit_i[127:0];
-    s1_dtype_d = dtype_q;
-    s1_op_d = op_q;
-    s1_sat_d = sat_q;
-    s1_fin_d = fin_q;
-    s1_shift_d = shift_q;
-    s1_scale_d = avg_scale_i;
-    s1_fscale_d = scale_i;
-    s1_inc_d = 1'b0;
-    s1_ctr_d = ctr_q;
-    s1_amt_d = len_w_q;
+    s1_d.valid = 1'b0;
+    s1_d.we = 1'b0;
+    s1_d.reduce = pkt_q.reduce;
+    s1_d.waddr = a_w;
+    s1_d.data = rx_flit.data;
+    s1_d.cfg = pkt_q.cfg;
+    s1_d.avg_scale = avg_scale_i;
+    s1_d.scale = scale_i;
+    s1_d.inc = 1'b0;
+    s1_d.ctr = pkt_q.ctr;
+    s1_d.amt = pkt_q.len_w;
 
-    if (take && head) begin
+    if (take && rx_flit.head) begin
       // The open kept packet never saw its tail: dropped (Short); the first error is its own.
-      if (active_q && !drop_q) begin
+      if (pkt_q.active && !pkt_q.drop) begin
         fail_o = 1'b1;
         fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
         fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
         discard = 2'd1;
       end
-      active_d = 1'b1;
-      drop_d = 1'b0;
-      reduce_d = h_opc == 4'd1;
-      addr_d = (WordBits + 1)'(h_dst[23:4]);
-      end_d = (WordBits + 1)'(h_dst[23:4]) + (WordBits + 1)'(h_len[11:4]);
-      src_d = h_src;
-      len_w_d = h_len[11:4];
-      dtype_d = h_dtype;
-      op_d = h_op;
-      sat_d = rx_flit_i[xf_defs_pkg::HEADER_SAT_LSB];
-      fin_d = rx_flit_i[xf_defs_pkg::HEADER_AVG_FINAL_LSB];
-      shift_d = rx_flit_i[xf_defs_pkg::HEADER_AVG_SHIFT_LSB +: 4];
-      ctr_d = rx_flit_i[xf_defs_pkg::HEADER_CTR_LSB +: 5];
+      pkt_d.active = 1'b1;
+      pkt_d.drop = 1'b0;
+      pkt_d.reduce = hdr.opcode == xf_defs_pkg::OPCODE_REDUCE;
+      pkt_d.addr = (WordBits + 1)'(h_dst[23:4]);
+      pkt_d.limit = (WordBits + 1)'(h_dst[23:4]) + (WordBits + 1)'(h_len[11:4]);
+      pkt_d.src_chip = hdr.src_chip;
+      pkt_d.src_tile = hdr.src_tile;
+      pkt_d.len_w = h_len[11:4];
+      pkt_d.cfg.dtype = hdr.dtype;
+      pkt_d.cfg.op = hdr.op;
+      pkt_d.cfg.sat = hdr.sat;
+      pkt_d.cfg.avg_final = hdr.avg_final;
+      pkt_d.cfg.avg_shift = hdr.avg_shift;
+      pkt_d.ctr = hdr.ctr;
       if (h_check != xf_defs_pkg::ERR_CHECK_NONE) begin
         if (!fail_o) begin
           fail_o = 1'b1;
           fail_code_o = h_code;
           fail_check_o = h_check;
-          fail_src_o = h_src;
+          fail_src_chip_o = hdr.src_chip;
+          fail_src_tile_o = hdr.src_tile;
         end
         discard = discard + 2'd1;
-        drop_d = 1'b1;
+        pkt_d.drop = 1'b1;
       end
       if (h_len == 12'd0) begin  // readiness token: +1 through the pipeline, packet closed
-        active_d = 1'b0;
-        s1_valid_d = !drop_d;
-        s1_inc_d = !drop_d;
-        s1_ctr_d = ctr_d;
-        s1_amt_d = 8'd1;
-      end else if (tail) begin  // a head that is also the tail carries none of its len bytes
-        active_d = 1'b0;
-        if (!drop_d) begin
+        pkt_d.active = 1'b0;
+        s1_d.valid = !pkt_d.drop;
+        s1_d.inc = !pkt_d.drop;
+        s1_d.ctr = pkt_d.ctr;
+        s1_d.amt = 8'd1;
+      end else if (rx_flit.tail) begin  // a head that is also the tail carries none of its len bytes
+        pkt_d.active = 1'b0;
+        if (!pkt_d.drop) begin
           if (!fail_o) begin
             fail_o = 1'b1;
             fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
             fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
-            fail_src_o = h_src;
+            fail_src_chip_o = hdr.src_chip;
+            fail_src_tile_o = hdr.src_tile;
           end
           discard = discard + 2'd1;
         end
       end
     end else if (take) begin
-      if (!active_q) begin  // Headless: dropped with the flits up to its tail
+      if (!pkt_q.active) begin  // Headless: dropped with the flits up to its tail
         fail_o = 1'b1;
         fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
         fail_check_o = xf_defs_pkg::ERR_CHECK_HEADLESS;
-        fail_src_o = '0;
+        fail_src_chip_o = '0;
+        fail_src_tile_o = '0;
         discard = 2'd1;
-        active_d = !tail;
-        drop_d = !tail;
-      end else if (drop_q) begin
-        if (tail) active_d = 1'b0;
+        pkt_d.active = !rx_flit.tail;
+        pkt_d.drop = !rx_flit.tail;
+      end else if (pkt_q.drop) begin
+        if (rx_flit.tail) pkt_d.active = 1'b0;
       end else if (!pay_ok) begin  // Long: flit len / 16 or later, dropped with the rest
         fail_o = 1'b1;
         fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
         fail_check_o = xf_defs_pkg::ERR_CHECK_LONG;
         discard = 2'd1;
-        drop_d = 1'b1;
-        if (tail) active_d = 1'b0;
+        pkt_d.drop = 1'b1;
+        if (rx_flit.tail) pkt_d.active = 1'b0;
       end else begin
         if (hazard) begin
           fail_o = 1'b1;
           fail_code_o = xf_defs_pkg::TILE_ERR_HAZARD;
         end
         // Short: the tail before the last payload word; written, but no counter increment.
-        short_tail = tail && addr_q + 1'b1 != end_q;
+        short_tail = rx_flit.tail && pkt_q.addr + 1'b1 != pkt_q.limit;
         if (short_tail) begin
           if (!fail_o) begin
             fail_o = 1'b1;
@@ -332,34 +330,48 @@ module xf_tile_recv #(
           end
           discard = 2'd1;
         end
-        s1_valid_d = 1'b1;
-        s1_we_d = 1'b1;
-        s1_inc_d = tail && !short_tail;
-        dmem_re_o = reduce_q;
-        addr_d = addr_q + 1'b1;
-        if (tail) active_d = 1'b0;
+        s1_d.valid = 1'b1;
+        s1_d.we = 1'b1;
+        s1_d.inc = rx_flit.tail && !short_tail;
+        dmem_re_o = pkt_q.reduce;
+        pkt_d.addr = pkt_q.addr + 1'b1;
+        if (rx_flit.tail) pkt_d.active = 1'b0;
       end
     end
 
     if (clear_i) begin
-      active_d = 1'b0;
-      drop_d = 1'b0;
-      s1_valid_d = 1'b0;
-      s1_we_d = 1'b0;
-      s1_inc_d = 1'b0;
+      pkt_d.active = 1'b0;
+      pkt_d.drop = 1'b0;
+      s1_d.valid = 1'b0;
+      s1_d.we = 1'b0;
+      s1_d.inc = 1'b0;
     end
     discard_o = discard;
   end
 
+  // The header fields the receive engine does not read (the exchange routed by them).
+  logic unused_hdr;
+  assign unused_hdr = ^{hdr.dst_chip, hdr.dst_tile, hdr.lane, hdr.seq};
+
   // Shadow of the ALU stages' write addresses (the ALU does not expose its tags in flight).
   always_comb begin
-    fl_we_d = {fl_we_q[AluLatencyCycles-2:0], s1_valid_q && s1_we_q};
-    fl_addr_d[0] = s1_waddr_q;
+    fl_we_d = {fl_we_q[AluLatencyCycles-2:0], s1_q.valid && s1_q.we};
+    fl_addr_d[0] = s1_q.waddr;
     for (int k = 1; k < AluLatencyCycles; k++) fl_addr_d[k] = fl_addr_q[k-1];
   end
 
+  red_cfg_t s1_cfg;
+  tag_t     s1_tag;
   logic [2:0] alu_dtype;
-  assign alu_dtype = s1_reduce_q ? s1_dtype_q : 3'd7;  // Write: invalid dtype, a passes through
+  always_comb begin
+    s1_cfg = s1_q.cfg;
+    s1_tag.we = s1_q.we;
+    s1_tag.waddr = s1_q.waddr;
+    s1_tag.inc = s1_q.inc;
+    s1_tag.ctr = s1_q.ctr;
+    s1_tag.amt = s1_q.amt;
+    alu_dtype = s1_q.reduce ? s1_cfg.dtype : 3'd7;  // Write: invalid dtype, a passes through
+  end
 
   xf_reduce_alu #(
     .TagBits  (TagBits),
@@ -367,17 +379,17 @@ module xf_tile_recv #(
   ) u_alu (
     .clk_i         (clk_i),
     .rst_ni        (rst_ni),
-    .in_valid_i    (s1_valid_q),
-    .in_a_i        (s1_reduce_q ? dmem_rdata_i : s1_data_q),
-    .in_b_i        (s1_data_q),
+    .in_valid_i    (s1_q.valid),
+    .in_a_i        (s1_q.reduce ? dmem_rdata_i : s1_q.data),
+    .in_b_i        (s1_q.data),
     .in_dtype_i    (alu_dtype),
-    .in_op_i       (s1_op_q),
-    .in_sat_i      (s1_sat_q),
-    .in_avg_shift_i(s1_shift_q),
-    .in_avg_final_i(s1_fin_q),
-    .in_avg_scale_i(s1_scale_q),
-    .in_scale_i    (s1_fscale_q),
-    .in_tag_i      ({s1_we_q, s1_waddr_q, s1_inc_q, s1_ctr_q, s1_amt_q}),
+    .in_op_i       (s1_cfg.op),
+    .in_sat_i      (s1_cfg.sat),
+    .in_avg_shift_i(s1_cfg.avg_shift),
+    .in_avg_final_i(s1_cfg.avg_final),
+    .in_avg_scale_i(s1_q.avg_scale),
+    .in_scale_i    (s1_q.scale),
+    .in_tag_i      (s1_tag),
     .out_valid_o   (alu_out_valid),
     .out_data_o    (alu_out_data),
     .out_tag_o     (alu_out_tag),
@@ -385,11 +397,11 @@ module xf_tile_recv #(
   );
 
   always_comb begin
-    {out_we, out_waddr, out_inc, out_ctr, out_amt} = alu_out_tag;
-    dmem_we_o = alu_out_valid && out_we;
-    dmem_waddr_o = out_waddr;
+    out = alu_out_tag;
+    dmem_we_o = alu_out_valid && out.we;
+    dmem_waddr_o = out.waddr;
     dmem_wdata_o = alu_out_data;
-    inc_now = alu_out_valid && out_inc && kill_q == 3'd0;
+    inc_now = alu_out_valid && out.inc && kill_q == 3'd0;
   end
 
   assign progress_o = take || inc_now;
@@ -397,7 +409,7 @@ module xf_tile_recv #(
   always_comb begin
     for (int c = 0; c < 32; c++) begin
       counters_d[c] = counters_q[c];
-      if (inc_now && out_ctr == 5'(c)) counters_d[c] = counters_q[c] + {24'b0, out_amt};
+      if (inc_now && out.ctr == 5'(c)) counters_d[c] = counters_q[c] + {24'b0, out.amt};
       if (clear_i) counters_d[c] = '0;
     end
     kill_d = kill_q == 3'd0 ? 3'd0 : kill_q - 3'd1;
@@ -405,72 +417,20 @@ module xf_tile_recv #(
   end
 
   assign wait_count_o = counters_q[wait_ctr_i] +
-                        ((inc_now && out_ctr == wait_ctr_i) ? {24'b0, out_amt} : 32'd0);
+                        ((inc_now && out.ctr == wait_ctr_i) ? {24'b0, out.amt} : 32'd0);
   assign host_ctr_rdata_o = counters_q[host_ctr_i];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      active_q <= 1'b0;
-      drop_q <= 1'b0;
-      reduce_q <= 1'b0;
-      addr_q <= '0;
-      end_q <= '0;
-      src_q <= '0;
-      len_w_q <= '0;
-      dtype_q <= '0;
-      op_q <= '0;
-      sat_q <= 1'b0;
-      fin_q <= 1'b0;
-      shift_q <= '0;
-      ctr_q <= '0;
-      s1_valid_q <= 1'b0;
-      s1_we_q <= 1'b0;
-      s1_reduce_q <= 1'b0;
-      s1_waddr_q <= '0;
-      s1_data_q <= '0;
-      s1_dtype_q <= '0;
-      s1_op_q <= '0;
-      s1_sat_q <= 1'b0;
-      s1_fin_q <= 1'b0;
-      s1_shift_q <= '0;
-      s1_scale_q <= '0;
-      s1_fscale_q <= '0;
-      s1_inc_q <= 1'b0;
-      s1_ctr_q <= '0;
-      s1_amt_q <= '0;
+      pkt_q <= '0;
+      s1_q <= '0;
       fl_we_q <= '0;
       for (int k = 0; k < AluLatencyCycles; k++) fl_addr_q[k] <= '0;
       for (int c = 0; c < 32; c++) counters_q[c] <= '0;
       kill_q <= '0;
     end else begin
-      active_q <= active_d;
-      drop_q <= drop_d;
-      reduce_q <= reduce_d;
-      addr_q <= addr_d;
-      end_q <= end_d;
-      src_q <= src_d;
-      len_w_q <= len_w_d;
-      dtype_q <= dtype_d;
-      op_q <= op_d;
-      sat_q <= sat_d;
-      fin_q <= fin_d;
-      shift_q <= shift_d;
-      ctr_q <= ctr_d;
-      s1_valid_q <= s1_valid_d;
-      s1_we_q <= s1_we_d;
-      s1_reduce_q <= s1_reduce_d;
-      s1_waddr_q <= s1_waddr_d;
-      s1_data_q <= s1_data_d;
-      s1_dtype_q <= s1_dtype_d;
-      s1_op_q <= s1_op_d;
-      s1_sat_q <= s1_sat_d;
-      s1_fin_q <= s1_fin_d;
-      s1_shift_q <= s1_shift_d;
-      s1_scale_q <= s1_scale_d;
-      s1_fscale_q <= s1_fscale_d;
-      s1_inc_q <= s1_inc_d;
-      s1_ctr_q <= s1_ctr_d;
-      s1_amt_q <= s1_amt_d;
+      pkt_q <= pkt_d;
+      s1_q <= s1_d;
       fl_we_q <= fl_we_d;
       for (int k = 0; k < AluLatencyCycles; k++) fl_addr_q[k] <= fl_addr_d[k];
       for (int c = 0; c < 32; c++) counters_q[c] <= counters_d[c];
@@ -480,8 +440,9 @@ module xf_tile_recv #(
 
   `ASSERT(NoRawWithinPacket_A, !(rx_valid_i && !rx_ready_o && !pay_ok))
   // A payload flit is written only inside its packet's window, which lies inside DMEM.
-  `ASSERT(WriteInsideWindow_A, !(s1_we_d && !clear_i) ||
-                               (addr_q < end_q && end_q <= (WordBits + 1)'(DmemWords)))
+  `ASSERT(WriteInsideWindow_A, !(s1_d.we && !clear_i) ||
+                               (pkt_q.addr < pkt_q.limit &&
+                                pkt_q.limit <= (WordBits + 1)'(DmemWords)))
   // The shadow of the in-flight writes agrees with the ALU's tags.
   `ASSERT(ShadowMatchesAlu_A, !dmem_we_o || (fl_we_q[AluLatencyCycles-1] &&
                                              fl_addr_q[AluLatencyCycles-1] == dmem_waddr_o))

@@ -64,7 +64,7 @@ module xf_tile_send #(
   input  logic [11:0]           push_dst_chip_i,  // destination chip
   input  logic [23:0]           push_dst_addr_i,  // destination byte address (24 bits)
   input  logic                  push_local_i,     // destination chip == this chip
-  input  logic [26:0]           push_desc_i,      // SendImm bits 26:0 (popc checked: 0 or 1)
+  input  logic [26:0]           push_desc_i,      // send_imm_t (popc checked: Write or Reduce)
   output logic [2:0]            jobs_after_o,     // jobs queued after this cycle's pop
   output logic                  session_after_o,  // a session is open after this cycle
   // route lookup result (the address is driven by the sequencer)
@@ -94,6 +94,7 @@ module xf_tile_send #(
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
   localparam int QueueJobs = 4;
   localparam logic [2:0] InitCredits = 3'(xf_defs_pkg::ExchangeLatencyCycles + 1);
@@ -103,16 +104,25 @@ module xf_tile_send #(
   `ASSERT_INIT(WordBitsLegal_A, WordBits >= 1 && WordBits <= 20)
 
   // ---- Job queue (entry 0 is the front) ------------------------------------------------------
-  logic [WordBits-1:0] j_addr_q [QueueJobs], j_addr_d [QueueJobs];
-  logic [WordBits-1:0] j_words_q [QueueJobs], j_words_d [QueueJobs];
-  logic [11:0]         j_chip_q [QueueJobs], j_chip_d [QueueJobs];
-  logic [23:0]         j_daddr_q [QueueJobs], j_daddr_d [QueueJobs];
-  logic                j_local_q [QueueJobs], j_local_d [QueueJobs];
-  logic [26:0]         j_desc_q [QueueJobs], j_desc_d [QueueJobs];
-  logic [7:0]          j_route_q [QueueJobs], j_route_d [QueueJobs];
-  logic [2:0]          cnt_d, cnt_q;
-  logic                fill_d, fill_q;          // the job pushed last cycle awaits its route
-  logic [1:0]          fill_idx_d, fill_idx_q;  // its index now
+  // A job: what the sequencer pushes, and the route entry that arrives a cycle later (fill_*).
+  typedef struct packed {
+    logic [WordBits-1:0] addr;      // source DMEM word index
+    logic [WordBits-1:0] words;     // payload length in 16-byte words
+    logic [11:0]         dst_chip;  // destination chip
+    logic [23:0]         dst_addr;  // destination byte address
+    logic                to_local;  // destination chip == this chip
+    send_imm_t           desc;      // the send descriptor
+    logic [7:0]          route;     // RouteTable entry (used for a link-bound job)
+  } job_t;
+  localparam int JobBits = 2 * WordBits + 12 + 24 + 1 + SendImmTypeBits + 8;
+  // Entries are vectors, read and written whole through job_t variables (Yosys 0.23 infers a
+  // latch for an array of structs written field by field).
+  logic [JobBits-1:0] jobs_q [QueueJobs], jobs_d [QueueJobs];
+  logic [2:0]         cnt_d, cnt_q;
+  logic               fill_d, fill_q;          // the job pushed last cycle awaits its route
+  logic [1:0]         fill_idx_d, fill_idx_q;  // its index now
+
+  `ASSERT_INIT(JobBitsLegal_A, JobBits == $bits(job_t))
 
   // ---- Engine state -----------------------------------------------------------------------------
   logic                in_session_d, in_session_q;
@@ -125,22 +135,22 @@ module xf_tile_send #(
   logic [2:0]          credits_d, credits_q;
 
   // ---- Output registers -------------------------------------------------------------------------
-  logic         tx_valid_d, tx_valid_q;
-  logic         tx_head_d, tx_head_q, tx_tail_d, tx_tail_q;
-  logic         tx_hdr_sel_d, tx_hdr_sel_q;  // 1: data from tx_hdr_q; 0: the DMEM read register
-  logic [127:0] tx_hdr_d, tx_hdr_q;
-  logic         tx_link_d, tx_link_q;
-  logic [3:0]   tx_port_d, tx_port_q;
-  logic [1:0]   tx_ctrl_d, tx_ctrl_q;
+  typedef struct packed {
+    logic       valid;    // a flit/control enters the path
+    logic       head;
+    logic       tail;
+    logic       payload;  // 1: data is the DMEM read register; 0: hdr
+    header_t    hdr;
+    logic       link;
+    logic [3:0] port;
+    logic [1:0] ctrl;     // 0 data, 1 XREQ, 2 XDONE
+  } tx_t;
+  tx_t tx_d, tx_q;
 
-  // Front job's descriptor fields.
-  logic [3:0]  f_tile;
-  logic [1:0]  f_lane;
-  logic        f_reduce;
-  logic [2:0]  f_dtype, f_op;
-  logic        f_sat, f_avg_final;
-  logic [4:0]  f_ctr;
-  logic [3:0]  f_avg_shift;
+  // The front job.
+  job_t        front;
+  send_imm_t   f_desc;
+  header_t     hdr;  // the header of the front job's next packet
   logic [7:0]  f_route;
   logic        f_link, f_noroute;
   logic [3:0]  f_port;
@@ -148,33 +158,38 @@ module xf_tile_send #(
   logic        pop;
   logic [WordBits-1:0] rem_words;
   logic [7:0]  len_words;
-  logic [23:0] hdr_dst_addr;
   logic [2:0]  cnt_after_pop;
-  logic [2:0]  unused_popc;
 
   always_comb begin
-    f_tile = j_desc_q[0][3:0];
-    f_lane = j_desc_q[0][5:4];
-    f_reduce = j_desc_q[0][6];
-    unused_popc = j_desc_q[0][9:7];  // popc bits 9:7 are 0 (Send accepts Write and Reduce only)
-    f_dtype = j_desc_q[0][12:10];
-    f_op = j_desc_q[0][15:13];
-    f_sat = j_desc_q[0][16];
-    f_ctr = j_desc_q[0][21:17];
-    f_avg_shift = j_desc_q[0][25:22];
-    f_avg_final = j_desc_q[0][26];
-    f_route = (fill_q && fill_idx_q == 2'd0) ? route_rdata_i : j_route_q[0];
-    f_link = !j_local_q[0];
-    if (j_local_q[0]) begin
-      f_port = f_tile;
-      f_noroute = {1'b0, f_tile} >= cfg_num_tiles_i;
+    front = jobs_q[0];
+    f_desc = front.desc;
+    f_route = (fill_q && fill_idx_q == 2'd0) ? route_rdata_i : front.route;
+    f_link = !front.to_local;
+    if (front.to_local) begin
+      f_port = f_desc.tile;
+      f_noroute = {1'b0, f_desc.tile} >= cfg_num_tiles_i;
     end else begin
-      f_port = f_route[3:0];
+      f_port = 4'(f_route);
       f_noroute = f_route >= {4'b0, cfg_num_ports_i};
     end
-    rem_words = j_words_q[0] - off_q;
+    rem_words = front.words - off_q;
     len_words = (32'(rem_words) >= 32'(MaxPacketWords)) ? MaxPacketWords : 8'(rem_words);
-    hdr_dst_addr = j_daddr_q[0] + 24'({off_q, 4'b0});
+    hdr = '0;
+    hdr.opcode = f_desc.popc;  // Write or Reduce (FrontPopcLegal_A)
+    hdr.dst_chip = front.dst_chip;
+    hdr.dst_tile = f_desc.tile;
+    hdr.dst_addr = front.dst_addr + 24'({off_q, 4'b0});
+    hdr.len = {len_words, 4'b0};
+    hdr.dtype = f_desc.dtype;
+    hdr.op = f_desc.op;
+    hdr.sat = f_desc.sat;
+    hdr.avg_final = f_desc.avg_final;
+    hdr.avg_shift = f_desc.avg_shift;
+    hdr.ctr = f_desc.ctr;
+    hdr.lane = f_desc.lane;
+    hdr.src_chip = cfg_chip_id_i;
+    hdr.src_tile = cfg_tile_id_i;
+    hdr.seq = seq_q;
 
     // 1. XB messages, link order (model: Tile::tick).
     requested_d = requested_q;
@@ -202,20 +217,17 @@ module xf_tile_send #(
     pop = 1'b0;
     fail_o = 1'b0;
     dmem_re_o = 1'b0;
-    dmem_raddr_o = j_addr_q[0] + off_q;
-    tx_valid_d = 1'b0;
-    tx_head_d = 1'b1;
-    tx_tail_d = 1'b1;
-    tx_hdr_sel_d = 1'b1;
-    tx_hdr_d = '0;
-    tx_link_d = 1'b1;
-    tx_port_d = link_q;
-    tx_ctrl_d = 2'd0;
+    dmem_raddr_o = front.addr + off_q;
+    tx_d = '0;
+    tx_d.head = 1'b1;
+    tx_d.tail = 1'b1;
+    tx_d.link = 1'b1;
+    tx_d.port = link_q;
     if (credits_avail != 3'd0) begin
       if (cnt_q == 3'd0) begin
         if (in_session_q) begin  // queue empty: XDONE
-          tx_valid_d = 1'b1;
-          tx_ctrl_d = 2'd2;
+          tx_d.valid = 1'b1;
+          tx_d.ctrl = 2'd2;
           in_session_d = 1'b0;
           xon_d = 1'b0;
         end
@@ -224,58 +236,44 @@ module xf_tile_send #(
         pop = 1'b1;
       end else if (in_session_q && (!f_link || link_q != f_port) && pkt_left_q == 8'd0 &&
                    off_q == '0) begin  // the next job leaves elsewhere: XDONE
-        tx_valid_d = 1'b1;
-        tx_ctrl_d = 2'd2;
+        tx_d.valid = 1'b1;
+        tx_d.ctrl = 2'd2;
         in_session_d = 1'b0;
         xon_d = 1'b0;
       end else if (f_link && !in_session_q) begin  // XREQ
-        tx_valid_d = 1'b1;
-        tx_ctrl_d = 2'd1;
-        tx_port_d = f_port;
+        tx_d.valid = 1'b1;
+        tx_d.ctrl = 2'd1;
+        tx_d.port = f_port;
         in_session_d = 1'b1;
         requested_d = 1'b1;
         xon_d = 1'b0;
         link_d = f_port;
       end else if (!f_link || xon_d) begin
-        tx_link_d = f_link;
-        tx_port_d = f_port;
+        tx_d.link = f_link;
+        tx_d.port = f_port;
         if (pkt_left_q == 8'd0) begin  // header
-          tx_valid_d = 1'b1;
-          tx_hdr_d[xf_defs_pkg::HEADER_OPCODE_LSB +: 4] = {3'b0, f_reduce};
-          tx_hdr_d[xf_defs_pkg::HEADER_DST_CHIP_LSB +: 12] = j_chip_q[0];
-          tx_hdr_d[xf_defs_pkg::HEADER_DST_TILE_LSB +: 4] = f_tile;
-          tx_hdr_d[xf_defs_pkg::HEADER_DST_ADDR_LSB +: 24] = hdr_dst_addr;
-          tx_hdr_d[xf_defs_pkg::HEADER_LEN_LSB +: 12] = {len_words, 4'b0};
-          tx_hdr_d[xf_defs_pkg::HEADER_DTYPE_LSB +: 3] = f_dtype;
-          tx_hdr_d[xf_defs_pkg::HEADER_OP_LSB +: 3] = f_op;
-          tx_hdr_d[xf_defs_pkg::HEADER_SAT_LSB] = f_sat;
-          tx_hdr_d[xf_defs_pkg::HEADER_AVG_FINAL_LSB] = f_avg_final;
-          tx_hdr_d[xf_defs_pkg::HEADER_AVG_SHIFT_LSB +: 4] = f_avg_shift;
-          tx_hdr_d[xf_defs_pkg::HEADER_CTR_LSB +: 5] = f_ctr;
-          tx_hdr_d[xf_defs_pkg::HEADER_LANE_LSB +: 2] = f_lane;
-          tx_hdr_d[xf_defs_pkg::HEADER_SRC_CHIP_LSB +: 12] = cfg_chip_id_i;
-          tx_hdr_d[xf_defs_pkg::HEADER_SRC_TILE_LSB +: 4] = cfg_tile_id_i;
-          tx_hdr_d[xf_defs_pkg::HEADER_SEQ_LSB +: 16] = seq_q;
+          tx_d.valid = 1'b1;
+          tx_d.hdr = hdr;
           seq_d = seq_q + 16'd1;
           pkt_left_d = len_words;
-          tx_tail_d = len_words == 8'd0;
-          if (len_words == 8'd0 && j_words_q[0] == '0) pop = 1'b1;  // token: header only
+          tx_d.tail = len_words == 8'd0;
+          if (len_words == 8'd0 && front.words == '0) pop = 1'b1;  // token: header only
         end else if (!stall_i) begin  // payload flit: DMEM read now, data in the next cycle
-          tx_valid_d = 1'b1;
-          tx_head_d = 1'b0;
-          tx_hdr_sel_d = 1'b0;
+          tx_d.valid = 1'b1;
+          tx_d.head = 1'b0;
+          tx_d.payload = 1'b1;
           dmem_re_o = 1'b1;
           off_d = off_q + 1'b1;
           pkt_left_d = pkt_left_q - 8'd1;
-          tx_tail_d = pkt_left_d == 8'd0;
-          if (pkt_left_d == 8'd0 && off_d == j_words_q[0]) begin
+          tx_d.tail = pkt_left_d == 8'd0;
+          if (pkt_left_d == 8'd0 && off_d == front.words) begin
             pop = 1'b1;
             off_d = '0;
           end
         end
       end
     end
-    credits_d = credits_avail - {2'b0, tx_valid_d};
+    credits_d = credits_avail - {2'b0, tx_d.valid};
     if (credits_d > InitCredits) credits_d = InitCredits;  // only after a clear with flits out
 
     if (clear_i) begin
@@ -287,48 +285,37 @@ module xf_tile_send #(
       pkt_left_d = '0;
       seq_d = '0;
       credits_d = InitCredits;
-      tx_valid_d = 1'b0;
+      tx_d.valid = 1'b0;
     end
   end
 
-  assign emit_o = tx_valid_d;
+  assign emit_o = tx_d.valid;
   assign cnt_after_pop = cnt_q - {2'b0, pop};
   assign jobs_after_o = cnt_after_pop;
   assign session_after_o = in_session_d;
 
   // 3. Queue: pop, route fill, push.
+  job_t fill_job, push_job;
   always_comb begin
-    for (int i = 0; i < QueueJobs; i++) begin
-      j_addr_d[i] = j_addr_q[i];
-      j_words_d[i] = j_words_q[i];
-      j_chip_d[i] = j_chip_q[i];
-      j_daddr_d[i] = j_daddr_q[i];
-      j_local_d[i] = j_local_q[i];
-      j_desc_d[i] = j_desc_q[i];
-      j_route_d[i] = j_route_q[i];
-    end
-    if (fill_q) j_route_d[fill_idx_q] = route_rdata_i;
+    for (int i = 0; i < QueueJobs; i++) jobs_d[i] = jobs_q[i];
+    fill_job = jobs_d[fill_idx_q];
+    fill_job.route = route_rdata_i;
+    if (fill_q) jobs_d[fill_idx_q] = fill_job;
     if (pop) begin
-      for (int i = 0; i < QueueJobs - 1; i++) begin
-        j_addr_d[i] = j_addr_d[i+1];
-        j_words_d[i] = j_words_d[i+1];
-        j_chip_d[i] = j_chip_d[i+1];
-        j_daddr_d[i] = j_daddr_d[i+1];
-        j_local_d[i] = j_local_d[i+1];
-        j_desc_d[i] = j_desc_d[i+1];
-        j_route_d[i] = j_route_d[i+1];
-      end
+      for (int i = 0; i < QueueJobs - 1; i++) jobs_d[i] = jobs_d[i+1];
     end
     fill_d = 1'b0;
     fill_idx_d = cnt_after_pop[1:0];
     cnt_d = cnt_after_pop;
+    push_job = jobs_d[cnt_after_pop[1:0]];
+    push_job.addr = push_addr_i;
+    push_job.words = push_words_i;
+    push_job.dst_chip = push_dst_chip_i;
+    push_job.dst_addr = push_dst_addr_i;
+    push_job.to_local = push_local_i;
+    push_job.desc = push_desc_i;
     if (push_i) begin
-      j_addr_d[cnt_after_pop[1:0]] = push_addr_i;
-      j_words_d[cnt_after_pop[1:0]] = push_words_i;
-      j_chip_d[cnt_after_pop[1:0]] = push_dst_chip_i;
-      j_daddr_d[cnt_after_pop[1:0]] = push_dst_addr_i;
-      j_local_d[cnt_after_pop[1:0]] = push_local_i;
-      j_desc_d[cnt_after_pop[1:0]] = push_desc_i;
+      jobs_d[cnt_after_pop[1:0]] = push_job;
       fill_d = 1'b1;
       cnt_d = cnt_after_pop + 3'd1;
     end
@@ -340,11 +327,16 @@ module xf_tile_send #(
   end
 
   // Hazard ranges: [addr + off, addr + words) for the front job, [addr, addr + words) else.
+  // Waiver: a job's addr and words bound its range; its other fields do not.
+  /* verilator lint_off UNUSEDSIGNAL */
+  job_t hz_job;
+  /* verilator lint_on UNUSEDSIGNAL */
   always_comb begin
     for (int i = 0; i < QueueJobs; i++) begin
+      hz_job = jobs_q[i];
       hz_valid_o[i] = 3'(i) < cnt_q;
-      hz_lo_o[i*WordBits +: WordBits] = j_addr_q[i] + (i == 0 ? off_q : '0);
-      hz_hi_o[i*WordBits +: WordBits] = j_addr_q[i] + j_words_q[i];
+      hz_lo_o[i*WordBits +: WordBits] = hz_job.addr + (i == 0 ? off_q : '0);
+      hz_hi_o[i*WordBits +: WordBits] = hz_job.addr + hz_job.words;
     end
   end
 
@@ -361,14 +353,7 @@ module xf_tile_send #(
       pkt_left_q <= '0;
       seq_q <= '0;
       credits_q <= InitCredits;
-      tx_valid_q <= 1'b0;
-      tx_head_q <= 1'b0;
-      tx_tail_q <= 1'b0;
-      tx_hdr_sel_q <= 1'b1;
-      tx_hdr_q <= '0;
-      tx_link_q <= 1'b0;
-      tx_port_q <= '0;
-      tx_ctrl_q <= '0;
+      tx_q <= '0;
     end else begin
       cnt_q <= cnt_d;
       fill_q <= fill_d;
@@ -381,40 +366,34 @@ module xf_tile_send #(
       pkt_left_q <= pkt_left_d;
       seq_q <= seq_d;
       credits_q <= credits_d;
-      tx_valid_q <= tx_valid_d;
-      tx_head_q <= tx_head_d;
-      tx_tail_q <= tx_tail_d;
-      tx_hdr_sel_q <= tx_hdr_sel_d;
-      tx_hdr_q <= tx_hdr_d;
-      tx_link_q <= tx_link_d;
-      tx_port_q <= tx_port_d;
-      tx_ctrl_q <= tx_ctrl_d;
+      tx_q <= tx_d;
     end
   end
 
   // Job entries: no reset needed (meaningful only below cnt_q), registers all the same.
   always_ff @(posedge clk_i) begin
-    for (int i = 0; i < QueueJobs; i++) begin
-      j_addr_q[i] <= j_addr_d[i];
-      j_words_q[i] <= j_words_d[i];
-      j_chip_q[i] <= j_chip_d[i];
-      j_daddr_q[i] <= j_daddr_d[i];
-      j_local_q[i] <= j_local_d[i];
-      j_desc_q[i] <= j_desc_d[i];
-      j_route_q[i] <= j_route_d[i];
-    end
+    for (int i = 0; i < QueueJobs; i++) jobs_q[i] <= jobs_d[i];
   end
 
-  assign tx_valid_o = tx_valid_q;
-  assign tx_flit_o = {tx_head_q, tx_tail_q, tx_hdr_sel_q ? tx_hdr_q : dmem_rdata_i};
-  assign tx_link_o = tx_link_q;
-  assign tx_port_o = tx_port_q;
-  assign tx_ctrl_o = tx_ctrl_q;
+  flit_t tx_flit;
+  always_comb begin
+    tx_flit.head = tx_q.head;
+    tx_flit.tail = tx_q.tail;
+    tx_flit.data = tx_q.payload ? dmem_rdata_i : header_pack(tx_q.hdr);
+  end
+  assign tx_valid_o = tx_q.valid;
+  assign tx_flit_o = tx_flit;
+  assign tx_link_o = tx_q.link;
+  assign tx_port_o = tx_q.port;
+  assign tx_ctrl_o = tx_q.ctrl;
 
   `ASSERT(CreditsInRange_A, credits_q <= InitCredits)
   `ASSERT(QueueInRange_A, int'(cnt_q) <= QueueJobs)
   `ASSERT(NoPushWhenFull_A, !(push_i && cnt_after_pop == 3'(QueueJobs)))
   `ASSERT(PktLeftInRange_A, pkt_left_q <= MaxPacketWords)
-  `ASSERT(NoEmitWithoutCredit_A, !(tx_valid_d && credits_avail == 3'd0))
+  `ASSERT(NoEmitWithoutCredit_A, !(tx_d.valid && credits_avail == 3'd0))
+  // Send accepts Write and Reduce only (the sequencer's check): popc is the header's opcode.
+  `ASSERT(FrontPopcLegal_A, cnt_q == 3'd0 || f_desc.popc == xf_defs_pkg::OPCODE_WRITE ||
+                            f_desc.popc == xf_defs_pkg::OPCODE_REDUCE)
 
 endmodule

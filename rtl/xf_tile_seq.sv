@@ -25,16 +25,16 @@
 //
 // Watchdog (the cycle-exact rule of docs/errors.md section 5, shared with the model): wd_idle_q
 // counts the consecutive cycles of a stalled wait in which nothing progressed (progress_i); at
-// wd_period_i (!= 0) the tile fails with Watchdog, fail_info_o = {counter, WaitKind}. It never
-// stalls anything, so correct programs keep their timing.
+// wd_period_i (!= 0) the tile fails with Watchdog, fail_kind_o and fail_ctr_o saying on what. It
+// never stalls anything, so correct programs keep their timing.
 //
 // Combinational paths: imem_raddr_o, pmem_*, push_*, fail_o, halt_o from run_i, imem_valid_i,
 // instr_i, jobs_after_i, session_after_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
 // wd_period_i; route_raddr_o and wait_ctr_o from instr_i and the registers only; bar_wait_o from
 // running_i, imem_valid_i, instr_i and registers.
 //
-// Send's pair check (IllegalInstr) accepts a Reduce only with a valid pair of a dtype in
-// AluDtypes (the dtypes the tile's ALU is built with, bit 7 ScaleAdd; all by default).
+// Send's pair check (IllegalInstr) accepts a Reduce only with a pair the tile's ALU reduces
+// (built_pair of rtl/xf_types.svh with AluDtypes: the units it is built with; all by default).
 //
 // Parameter constraints: ImemWords 2..4096, PmemWords 2..16384, both powers of two, DmemBytes a
 // multiple of 16; WordBits holds DmemBytes / 16; AluDtypes[7] (ScaleAdd) only with
@@ -86,8 +86,8 @@ module xf_tile_seq #(
   output logic [11:0]             push_dst_chip_o,  // destination chip
   output logic [23:0]             push_dst_addr_o,  // destination address (24 bits)
   output logic                    push_local_o,     // destination chip == this chip
-  output logic [26:0]             push_desc_o,      // imm | r[rd], bits 26:0
-  output logic [13:0]             route_raddr_o,    // lane * 4096 + dst_chip of this Send
+  output logic [26:0]             push_desc_o,      // imm | r[rd] as a send_imm_t
+  output logic [13:0]             route_raddr_o,    // route_addr_t {lane, dst_chip} of this Send
   // counters
   output logic [4:0]              wait_ctr_o,       // (imm + r[rs2]) % 32
   input  logic [31:0]             wait_count_i,     // that counter now
@@ -101,11 +101,13 @@ module xf_tile_seq #(
   output logic                    halt_o,           // End retires: done, not running
   output logic                    fail_o,           // an error in this cycle
   output logic [3:0]              fail_code_o,      // its TileErr code
-  output logic [8:0]              fail_info_o,      // Watchdog: {counter, WaitKind}; else 0
+  output logic [3:0]              fail_kind_o,      // Watchdog: its WaitKind; else 0
+  output logic [4:0]              fail_ctr_o,       // Watchdog on a counter: it; else 0
   output logic [31:0]             pc_o              // pc
 );
 
   `include "xf_assert.svh"
+  `include "xf_types.svh"
 
   `ASSERT_INIT(ImemWordsLegal_A, ImemWords >= 2 && ImemWords <= 4096 &&
                                  (ImemWords & (ImemWords - 1)) == 0)
@@ -124,10 +126,10 @@ module xf_tile_seq #(
   logic [3:0]  wait_kind;               // WaitKind of a stall in this cycle
   logic        wd_hold;                 // the host took the IMEM port: no count
 
-  logic [7:0]  opc;
-  logic [4:0]  rd, rs1, rs2, rs3;
-  logic [3:0]  rs4;
-  logic [31:0] imm, a, b, c3, c4, desc;
+  instr_t      ins;   // the instruction
+  send_imm_t   desc;  // Send/Fwd: imm | r[rd], the send descriptor
+  route_addr_t route;
+  logic [31:0] a, b, c3, c4;
   logic        pc_oob, is_bar;
   logic        wr_en;
   logic [31:0] wr_val;
@@ -137,38 +139,32 @@ module xf_tile_seq #(
   logic        cmp_lt;
 
   always_comb begin
-    opc = instr_i[xf_defs_pkg::INSTR_OPC_LSB +: 8];
-    rd = instr_i[xf_defs_pkg::INSTR_RD_LSB +: 5];
-    rs1 = instr_i[xf_defs_pkg::INSTR_RS1_LSB +: 5];
-    rs2 = instr_i[xf_defs_pkg::INSTR_RS2_LSB +: 5];
-    rs3 = instr_i[xf_defs_pkg::INSTR_RS3_LSB +: 5];
-    rs4 = instr_i[xf_defs_pkg::INSTR_RS4_LSB +: 4];
-    imm = instr_i[xf_defs_pkg::INSTR_IMM_LSB +: 32];
-    a = regs_q[rs1];
-    b = regs_q[rs2];
-    c3 = regs_q[rs3];
-    c4 = regs_q[{1'b0, rs4}];
-    desc = imm | regs_q[rd];
+    ins = instr_unpack(instr_i);
+    a = regs_q[ins.rs1];
+    b = regs_q[ins.rs2];
+    c3 = regs_q[ins.rs3];
+    c4 = regs_q[{1'b0, ins.rs4}];
+    desc = send_imm_unpack(ins.imm | regs_q[ins.rd]);
+    route.lane = desc.lane;
+    route.chip = c3[11:0];
     pc_oob = pc_q >= 32'(ImemWords);
-    is_bar = imem_valid_i && !pc_oob && opc == xf_defs_pkg::ISA_BAR;
-    lw_idx = {1'b0, a} + {1'b0, imm};
+    is_bar = imem_valid_i && !pc_oob && ins.opc == xf_defs_pkg::ISA_BAR;
+    lw_idx = {1'b0, a} + {1'b0, ins.imm};
     src_end = {1'b0, a} + {1'b0, b};
     dst_end = {1'b0, c4} + {1'b0, b};
     cmp_lt = $signed(a) < $signed(b);
   end
 
   // Outputs from the instruction and the registers only.
-  assign wait_ctr_o = imm[4:0] + b[4:0];
-  assign route_raddr_o = {desc[5:4], c3[11:0]};
+  assign wait_ctr_o = 5'(ins.imm + b);  // modulo NumCounters
+  assign route_raddr_o = route_addr_pack(route);
   assign bar_wait_o = running_i && (is_bar || at_bar_q);
   assign push_addr_o = a[4 +: WordBits];
   assign push_words_o = b[4 +: WordBits];
   assign push_dst_chip_o = c3[11:0];
   assign push_dst_addr_o = c4[23:0];
   assign push_local_o = c3 == {20'b0, cfg_chip_id_i};
-  assign push_desc_o = desc[26:0];
-  logic [4:0] unused_desc;
-  assign unused_desc = desc[31:27];  // SendImm bits 31:27 are ignored
+  assign push_desc_o = desc;
 
   always_comb begin
 
@@ -178,7 +174,8 @@ module xf_tile_seq #(
     halt_o = 1'b0;
     fail_o = 1'b0;
     fail_code_o = xf_defs_pkg::TILE_ERR_NONE;
-    fail_info_o = '0;
+    fail_kind_o = xf_defs_pkg::WAIT_KIND_RUNNING;
+    fail_ctr_o = '0;
     wait_kind = xf_defs_pkg::WAIT_KIND_RUNNING;
     wd_hold = 1'b0;
     wr_en = 1'b0;
@@ -202,7 +199,7 @@ module xf_tile_seq #(
           at_bar_d = 1'b0;
         end
       end else begin
-        case (opc)
+        case (ins.opc)
           xf_defs_pkg::ISA_NOP: retire = 1'b1;
           xf_defs_pkg::ISA_END: begin
             if (jobs_after_i == 3'd0 && !session_after_i) begin
@@ -214,7 +211,7 @@ module xf_tile_seq #(
           end
           xf_defs_pkg::ISA_LI: begin
             wr_en = 1'b1;
-            wr_val = imm;
+            wr_val = ins.imm;
             retire = 1'b1;
           end
           xf_defs_pkg::ISA_ADD: begin
@@ -234,7 +231,7 @@ module xf_tile_seq #(
           end
           xf_defs_pkg::ISA_ADDI: begin
             wr_en = 1'b1;
-            wr_val = a + imm;
+            wr_val = a + ins.imm;
             retire = 1'b1;
           end
           xf_defs_pkg::ISA_LW: begin
@@ -253,12 +250,12 @@ module xf_tile_seq #(
             end
           end
           xf_defs_pkg::ISA_GETI: begin
-            if (imm > 32'd3) begin
+            if (ins.imm > 32'd3) begin
               fail_o = 1'b1;
               fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
             end else begin
               wr_en = 1'b1;
-              case (imm[1:0])
+              case (2'(ins.imm))
                 2'd0: wr_val = cfg_index_i;
                 2'd1: wr_val = {28'b0, cfg_tile_id_i};
                 2'd2: wr_val = {19'b0, cfg_num_chips_i};
@@ -269,23 +266,23 @@ module xf_tile_seq #(
           end
           xf_defs_pkg::ISA_BEQ: begin
             retire = 1'b1;
-            if (a == b) next_pc = imm;
+            if (a == b) next_pc = ins.imm;
           end
           xf_defs_pkg::ISA_BNE: begin
             retire = 1'b1;
-            if (a != b) next_pc = imm;
+            if (a != b) next_pc = ins.imm;
           end
           xf_defs_pkg::ISA_BLT: begin
             retire = 1'b1;
-            if (cmp_lt) next_pc = imm;
+            if (cmp_lt) next_pc = ins.imm;
           end
           xf_defs_pkg::ISA_BGE: begin
             retire = 1'b1;
-            if (!cmp_lt) next_pc = imm;
+            if (!cmp_lt) next_pc = ins.imm;
           end
           xf_defs_pkg::ISA_JMP: begin
             retire = 1'b1;
-            next_pc = imm;
+            next_pc = ins.imm;
           end
           xf_defs_pkg::ISA_SEND: begin
             if (jobs_after_i < 3'd4) begin
@@ -294,13 +291,11 @@ module xf_tile_seq #(
                   src_end > 33'(DmemBytes) || dst_end > 33'h1000000) begin
                 fail_o = 1'b1;
                 fail_code_o = xf_defs_pkg::TILE_ERR_DMEM_RANGE;
-              end else if (desc[9:6] > 4'd1 ||
-                           (desc[9:6] == 4'd1 &&
-                            !(desc[12:10] <= 3'd6 && AluDtypes[desc[12:10]] &&
-                              (desc[15:13] <= 3'd2 ||
-                               (desc[15:13] == 3'd3 && desc[12:10] <= 3'd3) ||
-                               (desc[15:13] == 3'd4 && desc[12:10] == 3'd6 &&
-                                AluDtypes[7]))))) begin
+              end else if ((desc.popc != xf_defs_pkg::OPCODE_WRITE &&
+                            desc.popc != xf_defs_pkg::OPCODE_REDUCE) ||
+                           (desc.popc == xf_defs_pkg::OPCODE_REDUCE &&
+                            !(AluDtypes != 8'h00 &&
+                              built_pair(AluDtypes, desc.dtype, desc.op)))) begin
                 fail_o = 1'b1;
                 fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
               end else if (c3 >= {19'b0, cfg_num_chips_i}) begin
@@ -331,10 +326,10 @@ module xf_tile_seq #(
             end
           end
           xf_defs_pkg::ISA_CSRW: begin
-            if (imm == 32'(xf_defs_pkg::CsrAvgScale)) begin
+            if (ins.imm == 32'(xf_defs_pkg::CsrAvgScale)) begin
               avg_d = a;
               retire = 1'b1;
-            end else if (imm == 32'(xf_defs_pkg::CsrAluScale)) begin
+            end else if (ins.imm == 32'(xf_defs_pkg::CsrAluScale)) begin
               scale_d = a;
               retire = 1'b1;
             end else begin
@@ -362,12 +357,13 @@ module xf_tile_seq #(
         wd_idle_d >= wd_period_i) begin
       fail_o = 1'b1;
       fail_code_o = xf_defs_pkg::TILE_ERR_WATCHDOG;
-      fail_info_o = {wait_kind == xf_defs_pkg::WAIT_KIND_COUNTER ? wait_ctr_o : 5'd0, wait_kind};
+      fail_kind_o = wait_kind;
+      fail_ctr_o = wait_kind == xf_defs_pkg::WAIT_KIND_COUNTER ? wait_ctr_o : 5'd0;
     end
 
     pc_d = retire ? next_pc : pc_q;
     for (int r = 0; r < 32; r++) regs_d[r] = regs_q[r];
-    if (wr_en && retire && rd != 5'd0) regs_d[rd] = wr_val;
+    if (wr_en && retire && ins.rd != 5'd0) regs_d[ins.rd] = wr_val;
     if (clear_i) begin
       pc_d = '0;
       for (int r = 0; r < 32; r++) regs_d[r] = '0;

@@ -22,7 +22,7 @@ CLONE=$WORK/src
 mutations=(
   "alu|rtl/xf_int_lane.sv|s/RED_OP_MAX: s1_res_d = (a_ext > b_ext)/RED_OP_MAX: s1_res_d = (a_i > b_i)/|integer max compares the raw bits (signed values as unsigned)"
   "xb|rtl/xf_xb.sv|s/occ >= OccBits'(XoffThresholdFlits)/occ > OccBits'(XoffThresholdFlits)/|XOFF is sent one flit later than the threshold"
-  "tile|rtl/xf_tile_recv.sv|s/addr_q < {1'b0, hz_hi_i/addr_q <= {1'b0, hz_hi_i/|the hazard check's range includes the word after an unread range"
+  "tile|rtl/xf_tile_recv.sv|s/pkt_q.addr < {1'b0, hz_hi_i/pkt_q.addr <= {1'b0, hz_hi_i/|the hazard check's range includes the word after an unread range"
 )
 want=("$@")
 mkdir -p "$WORK"

@@ -222,19 +222,11 @@ bool built_pair(uint8_t units, DType t, RedOp op) {
   return op != RedOp::kScaleAdd || ((units >> kAluScaleAddBit) & 1u);
 }
 
+// The table of spec/xf_defs.json (RedOp's dtypes), as the RTL's generated valid_pair: Avg on the
+// integer dtypes, ScaleAdd (the sharded-update patent's optimizer update) on fp32 only.
 bool valid_pair(DType t, RedOp op) {
-  if (!dtype_known(t)) return false;
-  switch (op) {
-    case RedOp::kSum:
-    case RedOp::kMax:
-    case RedOp::kMin:
-      return true;
-    case RedOp::kAvg:
-      return !dtype_is_float(t);
-    case RedOp::kScaleAdd:
-      return t == DType::kFp32;  // the sharded-update patent's optimizer update
-  }
-  return false;
+  const auto o = static_cast<uint32_t>(op);
+  return dtype_known(t) && o < kRedOpCount && ((kRedOpDtypes[o] >> static_cast<uint32_t>(t)) & 1u);
 }
 
 void alu_reduce(const AluCfg& cfg, uint8_t* local, const uint8_t* in, size_t nbytes) {

@@ -36,9 +36,8 @@ bool dtype_is_float(DType t);
 // Whether the ALU supports this pair (e.g. avg needs an integer type).
 bool valid_pair(DType t, RedOp op);
 // An ALU build's units (the RTL's AluDtypes, the AluConfig register): bit d = dtype d built
-// (d = 0..6), bit kAluScaleAddBit = the fp32 ScaleAdd multipliers built; kAluAllUnits = the
-// default build (docs/alu.md section 9).
-inline constexpr unsigned kAluScaleAddBit = 7;
+// (d = 0..6), bit kAluScaleAddBit (xf/defs.hpp) = the fp32 ScaleAdd multipliers built;
+// kAluAllUnits = the default build (docs/alu.md section 9).
 inline constexpr uint8_t kAluAllUnits = 0xFF;
 // Whether an ALU built with `units` reduces this pair: a valid pair of a built dtype, and
 // ScaleAdd only with bit kAluScaleAddBit.

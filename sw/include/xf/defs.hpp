@@ -55,6 +55,8 @@ inline constexpr uint32_t kLinkReplayFlits = 32;
 inline constexpr uint32_t kLinkReplayTimeoutCycles = 64;
 // replays in a row without progress after which a link reports itself escalated (LinkStatus bit 0)
 inline constexpr uint32_t kLinkEscalateReplays = 8;
+// bit of an ALU build's units (the RTL's AluDtypes, the AluConfig register) that says the fp32 ScaleAdd multipliers are built; bits 0..6 are the dtypes
+inline constexpr uint32_t kAluScaleAddBit = 7;
 
 // packet opcode (header bits 3:0) (4 bits)
 enum class Opcode : uint8_t {
@@ -112,7 +114,7 @@ inline const char* to_string(DType v) {
   return "?";
 }
 
-// reduction op (3 bits)
+// reduction op; a value's dtypes are the valid (dtype, op) pairs (xf::valid_pair), its unit the bit of an ALU build's units it needs besides its dtype's (xf::built_pair) (3 bits)
 enum class RedOp : uint8_t {
   kSum = 0,  // sum; integers wrap unless the header's sat bit is set
   kMax = 1,  // maximum
@@ -122,6 +124,8 @@ enum class RedOp : uint8_t {
 };
 inline constexpr uint32_t kRedOpBits = 3;
 inline constexpr uint32_t kRedOpCount = 5;
+// bit d of entry v: (DType d, RedOp v) is a valid pair (xf::valid_pair)
+inline constexpr uint8_t kRedOpDtypes[kRedOpCount] = {0x7f, 0x7f, 0x7f, 0x0f, 0x40};
 inline const char* to_string(RedOp v) {
   switch (v) {
     case RedOp::kSum: return "sum";
@@ -276,8 +280,20 @@ inline const char* to_string(WaitKind v) {
   return "?";
 }
 
-// header flit of every packet (128 bits)
+// a flit on a stream inside a node and on a link: FlitBits of data and the two framing bits
+namespace flit {
+inline constexpr uint32_t kWordBits = 130;
+inline constexpr uint32_t kDataLsb = 0;  // the header (head flit) or FlitBytes payload bytes, byte i at bits 8i+7:8i
+inline constexpr uint32_t kDataBits = 128;
+inline constexpr uint32_t kTailLsb = 128;  // last flit of a packet
+inline constexpr uint32_t kTailBits = 1;
+inline constexpr uint32_t kHeadLsb = 129;  // first flit of a packet: data holds the header
+inline constexpr uint32_t kHeadBits = 1;
+}  // namespace flit
+
+// header flit of every packet (bits 127:107 reserved: sent as 0, ignored)
 namespace header {
+inline constexpr uint32_t kWordBits = 128;
 inline constexpr uint32_t kOpcodeLsb = 0;  // Opcode
 inline constexpr uint32_t kOpcodeBits = 4;
 inline constexpr uint32_t kDstChipLsb = 4;  // destination chip id
@@ -312,6 +328,7 @@ inline constexpr uint32_t kSeqBits = 16;
 
 // 64-bit instruction
 namespace instr {
+inline constexpr uint32_t kWordBits = 64;
 inline constexpr uint32_t kOpcLsb = 56;  // Isa opcode
 inline constexpr uint32_t kOpcBits = 8;
 inline constexpr uint32_t kRdLsb = 51;  // destination register
@@ -328,8 +345,9 @@ inline constexpr uint32_t kImmLsb = 0;  // immediate; for Send/Fwd the send desc
 inline constexpr uint32_t kImmBits = 32;
 }  // namespace instr
 
-// imm field of Send and Fwd
+// imm field of Send and Fwd, the send descriptor (bits 31:27 ignored)
 namespace sendimm {
+inline constexpr uint32_t kWordBits = 32;
 inline constexpr uint32_t kTileLsb = 0;  // destination tile
 inline constexpr uint32_t kTileBits = 4;
 inline constexpr uint32_t kLaneLsb = 4;  // routing lane
@@ -350,23 +368,47 @@ inline constexpr uint32_t kAvgFinalLsb = 26;  // Avg final scale
 inline constexpr uint32_t kAvgFinalBits = 1;
 }  // namespace sendimm
 
+// address of a routing-table entry, lane * MaxChips + dst_chip (the RouteTable byte offset; a tile's lookup, the router's ports)
+namespace routeaddr {
+inline constexpr uint32_t kWordBits = 14;
+inline constexpr uint32_t kChipLsb = 0;  // destination chip
+inline constexpr uint32_t kChipBits = 12;
+inline constexpr uint32_t kLaneLsb = 12;  // routing-table lane
+inline constexpr uint32_t kLaneBits = 2;
+}  // namespace routeaddr
+
+// control field of a link word (docs/reliability.md section 1; bits 31:29 zero)
+namespace linkctl {
+inline constexpr uint32_t kWordBits = 32;
+inline constexpr uint32_t kSeqLsb = 0;  // link sequence number of the flit the word carries (LinkSeqBits)
+inline constexpr uint32_t kSeqBits = 8;
+inline constexpr uint32_t kAckLsb = 8;  // the sequence number the sender's receiver expects next
+inline constexpr uint32_t kAckBits = 8;
+inline constexpr uint32_t kCreditsLsb = 16;  // credits the sender's receiver has returned since reset, modulo 256
+inline constexpr uint32_t kCreditsBits = 8;
+inline constexpr uint32_t kNaksLsb = 24;  // replays the sender's receiver has asked for since reset, modulo 16
+inline constexpr uint32_t kNaksBits = 4;
+inline constexpr uint32_t kFvLsb = 28;  // the word carries a flit
+inline constexpr uint32_t kFvBits = 1;
+}  // namespace linkctl
+
 // host-visible map of one chip; byte addresses, 32-bit registers
 namespace reg {
 inline constexpr uint32_t kChipId = 0x000000;  // RO: chip index value (written through IndexWr)
 inline constexpr uint32_t kChipIdSize = 4;
 inline constexpr uint32_t kIndexWr = 0x000004;  // RW: the chip's index value
 inline constexpr uint32_t kIndexWrSize = 4;
-inline constexpr uint32_t kControl = 0x000008;  // W: bit0 start all tiles, bit1 clear counters and errors
+inline constexpr uint32_t kControl = 0x000008;  // W: start all tiles, clear counters and errors (fields)
 inline constexpr uint32_t kControlSize = 4;
-inline constexpr uint32_t kStatus = 0x00000C;  // RO: bit i = tile i done; bit 31 any error
+inline constexpr uint32_t kStatus = 0x00000C;  // RO: which tiles are done, any error (fields)
 inline constexpr uint32_t kStatusSize = 4;
 inline constexpr uint32_t kCycles = 0x000010;  // RO: cycles since the last Control start
 inline constexpr uint32_t kCyclesSize = 4;
 inline constexpr uint32_t kMisroutes = 0x000014;  // RO: packets the exchange dropped for want of a route (no table entry, missing tile, unconnected port); saturating
 inline constexpr uint32_t kMisroutesSize = 4;
-inline constexpr uint32_t kXbErrors = 0x000018;  // RO: bit l = the XB of link l overflowed (XOFF budget violated); bit 16+l = a tile broke the XB protocol on link l; sticky until reset
+inline constexpr uint32_t kXbErrors = 0x000018;  // RO: per link, the XB overflowed (XOFF budget violated), a tile broke the XB protocol (fields); sticky until reset
 inline constexpr uint32_t kXbErrorsSize = 4;
-inline constexpr uint32_t kConfig = 0x00001C;  // RO: what the node was built with: bits 4:0 tiles, bits 11:8 link ports saturating at 15 (Ports has the count), bits 15:12 log2 of the routing-table chips per lane (entries for chips at or above it do not exist), bits 31:16 data memory per tile in KiB
+inline constexpr uint32_t kConfig = 0x00001C;  // RO: what the node was built with (fields): tiles, link ports saturating at 15 (Ports has the count), log2 of the routing-table chips per lane (entries for chips at or above it do not exist), data memory per tile in KiB
 inline constexpr uint32_t kConfigSize = 4;
 inline constexpr uint32_t kAluConfig = 0x000020;  // RO: bits 7:0 the units the node's reduction ALUs are built with (bit d = dtype d built, d = 0..6; bit 7 = fp32 ScaleAdd built; 0xFF: everything, the default build; a switch node 0); a Reduce of another dtype, or a ScaleAdd without bit 7, is an invalid pair (docs/alu.md section 9); bits 31:8 0
 inline constexpr uint32_t kAluConfigSize = 4;
@@ -376,9 +418,9 @@ inline constexpr uint32_t kPorts = 0x000028;  // RO: the node's link ports, whol
 inline constexpr uint32_t kPortsSize = 4;
 inline constexpr uint32_t kLinkCrcErrors = 0x000040;  // RO: link l at +4l: PHY words received with a CRC mismatch (discarded), saturating at 0xFFFF
 inline constexpr uint32_t kLinkCrcErrorsSize = 32;
-inline constexpr uint32_t kLinkStatus = 0x000060;  // RO: link l at +4l: bit 0 escalated (LinkEscalateReplays replays in a row without progress; sticky until Control bit 1), bits 7:4 replays in a row now (saturating at 15), bits 31:16 replays started (saturating)
+inline constexpr uint32_t kLinkStatus = 0x000060;  // RO: link l at +4l: escalated, replays in a row now, replays started (fields)
 inline constexpr uint32_t kLinkStatusSize = 32;
-inline constexpr uint32_t kLinkDiscards = 0x000080;  // RO: link l at +4l: bits 15:0 good flits discarded out of sequence (duplicates and flits after a gap), bits 31:16 replay timer expiries; both saturating
+inline constexpr uint32_t kLinkDiscards = 0x000080;  // RO: link l at +4l: good flits discarded out of sequence (duplicates and flits after a gap), replay timer expiries (fields)
 inline constexpr uint32_t kLinkDiscardsSize = 32;
 inline constexpr uint32_t kRouteTable = 0x001000;  // RW: byte lane*MaxChips+dst = output port for packets to chip dst on that lane (0xFF = unreachable; ports at or above the node's port count are errors)
 inline constexpr uint32_t kRouteTableSize = 16384;
@@ -386,9 +428,9 @@ inline constexpr uint32_t kTileBase = 0x100000;  // tile t at TileBase + t*TileS
 inline constexpr uint32_t kTileBaseSize = 1048576;
 inline constexpr uint32_t kTileStride = 0x100000;  // distance between tile windows
 inline constexpr uint32_t kTileStrideSize = 0;
-inline constexpr uint32_t kTileStatus = 0x000000;  // tile window +0: RO bits 3:0 error code (TileErr), bit 4 done, bits 31:16 pc
+inline constexpr uint32_t kTileStatus = 0x000000;  // tile window +0: RO error code, done, pc (fields)
 inline constexpr uint32_t kTileStatusSize = 4;
-inline constexpr uint32_t kTileErrInfo = 0x000004;  // tile window +4: RO detail of the first error: bits 3:0 ErrCheck (BadPacket, receive DmemRange) or WaitKind (Watchdog), bits 8:4 the counter a Watchdog waited on, bits 23:12 source chip and bits 27:24 source tile of a bad packet
+inline constexpr uint32_t kTileErrInfo = 0x000004;  // tile window +4: RO detail of the first error (fields; 0 where they do not apply)
 inline constexpr uint32_t kTileErrInfoSize = 4;
 inline constexpr uint32_t kTileErrCount = 0x000008;  // tile window +8: RO packets the receive engine discarded for a failed check, saturating
 inline constexpr uint32_t kTileErrCountSize = 4;
@@ -402,6 +444,106 @@ inline constexpr uint32_t kTilePmem = 0x020000;  // tile window +0x20000: parame
 inline constexpr uint32_t kTilePmemSize = 65536;
 inline constexpr uint32_t kTileDmem = 0x040000;  // tile window +0x40000: data memory (model: larger, see docs)
 inline constexpr uint32_t kTileDmemSize = 786432;
+
+// W: start all tiles, clear counters and errors (fields)
+namespace control {
+inline constexpr uint32_t kWordBits = 32;
+inline constexpr uint32_t kStartLsb = 0;  // start all tiles (after a clear)
+inline constexpr uint32_t kStartBits = 1;
+inline constexpr uint32_t kClearLsb = 1;  // clear the counters and errors
+inline constexpr uint32_t kClearBits = 1;
+}  // namespace control
+
+
+// RO: which tiles are done, any error (fields)
+namespace status {
+inline constexpr uint32_t kWordBits = 32;
+inline constexpr uint32_t kDoneLsb = 0;  // bit i: tile i has executed End
+inline constexpr uint32_t kDoneBits = 16;
+inline constexpr uint32_t kErrorLsb = 31;  // any error: a tile error, a misroute or an XB error
+inline constexpr uint32_t kErrorBits = 1;
+}  // namespace status
+
+
+// RO: per link, the XB overflowed (XOFF budget violated), a tile broke the XB protocol (fields); sticky until reset
+namespace xberrors {
+inline constexpr uint32_t kWordBits = 32;
+inline constexpr uint32_t kOverflowLsb = 0;  // bit l: the XB of link l overflowed
+inline constexpr uint32_t kOverflowBits = 16;
+inline constexpr uint32_t kProtoErrLsb = 16;  // bit l: a tile broke the XB protocol on link l
+inline constexpr uint32_t kProtoErrBits = 16;
+}  // namespace xberrors
+
+
+// RO: what the node was built with (fields): tiles, link ports saturating at 15 (Ports has the count), log2 of the routing-table chips per lane (entries for chips at or above it do not exist), data memory per tile in KiB
+namespace config {
+inline constexpr uint32_t kWordBits = 32;
+inline constexpr uint32_t kTilesLsb = 0;  // tiles
+inline constexpr uint32_t kTilesBits = 5;
+inline constexpr uint32_t kPortsLsb = 8;  // link ports, saturating at 15
+inline constexpr uint32_t kPortsBits = 4;
+inline constexpr uint32_t kTableChipsLog2Lsb = 12;  // log2 of the routing-table chips per lane
+inline constexpr uint32_t kTableChipsLog2Bits = 4;
+inline constexpr uint32_t kDmemKibLsb = 16;  // data memory per tile in KiB
+inline constexpr uint32_t kDmemKibBits = 16;
+}  // namespace config
+
+
+// RO: bits 7:0 the units the node's reduction ALUs are built with (bit d = dtype d built, d = 0..6; bit 7 = fp32 ScaleAdd built; 0xFF: everything, the default build; a switch node 0); a Reduce of another dtype, or a ScaleAdd without bit 7, is an invalid pair (docs/alu.md section 9); bits 31:8 0
+namespace aluconfig {
+inline constexpr uint32_t kWordBits = 32;
+inline constexpr uint32_t kUnitsLsb = 0;  // bit d: dtype d built (d = 0..6); bit AluScaleAddBit: fp32 ScaleAdd built
+inline constexpr uint32_t kUnitsBits = 8;
+}  // namespace aluconfig
+
+
+// RO: link l at +4l: escalated, replays in a row now, replays started (fields)
+namespace linkstatus {
+inline constexpr uint32_t kWordBits = 32;
+inline constexpr uint32_t kEscalatedLsb = 0;  // LinkEscalateReplays replays in a row without progress; sticky until Control clear (bit 1)
+inline constexpr uint32_t kEscalatedBits = 1;
+inline constexpr uint32_t kRunLsb = 4;  // replays in a row now, saturating at 15
+inline constexpr uint32_t kRunBits = 4;
+inline constexpr uint32_t kReplaysLsb = 16;  // replays started, saturating
+inline constexpr uint32_t kReplaysBits = 16;
+}  // namespace linkstatus
+
+
+// RO: link l at +4l: good flits discarded out of sequence (duplicates and flits after a gap), replay timer expiries (fields)
+namespace linkdiscards {
+inline constexpr uint32_t kWordBits = 32;
+inline constexpr uint32_t kDiscardsLsb = 0;  // good flits discarded out of sequence, saturating
+inline constexpr uint32_t kDiscardsBits = 16;
+inline constexpr uint32_t kTimeoutsLsb = 16;  // replay timer expiries, saturating
+inline constexpr uint32_t kTimeoutsBits = 16;
+}  // namespace linkdiscards
+
+
+// tile window +0: RO error code, done, pc (fields)
+namespace tilestatus {
+inline constexpr uint32_t kWordBits = 32;
+inline constexpr uint32_t kErrLsb = 0;  // error code (TileErr)
+inline constexpr uint32_t kErrBits = 4;
+inline constexpr uint32_t kDoneLsb = 4;  // End retired
+inline constexpr uint32_t kDoneBits = 1;
+inline constexpr uint32_t kPcLsb = 16;  // pc
+inline constexpr uint32_t kPcBits = 16;
+}  // namespace tilestatus
+
+
+// tile window +4: RO detail of the first error (fields; 0 where they do not apply)
+namespace tileerrinfo {
+inline constexpr uint32_t kWordBits = 32;
+inline constexpr uint32_t kCodeLsb = 0;  // ErrCheck (BadPacket, receive DmemRange) or WaitKind (Watchdog)
+inline constexpr uint32_t kCodeBits = 4;
+inline constexpr uint32_t kCtrLsb = 4;  // the counter a Watchdog waited on
+inline constexpr uint32_t kCtrBits = 5;
+inline constexpr uint32_t kSrcChipLsb = 12;  // source chip of a bad packet
+inline constexpr uint32_t kSrcChipBits = 12;
+inline constexpr uint32_t kSrcTileLsb = 24;  // source tile of a bad packet
+inline constexpr uint32_t kSrcTileBits = 4;
+}  // namespace tileerrinfo
+
 }  // namespace reg
 
 }  // namespace xf
