@@ -233,9 +233,12 @@ module xf_host_port #(
   // Links 8 and up (a wide switch) have no registers.
   if (NumLinks > RegLinks) begin : gen_unregistered_links
     logic unused_links;
-    assign unused_links = ^{crc_errors_i[NumLinks*16-1:RegLinks*16],
-                            link_status_i[NumLinks*32-1:RegLinks*32],
-                            link_discards_i[NumLinks*32-1:RegLinks*32]};
+    always_comb begin
+      unused_links = 1'b0;
+      for (int l = RegLinks; l < NumLinks; l++)
+        unused_links ^= ^{crc_errors_i[l*16 +: 16], link_status_i[l*32 +: 32],
+                          link_discards_i[l*32 +: 32]};
+    end
   end
 
   // The stage's tile and the pending response's tile.
