@@ -667,15 +667,22 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
 // ---------------------------------------------------------------------------------------------
 // Ring planes and the plan's transfers
 
+namespace {
+
+// The slice of block b in tile plane t: layout() lists the slices block-major.
+const Slice& block_slice(const Plan& plan, int b, int t) {
+  return plan.slices[static_cast<size_t>(b) * plan.tiles + t];
+}
+
+}  // namespace
+
 std::vector<Transfer> ring_step(const Plan& plan, int t, int s) {
   const RingPlane& rp = plan.ring_planes.at(t);
   const int n = static_cast<int>(rp.order.size());
   std::vector<Transfer> out;
   out.reserve(n);
   for (int i = 0; i < n; ++i) {
-    // layout() lists the slices block-major: block b of plane t is slices[b * tiles + t].
-    const Slice& sl =
-        plan.slices[static_cast<size_t>(rp.order[((i - s - 1) % n + n) % n]) * plan.tiles + t];
+    const Slice& sl = block_slice(plan, rp.order[((i - s - 1) % n + n) % n], t);
     if (sl.len == 0) continue;
     Transfer x;
     x.step = s - rp.s0;
@@ -794,8 +801,8 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, std::vector<uint64_
     pm[kPos + rp.order[i]] = i;
     pm[kNext + rp.order[i]] = rp.order[(i + 1) % P];
   }
-  for (int L = 0; L < P; ++L) {  // block-major slices: block b of plane t is b * tiles + t
-    const Slice& sl = plan.slices[static_cast<size_t>(rp.order[L]) * plan.tiles + t];
+  for (int L = 0; L < P; ++L) {
+    const Slice& sl = block_slice(plan, rp.order[L], t);
     pm[kAddr + L] = sl.addr;
     pm[kLen + L] = sl.len / kF;
   }
