@@ -55,7 +55,8 @@ check-docs: ## fail on a dangling path, link or anchor in a doc or comment, or a
 	@python3 scripts/check_docs.py
 
 CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
-              sw/tools/*.cpp sw/tools/*.hpp sw/examples/*.cpp model/*.cpp model/*.hpp \
+              sw/tools/*.cpp sw/tools/*.hpp sw/examples/*.cpp sw/backends/*/*.cpp sw/driver/*.cpp \
+              model/*.cpp model/*.hpp \
               tests/*.cpp tests/*.hpp tb/*.hpp tb/*.cpp tests/fuzz/*.cpp))
 
 .PHONY: format
@@ -134,8 +135,8 @@ topo-pictures: $(SETUP_STAMP) build ## redraw docs/img/topo_*.png and .dot with 
 	@scripts/topo_pictures.sh $(FABRIC)
 
 .PHONY: demo
-demo: $(SETUP_STAMP) build ## collectives on the model, then on the RTL against the model
-	@scripts/demo.sh $(FABRIC)
+demo: $(SETUP_STAMP) ## build fabric alone, then collectives on the model and on the RTL against it
+	@scripts/demo.sh $(CMAKE_DIR) $(JOBS)
 
 SEEDS ?= 100
 FIRST_SEED ?= 1
@@ -188,6 +189,10 @@ regress-alu: $(SETUP_STAMP) build ## RTL ALU: all 2^32 pairs per 16-bit op, 4096
 .PHONY: bench
 bench: $(SETUP_STAMP) build ## the performance set: sweeps, RTL at 256K, latency, simulator speed, scale, plot (~10 min; BENCH_RTL=0 ~1 min)
 	@python3 scripts/bench.py $(FABRIC)
+
+.PHONY: bench-scale
+bench-scale: $(SETUP_STAMP) build ## 1 MiB allreduce on ring:1024 and ladder:1024 (model): wall time and memory (~25 min)
+	@python3 scripts/bench.py $(FABRIC) --scale $(SCALE_TOPOLOGIES)
 
 .PHONY: clean
 clean: ## remove build outputs

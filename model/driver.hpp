@@ -7,7 +7,7 @@
 
 #include "system.hpp"
 #include "xf/compiler.hpp"
-#include "xf/reference.hpp"
+#include "xf/layout.hpp"
 
 namespace xf::model {
 

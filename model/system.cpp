@@ -19,7 +19,7 @@ System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_byte
     nodes_.back()->clk_i(clk_);
     hosts_.emplace_back(new HostPort(*nodes_.back(), n));
     for (int t = 0; t < nodes_.back()->num_tiles(); ++t)
-      nodes_.back()->tile(t).dmem.assign(tile_dmem_bytes, 0);
+      nodes_.back()->tile(t).dmem.resize(tile_dmem_bytes);  // zero pages, no write
   }
   for (const xf::Link& l : topo.links) {
     links_.emplace_back(new Link);

@@ -8,10 +8,13 @@
 // within a cycle does not matter.
 #pragma once
 
+#include <cstdlib>
 #include <deque>
 #include <functional>
+#include <new>
 #include <string>
 #include <systemc>
+#include <utility>
 #include <vector>
 
 #include "flit.hpp"
@@ -21,6 +24,33 @@
 namespace xf::model {
 
 struct ChipCtx;
+
+// An allocator whose memory starts as zero pages: calloc takes large blocks straight from the
+// OS, already zero, and its default construction writes nothing, so a vector of it occupies only
+// the pages a run writes. A tile's 768 KiB data memory then costs the bytes the collective uses,
+// which lets the model hold machines of thousands of chips (docs/performance.md, section 7).
+// Written here because the standard library has no such allocator (std::allocator value-
+// initialises every byte, and so touches every page).
+template <class T>
+struct ZeroPages {
+  using value_type = T;
+  ZeroPages() = default;
+  template <class U>
+  explicit ZeroPages(const ZeroPages<U>&) {}
+  T* allocate(std::size_t n) {
+    if (void* p = std::calloc(n, sizeof(T))) return static_cast<T*>(p);
+    throw std::bad_alloc();
+  }
+  void deallocate(T* p, std::size_t) { std::free(p); }
+  template <class U>
+  void construct(U*) {}  // default construction: calloc's zeros stand
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+  friend bool operator==(const ZeroPages&, const ZeroPages&) { return true; }
+  friend bool operator!=(const ZeroPages&, const ZeroPages&) { return false; }
+};
 
 class Tile : public sc_core::sc_module {
  public:
@@ -37,7 +67,7 @@ class Tile : public sc_core::sc_module {
   // Memories and state visible to the host port.
   std::vector<uint64_t> imem;
   std::vector<uint32_t> pmem;
-  std::vector<uint8_t> dmem;
+  std::vector<uint8_t, ZeroPages<uint8_t>> dmem;  // sized by System: tile_dmem_bytes
   uint32_t counters[kNumCounters] = {};
   uint32_t avg_scale = 1u << kAvgScaleFracBits;  // CSR 16: Avg final scale, Q1.31
   uint32_t scale = kScaleAddResetBits;           // CSR 17: ScaleAdd factor s, fp32 bits

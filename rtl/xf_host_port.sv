@@ -42,11 +42,15 @@
 // tile_req_*, which are registers here); nothing from host_req_*. Every other output is a
 // register.
 //
-// Parameter constraints: 0 <= NumTiles <= MaxTiles (16); 1 <= NumLinks <= 8.
+// Link registers: LinkCrcErrors, LinkStatus and LinkDiscards have 8 slots each, links 0..7; a
+// node with more links (a switch of up to 16) has no registers for links 8 and up. Ports answers
+// NumLinks whole; Config's field (config_i bits 11:8) saturates at 15.
+//
+// Parameter constraints: 0 <= NumTiles <= MaxTiles (16); 1 <= NumLinks <= 16.
 module xf_host_port #(
   // tiles behind the port; 0 for a switch node
   parameter int NumTiles = 4,
-  // link ports (LinkCrcErrors entries); 1..8
+  // link ports (the Ports register; LinkCrcErrors entries for links 0..7); 1..16
   parameter int NumLinks = 4,
   // tile port slots (derived: at least 1 so that the ports exist; do not override)
   parameter int TileSlots = (NumTiles > 0) ? NumTiles : 1
@@ -99,6 +103,8 @@ module xf_host_port #(
   `include "xf_types.svh"
 
   localparam int RouteBytes = xf_defs_pkg::NumLanes * xf_defs_pkg::MaxChips;  // 16384
+  // links with LinkCrcErrors, LinkStatus and LinkDiscards registers (8 slots of 4 bytes each)
+  localparam int RegLinks = (NumLinks < 8) ? NumLinks : 8;
 
   // The accepted request waits in the stage (s_*) until it completes: a register access in one
   // cycle, a table word in 4 or 5 (StRoute), a tile access when the tile takes it.
@@ -150,10 +156,6 @@ module xf_host_port #(
   logic [2:0] crc_link;
   reg_status_t status;
   logic [15:0] status_done;  // status.done (Icarus 11 selects a field's bit with a constant index)
-  // Waiver: the Ports register reads Config's ports field alone.
-  /* verilator lint_off UNUSEDSIGNAL */
-  reg_config_t cfg;
-  /* verilator lint_on UNUSEDSIGNAL */
   reg_control_t control;  // a Control write's data
   always_comb begin
     reg_ok = 1'b0;
@@ -165,7 +167,6 @@ module xf_host_port #(
     status.done = status_done;
     // Link CRC errors are recovered by the retry layer: not errors.
     status.error = tile_err_i || misroutes_i != 0 || xb_errors_i != 0;
-    cfg = reg_config_unpack(config_i);
     unique case (a)
       xf_defs_pkg::REG_CHIP_ID: begin
         reg_ok = !host_req_write_i;
@@ -196,9 +197,9 @@ module xf_host_port #(
         reg_ok = !host_req_write_i;
         reg_rdata = config_i;
       end
-      xf_defs_pkg::REG_PORTS: begin  // an RTL node has at most 8 links: Config's field is whole
+      xf_defs_pkg::REG_PORTS: begin  // whole, where Config's field saturates at 15
         reg_ok = !host_req_write_i;
-        reg_rdata = 32'(cfg.ports);
+        reg_rdata = 32'(NumLinks);
       end
       xf_defs_pkg::REG_ALU_CONFIG: begin
         reg_ok = !host_req_write_i;
@@ -212,21 +213,32 @@ module xf_host_port #(
         if (a >= xf_defs_pkg::REG_LINK_CRC_ERRORS &&
             a < xf_defs_pkg::REG_LINK_CRC_ERRORS + 32'd32) begin  // 8 links x 4 bytes
           reg_ok = !host_req_write_i;
-          for (int l = 0; l < NumLinks; l++)
+          for (int l = 0; l < RegLinks; l++)
             if (crc_link == 3'(l)) reg_rdata = {16'd0, crc_errors_i[l*16 +: 16]};
         end else if (a >= xf_defs_pkg::REG_LINK_STATUS &&
                      a < xf_defs_pkg::REG_LINK_STATUS + 32'd32) begin
           reg_ok = !host_req_write_i;
-          for (int l = 0; l < NumLinks; l++)
+          for (int l = 0; l < RegLinks; l++)
             if (crc_link == 3'(l)) reg_rdata = link_status_i[l*32 +: 32];
         end else if (a >= xf_defs_pkg::REG_LINK_DISCARDS &&
                      a < xf_defs_pkg::REG_LINK_DISCARDS + 32'd32) begin
           reg_ok = !host_req_write_i;
-          for (int l = 0; l < NumLinks; l++)
+          for (int l = 0; l < RegLinks; l++)
             if (crc_link == 3'(l)) reg_rdata = link_discards_i[l*32 +: 32];
         end
       end
     endcase
+  end
+
+  // Links 8 and up (a wide switch) have no registers.
+  if (NumLinks > RegLinks) begin : gen_unregistered_links
+    logic unused_links;
+    always_comb begin
+      unused_links = 1'b0;
+      for (int l = RegLinks; l < NumLinks; l++)
+        unused_links ^= ^{crc_errors_i[l*16 +: 16], link_status_i[l*32 +: 32],
+                          link_discards_i[l*32 +: 32]};
+    end
   end
 
   // The stage's tile and the pending response's tile.
@@ -464,7 +476,7 @@ module xf_host_port #(
 
   // ---- Assertions ---------------------------------------------------------------------------
   `ASSERT_INIT(NumTilesLegal_A, NumTiles >= 0 && NumTiles <= xf_defs_pkg::MaxTiles)
-  `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 8)
+  `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 16)
   `ASSERT(TileSelInRange_A, !(s_valid_q && s_kind_q == KindTile) || int'(s_tile_q) < TileSlots)
   // The tiles answer every access in the cycle after they take it (rtl/xf_tile.sv).
   `ASSERT(TileAnswersNextCycle_A, !tpend_q || pend_rsp_valid)

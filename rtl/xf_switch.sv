@@ -10,10 +10,10 @@
 //
 // Combinational paths: none from inputs to outputs.
 //
-// Parameter constraints: 1 <= NumLinks <= 8; TableChips a power of two, 1..MaxChips;
+// Parameter constraints: 1 <= NumLinks <= 16; TableChips a power of two, 1..MaxChips;
 // LinkRxBufferFlits and PhyWireDelayCycles as rtl/xf_link.sv requires, equal on both ends.
 module xf_switch #(
-  // link ports instantiated; 1..8
+  // link ports instantiated; 1..16 (the Verilated harness builds 16, tb/rtl_system.hpp)
   parameter int NumLinks = 4,
   // routing-table chips per lane (a power of two, 1..4096); chips >= TableChips are misroutes.
   // 64 by default, as xf_chip
@@ -27,7 +27,7 @@ module xf_switch #(
   input  logic                    rst_ni,            // asynchronous reset, active low
   // straps
   input  logic [11:0]             cfg_node_id_i,     // this node's id (>= the number of chips)
-  input  logic [3:0]              cfg_num_ports_i,   // links connected (<= NumLinks)
+  input  logic [4:0]              cfg_num_ports_i,   // links connected (<= NumLinks)
   // host port (rtl/xf_host_port.sv)
   input  logic                    host_req_valid_i,  // an access is offered
   output logic                    host_req_ready_o,  // no access in progress
@@ -57,7 +57,7 @@ module xf_switch #(
 
   reg_config_t node_config;  // Config: no tiles, no data memory
   assign node_config.tiles = '0;
-  assign node_config.ports = 4'(NumLinks);
+  assign node_config.ports = 4'(NumLinks > 15 ? 15 : NumLinks);  // saturates (Ports is whole)
   assign node_config.table_chips_log2 = 4'($clog2(TableChips));
   assign node_config.dmem_kib = '0;
 
@@ -142,7 +142,7 @@ module xf_switch #(
     .cfg_chip_id_i    (cfg_node_id_i),
     .cfg_is_chip_i    (1'b0),
     .cfg_num_tiles_i  (6'd0),
-    .cfg_num_ports_i  ({2'b00, cfg_num_ports_i}),
+    .cfg_num_ports_i  ({1'b0, cfg_num_ports_i}),
     .in_valid_i       (lrx_valid),
     .in_ready_o       (lrx_ready),
     .in_done_o        (lrx_done),
@@ -195,7 +195,7 @@ module xf_switch #(
   end
   assign stat_err_o = err_q;
 
-  `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 8)
+  `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 16)
   `ASSERT(StrapsLegal_A, int'(cfg_num_ports_i) <= NumLinks)
 
 endmodule

@@ -18,6 +18,8 @@
 
 Usage: bench.py PATH/TO/fabric   (environment: BENCH_RTL=0 skips the RTL runs, about 8 of the
 ~10 minutes; BENCH_QUICK=1 stops the sweeps at 64 KiB and skips the scale runs)
+       bench.py PATH/TO/fabric --scale [TOPOLOGY ...]   the scale table alone for big machines
+       (default ring:1024 and ladder:1024, ~25 min and up to ~6 GB): scale_big.{txt,csv,json}
 """
 import json
 import os
@@ -70,14 +72,32 @@ def save(name, rows, header, fmt):
     return lines
 
 
+def scale(fabric, name, topologies):
+    """1 MiB per chip on each topology (model): cycles, wall time and peak memory."""
+    rows = bench(fabric, name + "_runs", topologies, ["--min-bytes", "1M", "--max-bytes", "1M"],
+                 quiet=True)
+    table = [{"topology": r["topology"], "chips": r["chips"], "bytes": r["bytes"],
+              "cycles": r["cycles"], "eff": round(r["eff"], 4), "wall_s": r["wall_s"],
+              "peak_rss_mb": r["peak_rss_mb"]} for r in rows]
+    return save(name, table, "# 1 MiB per chip allreduce fp32 on the model: wall time "
+                "and peak memory of the whole run",
+                lambda r: f"  {r['topology']:<28} {r['chips']:>4} chips {r['cycles']:>8} "
+                          f"cycles eff {r['eff']:.3f} {r['wall_s']:>7.1f} s "
+                          f"{r['peak_rss_mb']:>7.0f} MB")
+
+
 def by(rows, topo, size):
     return next(r for r in rows if r["topology"] == topo and r["bytes"] == size)
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) < 2 or (len(sys.argv) > 2 and sys.argv[2] != "--scale"):
         sys.exit(__doc__)
     fabric = sys.argv[1]
+    if len(sys.argv) > 2:  # make bench-scale: the big machines alone
+        os.makedirs(OUT, exist_ok=True)
+        scale(fabric, "scale_big", sys.argv[3:] or ["ring:1024", "ladder:1024"])
+        return
     rtl = os.environ.get("BENCH_RTL", "1") != "0"
     quick = os.environ.get("BENCH_QUICK", "0") != "0"
     os.makedirs(OUT, exist_ok=True)
@@ -155,13 +175,11 @@ def main():
              ("line:8", "line"), (TREE8, "tree"), ("tree:(8)", "tree")]
     for backend in ["model"] + (["rtl"] if rtl else []):
         rows = []
-        # The Verilated switch has 4 ports: tree:(8)'s root switch (8 children) is model-only.
-        for topo, algo in [e for e in eight if backend == "model" or e[0] != "tree:(8)"]:
+        for topo, algo in eight:
             rows += bench(fabric, f"lat_8chips_{backend}_{algo}_{len(rows)}", [topo],
                           ["--backend", backend, "--min-bytes", "8", "--max-bytes", "8",
                            "--algo", algo], quiet=True)
-        rows += bench(fabric, f"lat_8chips_{backend}_auto",
-                      [t for t, _ in eight if backend == "model" or t != "tree:(8)"],
+        rows += bench(fabric, f"lat_8chips_{backend}_auto", [t for t, _ in eight],
                       ["--backend", backend, "--min-bytes", "8", "--max-bytes", "8"], quiet=True)
         for r in rows:
             lat.append({"what": f"8-byte allreduce, {r['topology']} (algorithm {r['algo']})",
@@ -194,17 +212,8 @@ def main():
 
     # 5. Scale on the model.
     if not quick:
-        rows = bench(fabric, "scale_runs", ["ladder:64", TREE64],
-                     ["--min-bytes", "1M", "--max-bytes", "1M"], quiet=True)
-        scale = [{"topology": r["topology"], "chips": r["chips"], "bytes": r["bytes"],
-                  "cycles": r["cycles"], "eff": round(r["eff"], 4), "wall_s": r["wall_s"],
-                  "peak_rss_mb": r["peak_rss_mb"]} for r in rows]
-        lines = save("scale", scale, "# 1 MiB per chip allreduce fp32 on the model: wall time "
-                     "and peak memory of the whole run",
-                     lambda r: f"  {r['topology']:<28} {r['chips']:>3} chips {r['cycles']:>8} "
-                               f"cycles eff {r['eff']:.3f} {r['wall_s']:>7.1f} s "
-                               f"{r['peak_rss_mb']:>7.0f} MB")
-        md += ["## Scale (model)", "", "```"] + lines + ["```", ""]
+        md += ["## Scale (model)", "", "```"] + scale(fabric, "scale", ["ladder:64", TREE64]) + \
+              ["```", ""]
 
     with open(f"{OUT}/summary.md", "w") as f:
         f.write("\n".join(md) + "\n")

@@ -18,7 +18,7 @@ cmake --build "$DIR" -j "$JOBS" --target fabric > "$DIR/build.log" 2>&1 ||
 rm -rf "$DIR/dat" "$DIR/annotated" && mkdir -p "$DIR/dat"
 
 # Every topology kind, every collective, int8/uint8/int16/int32/fp16/bf16/fp32, all four ops,
-# saturation, 1 to 4 tiles per chip, a switch node with 4 ports.
+# saturation, 1 to 4 tiles per chip, switch nodes with 3 and 4 ports connected.
 runs=(
   "--topology ring:2 --bytes 2K --tiles 1"
   "--topology ring:4 --collective allreduce --dtype fp32 --op sum --bytes 4K --tiles 2"

@@ -2,7 +2,9 @@
 """make regress-model SEEDS=N: random collectives on the SystemC model, one per seed.
 make regress SEEDS=N: the same on the RTL and the model in lock step (`fabric --backend both`:
 memories bit-identical, every packet stream identical, cycles within 2%), with machines the
-Verilated chip can build (nodes of at most 4 ports, at most 4 tiles) and smaller sizes.
+Verilated chip can build (nodes of at most 4 ports, at most 4 tiles) and smaller sizes. (The
+Verilated switch has 16 links since; the trees keep their 4-port draws so that a seed still
+picks what it picked; scripts/test_fabric_cli.sh runs wide switches.)
 
 Each seed picks a topology kind and size, a collective, a dtype/op pair, a byte count that
 divides by nothing in particular, an algorithm valid for the topology, sometimes a chunk size
@@ -78,7 +80,7 @@ def pick(seed, rtl=False, faults=False):
         topo = f"ladder:{rng.choice([4, 6, 8] if rtl else [4, 6, 8, 10, 12, 16])}"
     elif kind == "tree":
         while True:
-            # The RTL's switch has 4 ports: at most 3 children below the root.
+            # At most 3 children below the root (4-port switches, as the RTL switch once had).
             spec = random_tree(rng, 3, [rng.randint(2, 8 if rtl else 16)], 3 if rtl else 4)
             if (not spec.isdigit() or int(spec) >= 2) and (not rtl or spec.count(",") < 12):
                 break

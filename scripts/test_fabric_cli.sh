@@ -46,10 +46,25 @@ expect 2 'integer types' -- run --topology ring:4 --dtype fp32 --op avg --bytes 
 expect 2 'unknown dtype' -- run --topology ring:4 --dtype fp64 --bytes 4K
 expect 2 'unknown op' -- run --topology ring:4 --op prod --bytes 4K
 expect 2 'unknown option' -- run --topology ring:4 --bytez 4K
-expect 2 'bytes is required' -- run --topology ring:4
+expect 2 'topology is required' -- run --bytes 4K
+expect 0 ' 64K +16384 +fp32 +sum ' -- run --topology ring:4  # --bytes 64K, allreduce fp32 sum
 expect 2 'choose model, rtl, both or serial' -- run --topology ring:4 --bytes 4K --backend fpga
 expect 2 'the RTL chip has 4 tiles' -- run --topology ring:4 --bytes 4K --tiles 8 --backend rtl
-expect 2 'use --backend model' -- run --topology tree:5 --bytes 4K --backend both
+# A machine beyond the Verilated nodes (4 links per chip, 16 per switch): the limit once, in one
+# line without the usage text, from fabric run and from the communicator (fabric train).
+expect 2 'use --backend model' -- run --topology tree:17 --bytes 4K --backend both
+out=$("$FABRIC" run --topology tree:17 --bytes 4K --backend rtl 2>&1 |
+  grep -v -E 'SystemC|Copyright|RESERVED|^\s*$')
+if [ "$out" = "fabric: --topology tree:17: switch node 17 has 17 ports; the RTL switch has 16;\
+ use --backend model for it" ]; then
+  ok "a 17-port switch is refused in one line"
+else
+  bad "a 17-port switch: expected one line naming the limit, got:"
+  sed 's/^/       /' <<<"$out" | head -5
+fi
+limit=60 expect 1 \
+  '^fabric train: error: backend rtl: tree:\(2,\(1,16\)\): switch node 23 has 17 ports; the RTL sw' \
+  -- train --topology 'tree:(2,(1,16))' --backend rtl --epochs 1
 # Co-simulation subset: every topology kind, every collective, five types, all four ops, each
 # run on the model and the RTL: memories bit-identical, every packet stream identical, cycles
 # equal (fabric --backend both fails otherwise).
@@ -73,6 +88,12 @@ expect 0 'ladder:8 butterfly +allreduce' -- run --topology ladder:8 --dtype bf16
 expect 0 "$cosim" -- run --topology ladder:8 --dtype bf16 --bytes 256 --backend both
 expect 0 "$cosim" -- run --topology 'tree:(1,3)' --algo butterfly --dtype int8 --op max \
   --bytes 1K --tiles 2 --backend both
+# Wide switches (Verilated with 16 links): a 9-port switch under a 1-port root, and a 5-port
+# switch beside a 3-level subtree.
+expect 0 "$cosim" -- run --topology 'tree:(8)' --collective allreduce --dtype bf16 --op sum \
+  --bytes 4K --tiles 2 --backend both
+expect 0 "$cosim" -- run --topology 'tree:((2,(1,3)),4)' --collective allreduce --dtype int16 \
+  --op max --bytes 4K --tiles 2 --backend both
 # The two held-out cycle mismatches (docs/cosim.md section 2): a tile-bound credit and a
 # link-bound flit behind a waiting tile-bound one (ladder), the XB's count of the flit in the
 # router's stage (ring butterfly through transit traffic).

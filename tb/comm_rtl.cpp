@@ -3,6 +3,7 @@
 // communicator's life so that the sgd step's optimizer state stays in the chips' memories.
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include "Vxf_chip.h"
 #include "Vxf_switch.h"
@@ -14,24 +15,20 @@
 namespace xf {
 namespace {
 
-constexpr int kLinks = 4;  // NumLinks of the Verilated chip and switch (their defaults)
+// The machine of Verilated chips (4 links) and switch nodes (16 links).
+using Sys = rtl::RtlSystem<Vxf_chip, Vxf_switch>;
 constexpr int kTiles = 4;  // NumTiles of the Verilated chip
 
 class RtlBackend final : public Backend {
  public:
   RtlBackend(const Topology& topo, const CommConfig& cfg)
       : faults_(cfg.faults.empty() ? FaultSpec{} : parse_faults(cfg.faults)) {
-    for (int n = 0; n < topo.num_nodes; ++n)
-      if (topo.num_ports[n] > kLinks)
-        throw std::runtime_error("node " + std::to_string(n) + " of " + topo.spec + " has " +
-                                 std::to_string(topo.num_ports[n]) +
-                                 " links; the RTL chip and switch have " + std::to_string(kLinks) +
-                                 " (use the model backend)");
+    const std::string why = Sys::unfit(topo);
+    if (!why.empty()) throw std::runtime_error(topo.spec + ": " + why + " (use the model backend)");
     if (cfg.tiles > kTiles)
       throw std::runtime_error("CommConfig::tiles = " + std::to_string(cfg.tiles) +
                                "; the RTL chip has " + std::to_string(kTiles) + " tiles");
-    sys_ = std::make_unique<rtl::RtlSystem<Vxf_chip, Vxf_switch, kLinks>>(topo, cfg.tiles, &ctx_,
-                                                                          &faults_);
+    sys_ = std::make_unique<Sys>(topo, cfg.tiles, &ctx_, &faults_);
   }
   std::string name() const override { return "rtl"; }
   uint32_t tile_dmem_bytes() const override { return reg::kTileDmemSize; }
@@ -48,7 +45,7 @@ class RtlBackend final : public Backend {
  private:
   VerilatedContext ctx_;
   FaultSpec faults_;
-  std::unique_ptr<rtl::RtlSystem<Vxf_chip, Vxf_switch, kLinks>> sys_;
+  std::unique_ptr<Sys> sys_;
 };
 
 }  // namespace

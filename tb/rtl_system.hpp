@@ -5,8 +5,9 @@
 // faults of an optional FaultSpec, docs/reliability.md section 7), the barrier's AND over all
 // chips, and
 // host ports driven through the nodes' real host-port pins. The topology is data: one Verilated
-// chip and one Verilated switch serve every topology whose nodes have at most their NumLinks
-// ports.
+// chip and one Verilated switch serve every topology whose chips and switches have at most their
+// class's NumLinks ports (read from the classes' PHY ports: fabric's chip has 4 links, its switch
+// 16); a node's ports above its topology's count are unconnected and idle.
 //
 // Host accesses are queued per chip and run concurrently on all chips (flush()), one 32-bit
 // access at a time per chip, through host_req/host_rsp exactly as a host bridge would; a
@@ -14,8 +15,9 @@
 //
 // Cycle loop (step()): the inputs of every chip for cycle n are driven from what was sampled
 // in earlier cycles (wires: the far chip's phy_tx of cycle n - PhyWireDelayCycles; barrier: the
-// AND of bar_arrived_o in cycle n; host request state), the outputs of cycle n are sampled, then
-// every chip gets its rising edge.
+// AND of bar_arrived_o in cycle n; host request state) together with the clock's fall, the
+// outputs of cycle n are sampled, then every chip gets its rising edge (no RTL process runs on
+// the falling edge, so it needs no evaluation of its own).
 //
 // Waves (VM_TRACE_FST builds, such as `fabric`): open_trace() puts every node into one FST file
 // under its own scope (chip0, chip1, ..., switch<n>); each cycle is 2 time units, the falling
@@ -38,6 +40,8 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "phy_wire.hpp"
@@ -46,7 +50,7 @@
 #include "xf/defs.hpp"
 #include "xf/faults.hpp"
 #include "xf/host_driver.hpp"
-#include "xf/reference.hpp"
+#include "xf/layout.hpp"
 #include "xf/topology.hpp"
 
 namespace xf::rtl {
@@ -56,12 +60,15 @@ template <class T>
 uint64_t get_bits(const T& sig, int lsb, int width) {
   return (static_cast<uint64_t>(sig) >> lsb) & (width >= 64 ? ~0ull : ((1ull << width) - 1));
 }
+// Wide ports a 32-bit word at a time (a 16-link switch moves 16 x 194 PHY bits each way per
+// cycle): each step takes the bits up to the end of the current word.
 template <std::size_t N>
 uint64_t get_bits(const VlWide<N>& sig, int lsb, int width) {
   uint64_t v = 0;
-  for (int i = 0; i < width; ++i) {
-    const int b = lsb + i;
-    v |= static_cast<uint64_t>((sig[b / 32] >> (b % 32)) & 1u) << i;
+  for (int done = 0; done < width;) {
+    const int b = lsb + done, sh = b % 32, take = std::min(32 - sh, width - done);
+    v |= ((static_cast<uint64_t>(sig[b / 32]) >> sh) & ((1ull << take) - 1)) << done;
+    done += take;
   }
   return v;
 }
@@ -72,10 +79,11 @@ void set_bits(T& sig, int lsb, int width, uint64_t v) {
 }
 template <std::size_t N>
 void set_bits(VlWide<N>& sig, int lsb, int width, uint64_t v) {
-  for (int i = 0; i < width; ++i) {
-    const int b = lsb + i;
-    const uint32_t bit = 1u << (b % 32);
-    sig[b / 32] = ((v >> i) & 1u) ? (sig[b / 32] | bit) : (sig[b / 32] & ~bit);
+  for (int done = 0; done < width;) {
+    const int b = lsb + done, sh = b % 32, take = std::min(32 - sh, width - done);
+    const uint32_t mask = static_cast<uint32_t>((1ull << take) - 1) << sh;
+    sig[b / 32] = (sig[b / 32] & ~mask) | ((static_cast<uint32_t>(v >> done) << sh) & mask);
+    done += take;
   }
 }
 // Copies `width` bits from one port to another (any widths).
@@ -106,26 +114,54 @@ struct RtlRunStats {
   double seconds = 0;  // wall time of the run alone (RtlHost::run), for cycles per second
 };
 
-// Chip, Switch: the Verilated xf_chip and xf_switch classes; Links: their NumLinks; PhyWireDelay:
-// the wire delay.
-template <class Chip, class Switch, int Links,
-          int PhyWireDelay = static_cast<int>(kLinkLatencyCycles) - 3>
+// The NumLinks a Verilated xf_chip or xf_switch class was built with: its phy_tx_flit_o port is
+// NumLinks x 130 bits, held in whole 32-bit words.
+template <class V>
+constexpr int verilated_links() {
+  using Port = std::remove_reference_t<decltype(std::declval<V&>().phy_tx_flit_o)>;
+  constexpr int bits = static_cast<int>(sizeof(Port)) * 8;
+  static_assert(bits % 32 == 0 && (bits / 130 * 130 + 31) / 32 * 32 == bits,
+                "phy_tx_flit_o is not NumLinks x 130 bits");
+  return bits / 130;
+}
+
+// Chip, Switch: the Verilated xf_chip and xf_switch classes (each with its own NumLinks);
+// PhyWireDelay: the wire delay.
+template <class Chip, class Switch, int PhyWireDelay = static_cast<int>(kLinkLatencyCycles) - 3>
 class RtlSystem {
  public:
   static constexpr int kFlitBits = 130;
   static constexpr uint64_t kStartDoneRegisterCycles = 2;
+  static constexpr int kChipLinks = verilated_links<Chip>();      // NumLinks of every chip
+  static constexpr int kSwitchLinks = verilated_links<Switch>();  // NumLinks of every switch
+
+  // Why this machine cannot be built from `topo` (a chip or switch node with more ports than its
+  // Verilated class has links: the limit, once, in one line), or empty when it can.
+  static std::string unfit(const Topology& topo) {
+    for (int n = 0; n < topo.num_nodes; ++n) {
+      const bool chip = n < topo.num_chips;
+      const int links = chip ? kChipLinks : kSwitchLinks;
+      if (topo.num_ports[n] > links)
+        return std::string(chip ? "chip " : "switch node ") + std::to_string(n) + " has " +
+               std::to_string(topo.num_ports[n]) + " ports; the RTL " + (chip ? "chip" : "switch") +
+               " has " + std::to_string(links);
+    }
+    return "";
+  }
 
   // `faults` (may be null: clean wires) applies to every wire, each with its own random stream.
   RtlSystem(const Topology& topo, int tiles_in_use, VerilatedContext* ctx,
             const FaultSpec* faults = nullptr)
       : topo_(topo), tiles_(tiles_in_use) {
     const int N = topo.num_nodes;
+    const std::string why = unfit(topo);
+    if (!why.empty()) throw std::runtime_error("RtlSystem: " + why);
     for (int n = 0; n < N; ++n) {
-      if (topo.num_ports[n] > Links)
-        throw std::runtime_error("RtlSystem: node " + std::to_string(n) + " has " +
-                                 std::to_string(topo.num_ports[n]) + " ports, the Verilated " +
-                                 "nodes " + std::to_string(Links));
-      if (n < topo.num_chips) {
+      const bool chip = n < topo.num_chips;
+      links_.push_back(chip ? kChipLinks : kSwitchLinks);
+      port_base_.push_back(num_slots_);
+      num_slots_ += links_.back();
+      if (chip) {
         chips_.emplace_back(new Chip{ctx, ("chip" + std::to_string(n)).c_str()});
         Chip& c = *chips_.back();
         c.cfg_chip_id_i = n;
@@ -139,20 +175,22 @@ class RtlSystem {
         w.cfg_num_ports_i = topo.num_ports[n];
       }
     }
-    // wires_[node][port]: the words arriving at that port (tb/phy_wire.hpp).
-    peer_.assign(N, std::vector<std::pair<int, int>>(Links, {-1, -1}));
+    // wires_[node][port]: the words arriving at that port (tb/phy_wire.hpp), for every port of
+    // the node's class; the unconnected ones carry idle words.
+    peer_.resize(N);
+    for (int n = 0; n < N; ++n) peer_[n].assign(links_[n], {-1, -1});
     for (const auto& l : topo.links) {
       peer_[l.a][l.pa] = {l.b, l.pb};
       peer_[l.b][l.pb] = {l.a, l.pa};
     }
     wires_.resize(N);
     for (int n = 0; n < N; ++n)
-      for (int p = 0; p < Links; ++p)
+      for (int p = 0; p < links_[n]; ++p)
         wires_[n].emplace_back(
             new PhyWire(PhyWireDelay, faults, static_cast<uint64_t>(n) << 8 | p));
-    next_new_.assign(static_cast<size_t>(N) * Links, 0);
+    next_new_.assign(num_slots_, 0);
     host_.resize(N);
-    open_.resize(static_cast<size_t>(N) * Links);
+    open_.resize(num_slots_);
     for_all([](auto& m) {
       m.rst_ni = 0;
       m.clk_i = 0;
@@ -365,7 +403,7 @@ class RtlSystem {
       visit(n, [&](auto& c) {
         // Wires: the word that left the far end PhyWireDelay cycles ago (or what faults made
         // of it).
-        for (int p = 0; p < Links; ++p) {
+        for (int p = 0; p < links_[n]; ++p) {
           const PhyWord w = wires_[n][p]->deliver();
           set_bits(c.phy_rx_valid_i, p, 1, w.valid);
           set_bits(c.phy_rx_ctl_i, p * 32, 32, w.ctl);
@@ -388,6 +426,7 @@ class RtlSystem {
           c.host_req_valid_i = 0;
           h.presented = false;
         }
+        c.clk_i = 0;  // the falling edge of the previous cycle, with this cycle's inputs
         c.eval();
       });
     }
@@ -414,7 +453,7 @@ class RtlSystem {
           h.inflight.push_back(h.q.front());
           h.q.pop_front();
         }
-        for (int p = 0; p < Links; ++p) {
+        for (int p = 0; p < links_[n]; ++p) {
           PhyWord w;
           w.valid = get_bits(c.phy_tx_valid_o, p, 1);
           w.ctl = static_cast<uint32_t>(get_bits(c.phy_tx_ctl_o, p * 32, 32));
@@ -427,7 +466,7 @@ class RtlSystem {
           // A flit is new when it carries the next sequence number this transmitter has not
           // sent before; replays (older numbers) are the link's business, not the packet
           // streams'.
-          uint8_t& next = next_new_[n * Links + p];
+          uint8_t& next = next_new_[port_base_[n] + p];
           if (w.valid && w.fv() && w.seq() == next) {
             ++next;
             activity_ = true;
@@ -440,7 +479,7 @@ class RtlSystem {
     }
     // Every wire takes one word per cycle: the far end's, or none for an unconnected port.
     for (int n = 0; n < N; ++n)
-      for (int p = 0; p < Links; ++p)
+      for (int p = 0; p < links_[n]; ++p)
         if (peer_[n][p].first < 0) wires_[n][p]->push(PhyWord{});
     for (const auto& pw : pending_) wires_[pw.node][pw.port]->push(pw.word);
     pending_.clear();
@@ -454,16 +493,15 @@ class RtlSystem {
 #if VM_TRACE_FST
     if (trace_) trace_->dump(2 * cycle_ + 1);
 #endif
-    for_all([](auto& m) {
-      m.clk_i = 0;
-      m.eval();
-    });
+    // No logic runs on the falling edge: the next step() evaluates it together with its inputs,
+    // which saves an eval() per node and cycle (each one recomputes the logic behind every
+    // input: sixteen links' worth in a switch).
     ++cycle_;
     if (!error.empty()) throw std::runtime_error(error);
   }
 
   void observe(int n, int p, const PhyWord& w) {
-    RtlPacket& e = open_[n * Links + p];
+    RtlPacket& e = open_[port_base_[n] + p];
     const bool head = w.head(), tail = w.tail();
     if (head) {
       e = RtlPacket{};
@@ -496,11 +534,14 @@ class RtlSystem {
   int tiles_;  // tiles in use per chip
   std::vector<std::unique_ptr<Chip>> chips_;
   std::vector<std::unique_ptr<Switch>> switches_;
+  std::vector<int> links_;      // per node: its class's NumLinks (ports, connected or not)
+  std::vector<int> port_base_;  // per node: the index of its port 0 in next_new_ and open_
+  int num_slots_ = 0;           // ports of all nodes
   std::vector<std::vector<std::pair<int, int>>> peer_;
   std::vector<std::vector<std::unique_ptr<PhyWire>>> wires_;  // [node][port]: arriving words
-  std::vector<uint8_t> next_new_;  // per (node, port): the next new link sequence number
+  std::vector<uint8_t> next_new_;  // per port of every node: the next new link sequence number
   std::vector<Pending> pending_;
-  std::vector<RtlPacket> open_;  // per (node, port): the packet on the wire (observer)
+  std::vector<RtlPacket> open_;  // per port of every node: the packet on the wire (observer)
   std::vector<HostQ> host_;
   uint64_t cycle_ = 0;
   bool activity_ = false;

@@ -11,12 +11,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "xf/alu.hpp"
+#include "xf/checks.hpp"
 #include "xf/compiler.hpp"
+#include "xf/layout.hpp"
 #include "xf/reference.hpp"
 
 using namespace xf;
@@ -50,14 +53,19 @@ const Collective kColls[] = {Collective::kAllReduce, Collective::kReduceScatter,
 void check_plan(const Topology& topo, const CollectiveSpec& spec, const std::string& what) {
   SCOPED_TRACE(what + " seed " + std::to_string(seed()));
   const Plan plan = plan_collective(topo, spec);
-  for (const Transfer& x : plan.transfers) {
-    ASSERT_EQ(x.src_addr % kFlitBytes, 0u);
-    ASSERT_EQ(x.dst_addr % kFlitBytes, 0u);
-    ASSERT_EQ(x.bytes % kFlitBytes, 0u);
-    ASSERT_LE(x.src_addr + x.bytes, tile_footprint(plan, x.plane));
-    ASSERT_LE(x.dst_addr + x.bytes, tile_footprint(plan, x.plane));
-    ASSERT_TRUE(x.src >= 0 && x.src < topo.num_chips && x.dst >= 0 && x.dst < topo.num_chips);
-  }
+  uint64_t count = 0;
+  for (int t = 0; t < plan.tiles; ++t)
+    for (const Transfer& x : plane_transfers(plan, t)) {
+      ++count;
+      ASSERT_EQ(x.plane, t);
+      ASSERT_EQ(x.src_addr % kFlitBytes, 0u);
+      ASSERT_EQ(x.dst_addr % kFlitBytes, 0u);
+      ASSERT_EQ(x.bytes % kFlitBytes, 0u);
+      ASSERT_LE(x.src_addr + x.bytes, tile_footprint(plan, x.plane));
+      ASSERT_LE(x.dst_addr + x.bytes, tile_footprint(plan, x.plane));
+      ASSERT_TRUE(x.src >= 0 && x.src < topo.num_chips && x.dst >= 0 && x.dst < topo.num_chips);
+    }
+  ASSERT_EQ(count, transfer_count(plan));
   const Image a = build_image(topo, plan), b = build_image(topo, plan);
   ASSERT_EQ(a.imem, b.imem);
   ASSERT_EQ(a.pmem, b.pmem);
@@ -163,8 +171,7 @@ TEST(Compiler, LadderUsesFourRingsOnDistinctLinks) {
   const Image img = build_image(topo, plan);
   // Each tile plane t sends only to its ring-t successor, on lane t, through a distinct port.
   for (int t = 0; t < 4; ++t)
-    for (const Transfer& x : plan.transfers) {
-      if (x.plane != t) continue;
+    for (const Transfer& x : plane_transfers(plan, t)) {
       EXPECT_EQ(x.lane, t);
       const Ring& r = topo.rings[t];
       size_t i = 0;
@@ -318,6 +325,54 @@ TEST(Compiler, LimitsBeforePlanning) {
         f.tile_dmem_bytes = foot;
         EXPECT_EQ(msg(topo, f), "") << topo << " " << bytes << " " << tiles;
       }
+}
+
+// A ring-family plan is O(P): its ring planes are generated, not listed (docs/compiler.md
+// section 3), and what they generate is what a listed plane holds: every step moves each
+// non-empty block once, to the ring successor, with reduce before step P-1 and write after.
+TEST(Compiler, RingPlanesAreGeneratedInLinearSpace) {
+  for (const char* ts : {"ring:4096", "ladder:1024", "biring:2048"}) {
+    SCOPED_TRACE(ts);
+    const Topology topo = parse_topology(ts);
+    CollectiveSpec s;
+    s.bytes = 1 << 20;
+    const Plan plan = plan_collective(topo, s);
+    const uint64_t P = topo.num_chips;
+    EXPECT_TRUE(plan.transfers.empty());
+    EXPECT_EQ(transfer_count(plan), 2 * (P - 1) * P * plan.tiles);
+  }
+  for (const char* ts : {"ring:6", "ladder:6", "biring:5"})
+    for (Collective c :
+         {Collective::kAllReduce, Collective::kReduceScatter, Collective::kAllGather}) {
+      SCOPED_TRACE(std::string(ts) + " " + to_string(c));
+      const Topology topo = parse_topology(ts);
+      CollectiveSpec s;
+      s.coll = c;
+      s.bytes = 5 * 1024 + 48;  // some blocks one flit longer than others
+      s.tiles = 3;
+      const Plan plan = plan_collective(topo, s);
+      const int P = topo.num_chips;
+      for (int t = 0; t < plan.tiles; ++t) {
+        const RingPlane& rp = plan.ring_planes.at(t);
+        ASSERT_EQ(rp.order.size(), static_cast<size_t>(P));
+        std::vector<int> pos(P);
+        for (int i = 0; i < P; ++i) pos[rp.order[i]] = i;
+        std::map<std::pair<int, int>, int> sent;  // (step, src) -> times
+        int steps = 0;
+        for_each_step(plan, t, [&](const std::vector<Transfer>& g) {
+          ASSERT_FALSE(g.empty());
+          const int s0 = g[0].step;
+          EXPECT_EQ(s0, steps++);
+          for (const Transfer& x : g) {
+            EXPECT_EQ(x.step, s0);
+            EXPECT_EQ(x.dst, rp.order[(pos[x.src] + 1) % P]);
+            EXPECT_EQ(x.popc, rp.s0 + s0 < P - 1 ? Opcode::kReduce : Opcode::kWrite);
+            EXPECT_EQ(++sent[std::make_pair(s0, x.src)], 1);
+          }
+        });
+        EXPECT_EQ(steps, rp.s1 - rp.s0 + 1);
+      }
+    }
 }
 
 TEST(Isa, EncodeDecodeRoundTrip) {

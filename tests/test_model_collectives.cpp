@@ -18,8 +18,8 @@
 #include "driver.hpp"
 #include "model_test_main.hpp"
 #include "xf/alu.hpp"
+#include "xf/checks.hpp"
 #include "xf/compiler.hpp"
-#include "xf/reference.hpp"
 
 using namespace xf;
 

@@ -10,6 +10,7 @@
 
 #include "model_test_main.hpp"
 #include "xf/comm.hpp"
+#include "xf/reference.hpp"
 
 namespace xf {
 namespace {

@@ -32,9 +32,11 @@
 #include "driver.hpp"
 #include "link.hpp"
 #include "model_test_main.hpp"
+#include "xf/checks.hpp"
 #include "xf/compiler.hpp"
 #include "xf/crc32.hpp"
 #include "xf/faults.hpp"
+#include "xf/layout.hpp"
 #include "xf/reference.hpp"
 
 using namespace xf;

@@ -1,6 +1,6 @@
 // RTL_LIB: xf_rtl_chip
 // Chip-level test of the RTL (rtl/xf_chip.sv with its defaults: 4 tiles, 4 links, the
-// host-window memory sizes; rtl/xf_switch.sv with 4 links) on machines of Verilated chips and
+// host-window memory sizes; rtl/xf_switch.sv with 16 links) on machines of Verilated chips and
 // switch nodes wired by a topology (tb/rtl_system.hpp, docs/chip.md section 6).
 //
 // Space covered:
@@ -13,9 +13,12 @@
 //    before a start, each chip's last End + 3 after it (the model's test expects the same
 //    numbers), run() cycles = the last chip's DoneCycles - 2; a second start right after the
 //    first (the chip's done still high from the first run) captures the same values; a clear
-//    keeps them; DoneCyclesVsModel.*: after compiled collectives on ring:3, tree:((2,1),3) and
-//    ladder:4, every node's DoneCycles and AluConfig equal the model's, and the last chip's
-//    DoneCycles - 2 is the cycle count of both;
+//    keeps them; DoneCyclesVsModel.*: after compiled collectives on ring:3, tree:((2,1),3),
+//    ladder:4 and tree:16 (a switch with all 16 ports connected), every node's DoneCycles and
+//    AluConfig equal the model's, and the last chip's DoneCycles - 2 is the cycle count of both;
+//  - the switch's registers at 16 links (HostPort.SwitchRegisters: Config saturates, Ports 16,
+//    link registers for links 0..7) and the machine's node limits (Machine.NodeLimits: 4 ports
+//    per chip, 16 per switch, the one-line reason for a node beyond them);
 //  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop; every tile
 //    checks after `Bar` that the cycle count has passed the late tile's loop (an early release
 //    jumps to an illegal instruction, which the run reports), then a second barrier right after
@@ -51,17 +54,19 @@
 #include "model_test_main.hpp"
 #include "rtl_kit.hpp"
 #include "rtl_system.hpp"
+#include "xf/checks.hpp"
 #include "xf/compiler.hpp"
+#include "xf/layout.hpp"
 #include "xf/reference.hpp"
 #include "xf/topology.hpp"
 
 namespace xf {
 namespace {
 
-constexpr int kLinks = 4;  // the Verilated chip's and switch's NumLinks
-constexpr int kTiles = 4;  // its NumTiles
+constexpr int kTiles = 4;  // the Verilated chip's NumTiles
 constexpr uint32_t kDmemBytes = 786432;
-using Sys = rtl::RtlSystem<Vxf_chip, Vxf_switch, kLinks>;
+using Sys = rtl::RtlSystem<Vxf_chip, Vxf_switch>;
+static_assert(Sys::kChipLinks == 4 && Sys::kSwitchLinks == 16, "CMakeLists.txt's NumLinks");
 const kit::TestFile kCollectivesSeed{0xC41Bu, "test_rtl_chip"};
 const kit::TestFile kDoneCyclesSeed{0xD0CEu, "test_rtl_chip"};
 const kit::TestFile kCosimSeed{0xC05Eu, "test_rtl_chip"};
@@ -117,6 +122,48 @@ TEST(HostPort, ChipRegisters) {
   expect_refused([&] { sys.host_read32(0, 0x80000u); }, "read between the table and the tiles");
   expect_refused([&] { sys.host_read32(0, tile_base(kTiles)); }, "tile that does not exist");
   expect_refused([&] { sys.host_read32(0, 0x80000000u); }, "read far beyond the map");
+}
+
+// The switch node built with 16 links: Config's port field saturates at 15 and Ports has the
+// count; the link registers exist for links 0..7 only (the register map's 8 slots each).
+TEST(HostPort, SwitchRegisters) {
+  auto ctx = kit::make_context();
+  Sys sys(parse_topology("tree:2"), 1, ctx.get());
+  kit::open_trace_if_asked(sys);
+  const int sw = 2;
+  // Config: no tiles, 15 (saturated) link ports, 2^6 = 64 table chips, no DMEM.
+  EXPECT_EQ(sys.host_read32(sw, reg::kConfig), 15u << 8 | 6u << 12);
+  EXPECT_EQ(sys.host_read32(sw, reg::kPorts), 16u);
+  EXPECT_EQ(sys.host_read32(0, reg::kPorts), 4u);  // a chip's
+  for (uint32_t l = 0; l < 8; ++l) {
+    EXPECT_EQ(sys.host_read32(sw, reg::kLinkCrcErrors + 4 * l), 0u) << "link " << l;
+    EXPECT_EQ(sys.host_read32(sw, reg::kLinkStatus + 4 * l), 0u) << "link " << l;
+    EXPECT_EQ(sys.host_read32(sw, reg::kLinkDiscards + 4 * l), 0u) << "link " << l;
+  }
+  expect_refused([&] { sys.host_write32(sw, reg::kPorts, 1); }, "write to Ports");
+  expect_refused([&] { sys.host_read32(sw, reg::kLinkDiscards + 32); }, "past LinkDiscards");
+  expect_refused([&] { sys.host_read32(sw, tile_base(0)); }, "a switch's tile window");
+}
+
+// The machine takes every chip with up to 4 ports and every switch with up to 16, and names
+// the limit of a node beyond it.
+TEST(Machine, NodeLimits) {
+  EXPECT_EQ(Sys::unfit(parse_topology("tree:16")), "");
+  EXPECT_EQ(Sys::unfit(parse_topology("tree:(2,(1,14))")), "");  // a 15-port inner switch
+  EXPECT_EQ(Sys::unfit(parse_topology("tree:(2,(1,15))")), "");  // a 16-port inner switch
+  EXPECT_EQ(Sys::unfit(parse_topology("tree:17")),
+            "switch node 17 has 17 ports; the RTL switch has 16");
+  EXPECT_EQ(Sys::unfit(parse_topology("tree:(2,(1,16))")),
+            "switch node 23 has 17 ports; the RTL switch has 16");
+  auto ctx = kit::make_context();
+  bool thrown = false;
+  try {
+    Sys sys(parse_topology("tree:17"), 1, ctx.get());
+  } catch (const std::runtime_error& e) {
+    thrown = true;
+    EXPECT_NE(std::string(e.what()).find("the RTL switch has 16"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(thrown) << "a 17-port switch was built";
 }
 
 TEST(HostPort, RouteTable) {
@@ -405,7 +452,8 @@ TEST_P(DoneCyclesVsModel, EveryNodeAgrees) {
 
 const DoneCase kDoneCases[] = {{"ring:3", DType::kFp32, "ring3_fp32"},
                                {"tree:((2,1),3)", DType::kBf16, "tree_asym_bf16"},
-                               {"ladder:4", DType::kInt32, "ladder4_int32"}};
+                               {"ladder:4", DType::kInt32, "ladder4_int32"},
+                               {"tree:16", DType::kFp16, "tree16_fp16"}};
 
 INSTANTIATE_TEST_SUITE_P(Rtl, DoneCyclesVsModel, ::testing::ValuesIn(kDoneCases),
                          [](const ::testing::TestParamInfo<DoneCase>& i) {

@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "xf/alu.hpp"
-#include "xf/reference.hpp"
+#include "xf/layout.hpp"
 
 namespace xf {
 
@@ -222,27 +222,23 @@ struct Builder {
     plan.transfers.push_back(x);
   }
 
-  // Ring reduce-scatter and/or all-gather on directed ring `order` for plane t.
-  void ring(int t, const std::vector<int>& order, int lane, bool rs, bool ag, int step0 = 0) {
+  // Ring reduce-scatter and/or all-gather on directed ring `order` for plane t. The plane is
+  // recorded as a RingPlane, whose steps ring_step() generates when they are needed (the plan
+  // stays O(P) in size); `listed` also lists them in plan.transfers, for plans that add their own
+  // transfers to the plane between the ring's steps (the sgd step).
+  void ring(int t, const std::vector<int>& order, int lane, bool rs, bool ag, bool listed = false,
+            int step0 = 0) {
     const int n = static_cast<int>(order.size());
     plan.ring_planes.resize(T);
-    plan.ring_planes[t] = RingPlane{order, lane, rs ? 0 : n - 1, ag ? 2 * n - 3 : n - 2};
-    auto blk = [&](int pos) { return order[((pos % n) + n) % n]; };
-    int step = step0;
-    if (rs) {
-      for (int s = 0; s < n - 1; ++s, ++step)
-        for (int i = 0; i < n; ++i) {
-          auto [a, l] = seg[t][blk(i - s - 1)];
-          add(step, t, order[i], order[(i + 1) % n], a, a, l, Opcode::kReduce, lane);
-        }
-    }
-    if (ag) {
-      for (int s = 0; s < n - 1; ++s, ++step)
-        for (int i = 0; i < n; ++i) {
-          auto [a, l] = seg[t][blk(i - s)];
-          add(step, t, order[i], order[(i + 1) % n], a, a, l, Opcode::kWrite, lane);
-        }
-    }
+    RingPlane& rp = plan.ring_planes[t];
+    rp = RingPlane{order, lane, rs ? 0 : n - 1, ag ? 2 * n - 3 : n - 2};
+    if (!listed) return;
+    for (int s = rp.s0; s <= rp.s1; ++s)
+      for (const Transfer& x : ring_step(plan, t, s)) {
+        plan.transfers.push_back(x);
+        plan.transfers.back().step += step0;
+      }
+    rp = RingPlane{};  // listed: the plane is an ordinary list of transfers
   }
 
   // The sharded update (sharded-update patent) of chip c's own block on plane t (docs/compiler.md
@@ -312,10 +308,10 @@ struct Builder {
           break;
         case Collective::kSgdStep: {  // every chip owns its own block after the reduce-scatter
           const int n = static_cast<int>(order.size());
-          ring(t, order, lane, true, false);
+          // Local steps between the two halves: the plane is a list of transfers.
+          ring(t, order, lane, true, false, true);
           for (int ch = 0; ch < P; ++ch) sgd_update(t, ch, lane, n - 1);
-          ring(t, order, lane, false, true, n + 4);
-          plan.ring_planes[t] = RingPlane{};  // local steps between: a descriptor list
+          ring(t, order, lane, false, true, true, n + 4);
           break;
         }
         case Collective::kBroadcast:
@@ -669,6 +665,82 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Ring planes and the plan's transfers
+
+namespace {
+
+// The slice of block b in tile plane t: layout() lists the slices block-major.
+const Slice& block_slice(const Plan& plan, int b, int t) {
+  return plan.slices[static_cast<size_t>(b) * plan.tiles + t];
+}
+
+}  // namespace
+
+std::vector<Transfer> ring_step(const Plan& plan, int t, int s) {
+  const RingPlane& rp = plan.ring_planes.at(t);
+  const int n = static_cast<int>(rp.order.size());
+  std::vector<Transfer> out;
+  out.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    const Slice& sl = block_slice(plan, rp.order[((i - s - 1) % n + n) % n], t);
+    if (sl.len == 0) continue;
+    Transfer x;
+    x.step = s - rp.s0;
+    x.plane = t;
+    x.src = rp.order[i];
+    x.dst = rp.order[(i + 1) % n];
+    x.src_addr = x.dst_addr = sl.addr;
+    x.bytes = sl.len;
+    x.popc = s < n - 1 ? Opcode::kReduce : Opcode::kWrite;
+    x.lane = rp.lane;
+    out.push_back(x);
+  }
+  return out;
+}
+
+void for_each_step(const Plan& plan, int t,
+                   const std::function<void(const std::vector<Transfer>&)>& f) {
+  std::vector<const Transfer*> listed;
+  for (const Transfer& x : plan.transfers)
+    if (x.plane == t) listed.push_back(&x);
+  std::stable_sort(listed.begin(), listed.end(),
+                   [](const Transfer* a, const Transfer* b) { return a->step < b->step; });
+  const bool ring =
+      t < static_cast<int>(plan.ring_planes.size()) && !plan.ring_planes[t].order.empty();
+  const int ring_steps = ring ? plan.ring_planes[t].s1 - plan.ring_planes[t].s0 + 1 : 0;
+  size_t i = 0;
+  int r = 0;
+  std::vector<Transfer> group;
+  while (i < listed.size() || r < ring_steps) {
+    const int step =
+        i < listed.size() && (r >= ring_steps || listed[i]->step < r) ? listed[i]->step : r;
+    group.clear();
+    if (r < ring_steps && r == step) group = ring_step(plan, t, plan.ring_planes[t].s0 + r++);
+    for (; i < listed.size() && listed[i]->step == step; ++i) group.push_back(*listed[i]);
+    f(group);
+  }
+}
+
+std::vector<Transfer> plane_transfers(const Plan& plan, int t) {
+  std::vector<Transfer> out;
+  for_each_step(plan, t,
+                [&](const std::vector<Transfer>& g) { out.insert(out.end(), g.begin(), g.end()); });
+  return out;
+}
+
+uint64_t transfer_count(const Plan& plan) {
+  uint64_t n = plan.transfers.size();
+  for (int t = 0; t < static_cast<int>(plan.ring_planes.size()); ++t) {
+    const RingPlane& rp = plan.ring_planes[t];
+    if (rp.order.empty()) continue;
+    uint64_t blocks = 0;  // non-empty blocks of the plane: each step sends each one once
+    for (const Slice& sl : plan.slices) blocks += sl.tile == t && sl.len;
+    n += blocks * (rp.s1 - rp.s0 + 1);
+  }
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Image building: chunking, ordering, counters, waits, descriptors, routes.
 
 namespace {
@@ -729,13 +801,11 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, std::vector<uint64_
     pm[kPos + rp.order[i]] = i;
     pm[kNext + rp.order[i]] = rp.order[(i + 1) % P];
   }
-  for (const Slice& sl : plan.slices)
-    if (sl.tile == t)
-      for (int L = 0; L < P; ++L)
-        if (rp.order[L] == sl.block) {
-          pm[kAddr + L] = sl.addr;
-          pm[kLen + L] = sl.len / kF;
-        }
+  for (int L = 0; L < P; ++L) {
+    const Slice& sl = block_slice(plan, rp.order[L], t);
+    pm[kAddr + L] = sl.addr;
+    pm[kLen + L] = sl.len / kF;
+  }
   SendDesc d;
   d.tile = t;
   d.lane = rp.lane;
@@ -843,8 +913,7 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
     }
     // 1. chunk and order per source chip.
     std::vector<std::vector<Op>> prog(P);
-    for (const Transfer& x : plan.transfers) {
-      if (x.plane != t) continue;
+    for (const Transfer& x : plane_transfers(plan, t)) {
       if (x.bytes == 0) {
         prog[x.src].push_back(Op{x.step, -1, x});
         continue;

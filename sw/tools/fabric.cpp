@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -41,9 +42,11 @@
 #include "train.hpp"
 #include "xf/alu.hpp"
 #include "xf/average_study.hpp"
+#include "xf/checks.hpp"
 #include "xf/cli.hpp"
 #include "xf/compiler.hpp"
 #include "xf/faults.hpp"
+#include "xf/layout.hpp"
 #include "xf/reference.hpp"
 #include "xf/serial.hpp"
 #include "xf/topo_dot.hpp"
@@ -57,9 +60,11 @@ using cli::Usage;
 
 namespace {
 
-constexpr int kRtlLinks = 4;        // NumLinks of the Verilated chip and switch (their defaults)
-constexpr int kRtlTiles = 4;        // NumTiles of the Verilated chip
-constexpr int kRtlTableChips = 64;  // TableChips of the Verilated chip and switch
+// The machine of Verilated chips and switch nodes (its NumLinks: 4 per chip, 16 per switch).
+using RtlSys = rtl::RtlSystem<Vxf_chip, Vxf_switch>;
+constexpr int kRtlTiles = 4;                  // NumTiles of the Verilated chip
+constexpr int kRtlTableChips = 64;            // TableChips of the Verilated chip and switch
+constexpr uint64_t kDefaultBytes = 64 << 10;  // fabric run/plan without --bytes (docs/fabric.md)
 
 // The command that reruns this one on both backends with waves: the same arguments, with
 // --backend both and --trace xf_mismatch.fst in place of any --backend or --trace given.
@@ -147,14 +152,16 @@ LinkCounts model_link_counts(const model::RunStats& st) {
           l.corrupted, l.replays,   l.timeouts, l.discards,     l.escalations};
 }
 
-// The RTL's counts: the retry layer's from every node's link registers, the wires' from the
-// harness, after the register reads (which run the machine a few more cycles), from reset: the
-// RTL's wires also carry faults while the host loads and reads back.
+// The RTL's counts: the retry layer's from every node's link registers (links 0..7: the register
+// map has no slots for the links 8 and up of a wider switch), the wires' from the harness, after
+// the register reads (which run the machine a few more cycles), from reset: the RTL's wires also
+// carry faults while the host loads and reads back.
 template <class Sys>
 LinkCounts rtl_link_counts(Sys& sys, const Topology& topo) {
+  constexpr int kRegLinks = static_cast<int>(reg::kLinkCrcErrorsSize / 4);
   LinkCounts c{};
   for (int n = 0; n < topo.num_nodes; ++n)
-    for (int p = 0; p < topo.num_ports[n]; ++p) {
+    for (int p = 0; p < std::min(topo.num_ports[n], kRegLinks); ++p) {
       c.crc_errors += sys.host_read32(n, reg::kLinkCrcErrors + 4 * p) & 0xFFFFu;
       const uint32_t st = sys.host_read32(n, reg::kLinkStatus + 4 * p);
       const uint32_t di = sys.host_read32(n, reg::kLinkDiscards + 4 * p);
@@ -178,7 +185,8 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
   spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
   spec.dtype = parse_dtype(opt.count("dtype") ? opt["dtype"] : "fp32");
   spec.op = parse_op(opt.count("op") ? opt["op"] : "sum");
-  if (opt.count("bytes")) spec.bytes = parse_bytes("bytes", opt["bytes"]);
+  // M per chip: 64 KiB unless given (docs/fabric.md).
+  spec.bytes = opt.count("bytes") ? parse_bytes("bytes", opt["bytes"]) : kDefaultBytes;
   spec.sat = opt.count("sat");
   if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
   if (opt.count("root")) spec.root = static_cast<int>(parse_int("root", opt["root"], 0, 4095));
@@ -199,21 +207,20 @@ CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
   return spec;
 }
 
-// Refuses what the Verilated chip cannot build (4 tiles, 4 links, 64 chips in its routing table).
+// Refuses what the Verilated nodes cannot build (4 tiles, 4 links per chip, 16 per switch, 64
+// chips in the routing tables), in one line without the usage.
 void check_rtl_fits(const Topology& topo, const CollectiveSpec& spec) {
   if (topo.num_chips > kRtlTableChips)
-    throw Usage("--topology " + topo.spec + ": " + std::to_string(topo.num_chips) +
-                " chips, but the RTL nodes' routing tables hold " + std::to_string(kRtlTableChips) +
-                "; use --backend model for it");
+    throw cli::Refused("--topology " + topo.spec + ": " + std::to_string(topo.num_chips) +
+                       " chips, but the RTL nodes' routing tables hold " +
+                       std::to_string(kRtlTableChips) + "; use --backend model for it");
   if (spec.tiles > kRtlTiles)
-    throw Usage("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
-                std::to_string(kRtlTiles) + " tiles; use --tiles 1.." + std::to_string(kRtlTiles) +
-                " with --backend rtl or both");
-  for (int n = 0; n < topo.num_nodes; ++n)
-    if (topo.num_ports[n] > kRtlLinks)
-      throw Usage("--topology " + topo.spec + ": node " + std::to_string(n) + " has " +
-                  std::to_string(topo.num_ports[n]) + " links, the RTL chip and switch " +
-                  std::to_string(kRtlLinks) + "; use --backend model for it");
+    throw cli::Refused("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
+                       std::to_string(kRtlTiles) + " tiles; use --tiles 1.." +
+                       std::to_string(kRtlTiles) + " with --backend rtl or both");
+  const std::string why = RtlSys::unfit(topo);
+  if (!why.empty())
+    throw cli::Refused("--topology " + topo.spec + ": " + why + "; use --backend model for it");
 }
 
 // One point of `fabric bench`, measured in a child process (SystemC elaborates once per process)
@@ -253,7 +260,7 @@ Point measure_point(const Topology& topo, const CollectiveSpec& spec, const std:
     take(model::run_on_model(topo, plan, img, inputs));
   } else {
     VerilatedContext ctx;
-    rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx);
+    RtlSys sys(topo, spec.tiles, &ctx);
     take(rtl::run_on_rtl(sys, plan, img, inputs));
   }
   if (ok) {
@@ -463,7 +470,8 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
 int usage(const char* why) {
   if (why) std::fprintf(stderr, "fabric: %s\n", cli::printable(why).c_str());
   std::fprintf(stderr,
-               "usage: fabric run --topology T --collective C --dtype D --op O --bytes N\n"
+               "usage: fabric run --topology T [--bytes N (64K)] [--collective C (allreduce)]\n"
+               "                  [--dtype D (fp32)] [--op O (sum)]\n"
                "                  [--backend model|rtl|both] [--trace FILE.fst]\n"
                "                  [--faults ber=P,wer=P,drop=P,stall=P,down=P,downlen=N,seed=S]\n"
                "                  [--algo auto|ring|biring|ladder|line|tree|avg|butterfly]\n"
@@ -531,8 +539,7 @@ int sc_main(int argc, char** argv) {
     for (const char* o : {"min-bytes", "max-bytes", "csv", "json"})
       if (opt.count(o)) throw Usage(std::string("--") + o + " is for fabric bench");
     if (topologies.size() > 1) throw Usage("--topology given twice (only bench takes several)");
-    for (const char* req : {"topology", "bytes"})
-      if (!opt.count(req)) throw Usage(std::string("--") + req + " is required");
+    if (!opt.count("topology")) throw Usage("--topology is required");
     const std::string backend = opt.count("backend") ? opt["backend"] : "model";
     const bool on_board = backend.rfind("serial:", 0) == 0;  // a board, or xf_board_sim
     if (backend != "model" && backend != "rtl" && backend != "both" && !on_board)
@@ -557,10 +564,10 @@ int sc_main(int argc, char** argv) {
     const Image img = build_image(topo, plan);
     if (cmd == "plan") {
       std::printf(
-          "topology %s: %d chips, %d nodes, %zu links; algorithm %s; %zu transfers, "
+          "topology %s: %d chips, %d nodes, %zu links; algorithm %s; %llu transfers, "
           "%llu descriptors\n",
           cli::printable(topo.spec).c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
-          to_string(plan.algo), plan.transfers.size(),
+          to_string(plan.algo), static_cast<unsigned long long>(transfer_count(plan)),
           static_cast<unsigned long long>(img.descriptors));
       size_t pm_max = 0;
       for (const auto& pm : img.pmem) pm_max = std::max(pm_max, pm.size());
@@ -575,11 +582,12 @@ int sc_main(int argc, char** argv) {
                   img.imem[0].size(), img.pmem[0].size());
       for (size_t i = 0; i < img.imem[0].size(); ++i)
         std::printf("  %3zu: %s\n", i, isa::disasm(img.imem[0][i]).c_str());
-      for (const Transfer& x : plan.transfers)
-        if (x.plane == 0)
+      for_each_step(plan, 0, [](const std::vector<Transfer>& step) {  // one step in memory
+        for (const Transfer& x : step)
           std::printf("  step %3d: chip %d -> chip %d %s [%u,+%u) -> [%u,+%u)\n", x.step, x.src,
                       x.dst, x.bytes ? to_string(x.popc) : "token", x.src_addr, x.bytes, x.dst_addr,
                       x.bytes);
+      });
       return 0;
     }
     std::vector<Bytes> inputs;
@@ -689,7 +697,7 @@ int sc_main(int argc, char** argv) {
       const auto t1 = std::chrono::steady_clock::now();
       VerilatedContext ctx;
       if (opt.count("trace")) ctx.traceEverOn(true);
-      rtl::RtlSystem<Vxf_chip, Vxf_switch, kRtlLinks> sys(topo, spec.tiles, &ctx, &faults);
+      RtlSys sys(topo, spec.tiles, &ctx, &faults);
       if (opt.count("trace")) sys.open_trace(opt["trace"]);
       uint64_t zero = 0;  // harness cycle of the collective's cycle 0
       sys.start_observer = [&](uint64_t c) {

@@ -40,10 +40,11 @@
 
 #include "system.hpp"
 #include "xf/alu.hpp"
+#include "xf/checks.hpp"
 #include "xf/cli.hpp"
 #include "xf/compiler.hpp"
 #include "xf/host_driver.hpp"
-#include "xf/reference.hpp"
+#include "xf/layout.hpp"
 #include "xf/topology.hpp"
 
 using namespace xf;
@@ -393,7 +394,7 @@ std::string system_top(const Topology& topo, const NodeBuild& nb) {
     } else {
       o << "    .cfg_node_id_i   (12'd" << n << "),\n";
     }
-    o << "    .cfg_num_ports_i (4'd" << topo.num_ports[n] << "),\n";
+    o << "    .cfg_num_ports_i (" << (chip ? "4'd" : "5'd") << topo.num_ports[n] << "),\n";
     o << "    .host_req_valid_i(host_req_valid_i[" << n << "]),\n";
     o << "    .host_req_ready_o(host_req_ready_o[" << n << "]),\n";
     o << "    .host_req_write_i(host_req_write_i[" << n << "]),\n";

@@ -27,6 +27,7 @@
 
 #include "xf/cli.hpp"
 #include "xf/comm.hpp"
+#include "xf/reference.hpp"
 
 namespace xf {
 namespace {

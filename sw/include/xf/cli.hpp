@@ -21,6 +21,13 @@ struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A well-formed request beyond what this build can simulate (a machine larger than the
+// Verilated chip or switch): the tools print the message alone, one line without the usage,
+// and exit 2.
+struct Refused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // User text as the tools print it: control characters (from a topology file, an argument, a
 // file name) as \n, \t, \r or \xHH, so that a message cannot move the cursor, clear the screen
 // or fake a line. Every message a tool prints goes through it (exit_status, the usage printers).
@@ -137,12 +144,16 @@ inline uint64_t input_file_bytes(const std::string& opt, const std::string& path
 
 // The exit status of a tool whose body threw; call it from a `catch (...)` handler. A bad
 // argument (Usage, a TopologyError or CompileError from the library, std::invalid_argument from a
-// parser) goes to `usage`, which prints it with the usage and returns 2; anything else prints
-// "<tool>: error: ..." and returns 1. Messages are passed through printable().
+// parser) goes to `usage`, which prints it with the usage and returns 2; Refused prints
+// "<tool>: ..." alone and returns 2; anything else prints "<tool>: error: ..." and returns 1.
+// Messages are passed through printable().
 template <class UsageFn>
 int exit_status(const char* tool, UsageFn&& usage) {
   try {
     throw;
+  } catch (const Refused& e) {
+    std::fprintf(stderr, "%s: %s\n", tool, printable(e.what()).c_str());
+    return 2;
   } catch (const Usage& e) {
     return usage(printable(e.what()).c_str());
   } catch (const TopologyError& e) {

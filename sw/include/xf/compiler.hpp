@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -93,8 +94,10 @@ struct IoSpec {
 };
 
 // A tile plane that runs a ring reduce-scatter and/or all-gather: steps s0..s1, where at
-// step s the chip at ring position i sends the block of chip order[(i - s - 1) mod P]
-// (reduce for s < P-1, write after).
+// step s the chip at ring position i sends the block of chip order[(i - s - 1) mod P] to the
+// chip at position i + 1 (reduce for s < P-1, write after). The plan holds the ring in this
+// O(P) form; ring_step() generates a step's P transfers when a consumer needs them, so that a
+// ring-family plan grows with P, not with the 2P^2 transfers it stands for.
 struct RingPlane {
   std::vector<int> order;  // empty: not a ring plane
   int lane = 0, s0 = 0, s1 = 0;
@@ -106,6 +109,8 @@ struct Plan {
   int chips = 0, tiles = 0;
   std::vector<Slice> slices;        // layout, identical on every chip
   std::vector<uint64_t> block_off;  // user offset of block b (P+1 entries)
+  // The listed transfers: every transfer of the planes that are not ring planes (a ring plane's
+  // transfers are generated from ring_planes; for_each_step and plane_transfers give both).
   std::vector<Transfer> transfers;
   uint32_t avg_scale = 1u << kAvgScaleFracBits;  // avg: 2^p / P in Q1.31 (floor)
   int avg_levels = 0;
@@ -136,6 +141,18 @@ enum DescKind : uint32_t { kDescEnd = 0, kDescSend = 1, kDescWait = 2, kDescScal
 
 // Builds the schedule; throws CompileError with a clear message for unsupported requests.
 Plan plan_collective(const Topology& topo, const CollectiveSpec& spec);
+// The transfers of a ring plane's step s (s0 <= s <= s1), in ring-position order, numbered
+// step s - s0: P of them, fewer where a block is empty.
+std::vector<Transfer> ring_step(const Plan& plan, int plane, int s);
+// Calls f once per step of tile plane t, in increasing step order, with the step's transfers:
+// the ring plane's generated ones, then the listed ones in the order the plan lists them. Tile
+// planes never touch each other's memory, so a plane can be run on its own.
+void for_each_step(const Plan& plan, int plane,
+                   const std::function<void(const std::vector<Transfer>&)>& f);
+// Every transfer of plane t, in step order (for_each_step's groups joined).
+std::vector<Transfer> plane_transfers(const Plan& plan, int plane);
+// How many transfers the plan stands for, listed and generated (O(P), no list is built).
+uint64_t transfer_count(const Plan& plan);
 // Turns a plan into the image (sync insertion, counters, routing tables, programs).
 Image build_image(const Topology& topo, const Plan& plan);
 // Lower bound in cycles (docs/performance.md section 1) with C = the channels the plan's algorithm

@@ -3,19 +3,23 @@
 // same function rtl/xf_crc32.sv computes per link packet.
 #pragma once
 
+#include <zlib.h>
+
 #include <cstddef>
 #include <cstdint>
 
 namespace xf {
 
-// Continues `crc` (0 to start) over n bytes.
+// Continues `crc` (0 to start) over n bytes: zlib's crc32 (zlib1g-dev; the RTL has its own).
 inline uint32_t crc32_update(uint32_t crc, const uint8_t* p, size_t n) {
-  crc = ~crc;
-  for (size_t i = 0; i < n; ++i) {
-    crc ^= p[i];
-    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+  uLong c = crc;
+  while (n) {  // zlib takes at most uInt bytes per call
+    const uInt k = n > 0x40000000u ? 0x40000000u : static_cast<uInt>(n);
+    c = ::crc32(c, p, k);
+    p += k;
+    n -= k;
   }
-  return ~crc;
+  return static_cast<uint32_t>(c);
 }
 
 }  // namespace xf

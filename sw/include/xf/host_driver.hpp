@@ -32,7 +32,7 @@
 #include "xf/compiler.hpp"
 #include "xf/defs.hpp"
 #include "xf/diagnose.hpp"
-#include "xf/reference.hpp"
+#include "xf/layout.hpp"
 
 namespace xf {
 
