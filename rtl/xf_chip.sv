@@ -46,6 +46,8 @@
 // PhyWireDelayCycles and LinkRxBufferFlits as rtl/xf_link.sv requires, equal on both ends;
 // AluDtypes[7] (ScaleAdd) only with AluDtypes[6] (fp32).
 module xf_chip #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // tiles instantiated; 1..16
   parameter int NumTiles = 4,
   // link ports instantiated; 1..8

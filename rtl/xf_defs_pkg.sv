@@ -4,10 +4,14 @@
 /* verilator lint_off UNUSEDPARAM */
 package xf_defs_pkg;
 
-  // payload bytes per flit (W in the bandwidth bound); one flit crosses a link per cycle
+  // payload bytes per flit at the default width (W in the bandwidth bound is FlitBits / 8 of the machine); one flit crosses a link per cycle
   localparam int FlitBytes = 16;
-  // flit width in bits
+  // flit width in bits, the default of the machine parameter (32, 64 or 128: docs/packets.md section 2); the RTL blocks take it as a parameter, the model and the tools from Topology::flit_bits
   localparam int FlitBits = 128;
+  // the unit of addresses, lengths and arrival counts at every flit width: dst_addr and len are multiples of it, a packet adds len / GrainBytes to its counter
+  localparam int GrainBytes = 16;
+  // bits of the packet header; it spans HeaderBits / FlitBits header flits
+  localparam int HeaderBits = 128;
   // largest packet payload (128 flits); one header flit per packet
   localparam int MaxPacketPayloadBytes = 2048;
   // routing-table lanes: a packet's lane selects which table it is routed by
@@ -155,39 +159,39 @@ package xf_defs_pkg;
     WAIT_KIND_BARRIER = 4'd4
   } wait_kind_e;
 
-  // a flit on a stream inside a node and on a link: FlitBits of data and the two framing bits
-  localparam int FLIT_DATA_LSB = 0;  // the header (head flit) or FlitBytes payload bytes, byte i at bits 8i+7:8i
+  // a flit on a stream inside a node and on a link: FlitBits of data and the two framing bits (bit numbers at the default width; the RTL type follows each block's FlitBits parameter)
+  localparam int FLIT_DATA_LSB = 0;  // a header flit's part of the header, or FlitBits / 8 payload bytes, byte i at bits 8i+7:8i
   localparam int FLIT_DATA_BITS = 128;
   localparam int FLIT_TAIL_LSB = 128;  // last flit of a packet
   localparam int FLIT_TAIL_BITS = 1;
   localparam int FLIT_HEAD_LSB = 129;  // first flit of a packet: data holds the header
   localparam int FLIT_HEAD_BITS = 1;
 
-  // header flit of every packet (bits 127:107 reserved: sent as 0, ignored)
+  // header of every packet: 128 bits over 128/FlitBits header flits, routing fields in bits 21:0 (bits 127:107 reserved: sent as 0, ignored)
   localparam int HEADER_OPCODE_LSB = 0;  // Opcode
   localparam int HEADER_OPCODE_BITS = 4;
   localparam int HEADER_DST_CHIP_LSB = 4;  // destination chip id
   localparam int HEADER_DST_CHIP_BITS = 12;
   localparam int HEADER_DST_TILE_LSB = 16;  // destination tile
   localparam int HEADER_DST_TILE_BITS = 4;
-  localparam int HEADER_DST_ADDR_LSB = 20;  // destination byte address in the tile's data memory (flit aligned)
-  localparam int HEADER_DST_ADDR_BITS = 24;
-  localparam int HEADER_LEN_LSB = 44;  // payload bytes (a multiple of 16, at most MaxPacketPayloadBytes); 0 for control packets
-  localparam int HEADER_LEN_BITS = 12;
-  localparam int HEADER_DTYPE_LSB = 56;  // DType for Reduce/ReduceSend
-  localparam int HEADER_DTYPE_BITS = 3;
-  localparam int HEADER_OP_LSB = 59;  // RedOp for Reduce/ReduceSend
-  localparam int HEADER_OP_BITS = 3;
-  localparam int HEADER_SAT_LSB = 62;  // integer sum saturates
-  localparam int HEADER_SAT_BITS = 1;
-  localparam int HEADER_AVG_FINAL_LSB = 63;  // Avg: apply the receiving tile's final scale
-  localparam int HEADER_AVG_FINAL_BITS = 1;
-  localparam int HEADER_AVG_SHIFT_LSB = 64;  // Avg: arithmetic right shift applied to the payload before averaging
-  localparam int HEADER_AVG_SHIFT_BITS = 4;
-  localparam int HEADER_CTR_LSB = 68;  // arrival counter the receiver increments by the payload flits
-  localparam int HEADER_CTR_BITS = 5;
-  localparam int HEADER_LANE_LSB = 73;  // routing-table lane
+  localparam int HEADER_LANE_LSB = 20;  // routing-table lane (in header flit 0 at every width, with the other routing fields)
   localparam int HEADER_LANE_BITS = 2;
+  localparam int HEADER_DST_ADDR_LSB = 22;  // destination byte address in the tile's data memory (flit aligned)
+  localparam int HEADER_DST_ADDR_BITS = 24;
+  localparam int HEADER_LEN_LSB = 46;  // payload bytes (a multiple of 16, at most MaxPacketPayloadBytes); 0 for control packets
+  localparam int HEADER_LEN_BITS = 12;
+  localparam int HEADER_DTYPE_LSB = 58;  // DType for Reduce/ReduceSend
+  localparam int HEADER_DTYPE_BITS = 3;
+  localparam int HEADER_OP_LSB = 61;  // RedOp for Reduce/ReduceSend
+  localparam int HEADER_OP_BITS = 3;
+  localparam int HEADER_SAT_LSB = 64;  // integer sum saturates
+  localparam int HEADER_SAT_BITS = 1;
+  localparam int HEADER_AVG_FINAL_LSB = 65;  // Avg: apply the receiving tile's final scale
+  localparam int HEADER_AVG_FINAL_BITS = 1;
+  localparam int HEADER_AVG_SHIFT_LSB = 66;  // Avg: arithmetic right shift applied to the payload before averaging
+  localparam int HEADER_AVG_SHIFT_BITS = 4;
+  localparam int HEADER_CTR_LSB = 70;  // arrival counter the receiver increments by the payload grains (len / 16)
+  localparam int HEADER_CTR_BITS = 5;
   localparam int HEADER_SRC_CHIP_LSB = 75;  // source chip id
   localparam int HEADER_SRC_CHIP_BITS = 12;
   localparam int HEADER_SRC_TILE_LSB = 87;  // source tile

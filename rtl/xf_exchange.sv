@@ -51,6 +51,8 @@
 // and the synthesis check small); the XB thresholds as xf_xb requires. Configuration is static
 // while packets flow: cfg_num_ports_i <= NumLinks, cfg_num_tiles_i <= NumTiles.
 module xf_exchange #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // tiles of the chip (tile ids 0..NumTiles-1); 1..16
   parameter int NumTiles = 4,
   // link ports of the chip (one XB each); 1..8

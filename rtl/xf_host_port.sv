@@ -48,6 +48,8 @@
 //
 // Parameter constraints: 0 <= NumTiles <= MaxTiles (16); 1 <= NumLinks <= 16.
 module xf_host_port #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // tiles behind the port; 0 for a switch node
   parameter int NumTiles = 4,
   // link ports (the Ports register; LinkCrcErrors entries for links 0..7); 1..16

@@ -42,6 +42,8 @@
 // 2 x (3 + PhyWireDelayCycles) (the ack round trip); EscalateReplays 1..15. Both ends leave reset
 // together (or before the first word arrives).
 module xf_link #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // depth of the receive buffer in flits; also the initial credits, so the far end's buffer
   // must have the same depth. >= 2 x (3 + PhyWireDelayCycles) for one flit per cycle
   parameter int RxBufferFlits = xf_defs_pkg::LinkRxBufferFlits,

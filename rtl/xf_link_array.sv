@@ -9,6 +9,8 @@
 // Parameter constraints: NumLinks >= 1; RxBufferFlits and PhyWireDelayCycles as rtl/xf_link.sv
 // requires, equal on both ends of every link.
 module xf_link_array #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // link endpoints; >= 1
   parameter int NumLinks = 4,
   // receive buffer (and initial credits) of every link

@@ -44,6 +44,8 @@
 // Lanes follow
 // xf_defs_pkg::FlitBits = 128.
 module xf_reduce_alu #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // bits of the user tag carried beside each flit (the receive engine's address)
   parameter int TagBits = 32,
   // units built: bit d = dtype d (0 int8, 1 uint8, 2 int16, 3 int32, 4 fp16, 5 bf16, 6 fp32),

@@ -47,6 +47,8 @@
 // cfg_num_ports_i <= TileOutBase and TileOutBase + cfg_num_tiles_i <= NumOut); cfg_num_tiles_i
 // <= MaxTiles for a chip.
 module xf_router #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // input streams (link receive buffers, tile paths, XB queues); 1..32
   parameter int NumIn = 8,
   // output streams (link transmitters, then tile inputs); 1..32

@@ -46,6 +46,8 @@
 // DmemBytes a multiple of 16, 32..786432 (the host window); AluDtypes[7] (ScaleAdd) only with
 // AluDtypes[6] (fp32).
 module xf_tile #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // links (width of xb_msg_*)
   parameter int NumLinks = 4,
   // instruction memory, 64-bit words

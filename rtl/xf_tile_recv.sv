@@ -43,6 +43,8 @@
 // Parameter constraints: DmemBytes a multiple of 16, >= 32; WordBits holds DmemBytes / 16;
 // AluDtypes[7] (ScaleAdd) only with AluDtypes[6] (fp32).
 module xf_tile_recv #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // data memory size in bytes
   parameter int DmemBytes = 786432,
   // units the ALU is built with (xf_reduce_alu): bit d = dtype d, bit 7 = fp32 ScaleAdd; a Reduce

@@ -44,6 +44,8 @@
 // Parameter constraints: NumLinks 1..8, WordBits >= 1 (source addresses and lengths are DMEM
 // word indices, at most DmemWords, which WordBits must hold).
 module xf_tile_send #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // links (width of xb_msg_*)
   parameter int NumLinks = 4,
   // bits of a DMEM word index or word count (holds DmemBytes / 16)

@@ -40,6 +40,8 @@
 // multiple of 16; WordBits holds DmemBytes / 16; AluDtypes[7] (ScaleAdd) only with
 // AluDtypes[6] (fp32).
 module xf_tile_seq #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // instruction memory words
   parameter int ImemWords = 4096,
   // parameter memory words

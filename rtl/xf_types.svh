@@ -25,49 +25,54 @@
 /* verilator lint_off VARHIDDEN */
 
 // ---- Flit: a flit on a stream inside a node and on a link: FlitBits of data and the two framing
-// bits
+// bits (bit numbers at the default width; the RTL type follows each block's FlitBits parameter)
+// Sized by the including module's parameter FlitBits (default 128); the bit numbers below are at
+// the default.
 typedef struct packed {
   logic         head;  // bit 129: first flit of a packet: data holds the header
   logic         tail;  // bit 128: last flit of a packet
-  // bits 127:0: the header (head flit) or FlitBytes payload bytes, byte i at bits 8i+7:8i
-  logic [127:0] data;
+  // bits 127:0: a header flit's part of the header, or FlitBits / 8 payload bytes, byte i at bits
+  // 8i+7:8i
+  logic [FlitBits-1:0] data;
 } flit_t;
-localparam int FlitTypeBits = 130;
+localparam int FlitTypeBits = FlitBits + 2;
 
-// flit_t -> the 130-bit word
-function automatic logic [129:0] flit_pack(logic [FlitTypeBits-1:0] s);
+// flit_t -> the (FlitBits + 2)-bit word
+function automatic logic [FlitBits + 1:0] flit_pack(logic [FlitTypeBits-1:0] s);
   flit_pack = '0;
-  flit_pack[129] = s[129];  // head
-  flit_pack[128] = s[128];  // tail
-  flit_pack[0 +: 128] = s[0 +: 128];  // data
+  flit_pack[FlitBits + 1] = s[FlitBits + 1];  // head
+  flit_pack[FlitBits] = s[FlitBits];  // tail
+  flit_pack[0 +: FlitBits] = s[0 +: FlitBits];  // data
 endfunction
 
-// the 130-bit word -> flit_t
-function automatic logic [FlitTypeBits-1:0] flit_unpack(logic [129:0] w);
-  flit_unpack[129] = w[129];  // head
-  flit_unpack[128] = w[128];  // tail
-  flit_unpack[0 +: 128] = w[0 +: 128];  // data
+// the (FlitBits + 2)-bit word -> flit_t
+function automatic logic [FlitTypeBits-1:0] flit_unpack(logic [FlitBits + 1:0] w);
+  flit_unpack[FlitBits + 1] = w[FlitBits + 1];  // head
+  flit_unpack[FlitBits] = w[FlitBits];  // tail
+  flit_unpack[0 +: FlitBits] = w[0 +: FlitBits];  // data
 endfunction
 
-// ---- Header: header flit of every packet (bits 127:107 reserved: sent as 0, ignored)
+// ---- Header: header of every packet: 128 bits over 128/FlitBits header flits, routing fields in
+// bits 21:0 (bits 127:107 reserved: sent as 0, ignored)
 typedef struct packed {
   logic [15:0]  seq;        // bits 106:91: per-(source tile) packet sequence number
   logic [3:0]   src_tile;   // bits 90:87: source tile
   logic [11:0]  src_chip;   // bits 86:75: source chip id
-  logic [1:0]   lane;       // bits 74:73: routing-table lane
-  // bits 72:68: arrival counter the receiver increments by the payload flits
+  // bits 74:70: arrival counter the receiver increments by the payload grains (len / 16)
   logic [4:0]   ctr;
-  // bits 67:64: Avg: arithmetic right shift applied to the payload before averaging
+  // bits 69:66: Avg: arithmetic right shift applied to the payload before averaging
   logic [3:0]   avg_shift;
-  logic         avg_final;  // bit 63: Avg: apply the receiving tile's final scale
-  logic         sat;        // bit 62: integer sum saturates
-  logic [2:0]   op;         // bits 61:59: RedOp for Reduce/ReduceSend
-  logic [2:0]   dtype;      // bits 58:56: DType for Reduce/ReduceSend
-  // bits 55:44: payload bytes (a multiple of 16, at most MaxPacketPayloadBytes); 0 for control
+  logic         avg_final;  // bit 65: Avg: apply the receiving tile's final scale
+  logic         sat;        // bit 64: integer sum saturates
+  logic [2:0]   op;         // bits 63:61: RedOp for Reduce/ReduceSend
+  logic [2:0]   dtype;      // bits 60:58: DType for Reduce/ReduceSend
+  // bits 57:46: payload bytes (a multiple of 16, at most MaxPacketPayloadBytes); 0 for control
   // packets
   logic [11:0]  len;
-  // bits 43:20: destination byte address in the tile's data memory (flit aligned)
+  // bits 45:22: destination byte address in the tile's data memory (flit aligned)
   logic [23:0]  dst_addr;
+  // bits 21:20: routing-table lane (in header flit 0 at every width, with the other routing fields)
+  logic [1:0]   lane;
   logic [3:0]   dst_tile;   // bits 19:16: destination tile
   logic [11:0]  dst_chip;   // bits 15:4: destination chip id
   logic [3:0]   opcode;     // bits 3:0: Opcode
@@ -80,15 +85,15 @@ function automatic logic [127:0] header_pack(logic [HeaderTypeBits-1:0] s);
   header_pack[91 +: 16] = s[91 +: 16];  // seq
   header_pack[87 +: 4] = s[87 +: 4];  // src_tile
   header_pack[75 +: 12] = s[75 +: 12];  // src_chip
-  header_pack[73 +: 2] = s[73 +: 2];  // lane
-  header_pack[68 +: 5] = s[68 +: 5];  // ctr
-  header_pack[64 +: 4] = s[64 +: 4];  // avg_shift
-  header_pack[63] = s[63];  // avg_final
-  header_pack[62] = s[62];  // sat
-  header_pack[59 +: 3] = s[59 +: 3];  // op
-  header_pack[56 +: 3] = s[56 +: 3];  // dtype
-  header_pack[44 +: 12] = s[44 +: 12];  // len
-  header_pack[20 +: 24] = s[20 +: 24];  // dst_addr
+  header_pack[70 +: 5] = s[70 +: 5];  // ctr
+  header_pack[66 +: 4] = s[66 +: 4];  // avg_shift
+  header_pack[65] = s[65];  // avg_final
+  header_pack[64] = s[64];  // sat
+  header_pack[61 +: 3] = s[61 +: 3];  // op
+  header_pack[58 +: 3] = s[58 +: 3];  // dtype
+  header_pack[46 +: 12] = s[46 +: 12];  // len
+  header_pack[22 +: 24] = s[22 +: 24];  // dst_addr
+  header_pack[20 +: 2] = s[20 +: 2];  // lane
   header_pack[16 +: 4] = s[16 +: 4];  // dst_tile
   header_pack[4 +: 12] = s[4 +: 12];  // dst_chip
   header_pack[0 +: 4] = s[0 +: 4];  // opcode
@@ -101,15 +106,15 @@ function automatic logic [HeaderTypeBits-1:0] header_unpack(logic [127:0] w);
   header_unpack[91 +: 16] = w[91 +: 16];  // seq
   header_unpack[87 +: 4] = w[87 +: 4];  // src_tile
   header_unpack[75 +: 12] = w[75 +: 12];  // src_chip
-  header_unpack[73 +: 2] = w[73 +: 2];  // lane
-  header_unpack[68 +: 5] = w[68 +: 5];  // ctr
-  header_unpack[64 +: 4] = w[64 +: 4];  // avg_shift
-  header_unpack[63] = w[63];  // avg_final
-  header_unpack[62] = w[62];  // sat
-  header_unpack[59 +: 3] = w[59 +: 3];  // op
-  header_unpack[56 +: 3] = w[56 +: 3];  // dtype
-  header_unpack[44 +: 12] = w[44 +: 12];  // len
-  header_unpack[20 +: 24] = w[20 +: 24];  // dst_addr
+  header_unpack[70 +: 5] = w[70 +: 5];  // ctr
+  header_unpack[66 +: 4] = w[66 +: 4];  // avg_shift
+  header_unpack[65] = w[65];  // avg_final
+  header_unpack[64] = w[64];  // sat
+  header_unpack[61 +: 3] = w[61 +: 3];  // op
+  header_unpack[58 +: 3] = w[58 +: 3];  // dtype
+  header_unpack[46 +: 12] = w[46 +: 12];  // len
+  header_unpack[22 +: 24] = w[22 +: 24];  // dst_addr
+  header_unpack[20 +: 2] = w[20 +: 2];  // lane
   header_unpack[16 +: 4] = w[16 +: 4];  // dst_tile
   header_unpack[4 +: 12] = w[4 +: 12];  // dst_chip
   header_unpack[0 +: 4] = w[0 +: 4];  // opcode

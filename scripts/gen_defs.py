@@ -152,6 +152,21 @@ def gen_svh(spec):
     for f in formats(spec):
         t = f["type"]
         fields = sorted(f["fields"], key=lambda x: -x["lsb"])
+        # A format sized by a module parameter (the flit: "sv_param": "FlitBits"): every number at
+        # or above the parameter's default D (the spec's value, the default width) becomes
+        # "param + (n - D)" in the SystemVerilog, so the type follows the including module's
+        # parameter. Fields below D keep their positions.
+        par = f.get("sv_param")
+        dflt = next((p["value"] for p in spec["params"] if p["name"] == par), None) if par else None
+
+        def e(n):
+            if par is None or n < dflt:
+                return str(n)
+            return par if n == dflt else f"{par} + {n - dflt}"
+
+        def rng(lsb, bits):
+            return f"[{e(lsb)}]" if bits == 1 else f"[{e(lsb)} +: {e(bits)}]"
+
         width = sum(x["bits"] for x in fields)
         pos = {}
         p = 0
@@ -161,10 +176,14 @@ def gen_svh(spec):
         w = f["word_bits"]
         used = {b for x in fields for b in range(x["lsb"], x["lsb"] + x["bits"])}
         o += comment(f"---- {f['name']}: {f['doc']}")
+        if par:
+            o += comment(f"Sized by the including module's parameter {par} (default {dflt}); the bit "
+                         f"numbers below are at the default.")
         o.append("typedef struct packed {")
         namew = max(len(x["name"]) for x in fields) + 1
         for x in fields:
-            decl = "logic" if x["bits"] == 1 else f"logic [{x['bits'] - 1}:0]"
+            decl = "logic" if x["bits"] == 1 else f"logic [{e(x['bits'])}-1:0]" if par and \
+                x["bits"] >= dflt else f"logic [{x['bits'] - 1}:0]"
             hi = x["lsb"] + x["bits"] - 1
             bits = f"bit {hi}" if x["bits"] == 1 else f"bits {hi}:{x['lsb']}"
             line = f"  {decl:<13} {(x['name'] + ';'):<{namew}}  // {bits}: {x['doc']}"
@@ -173,14 +192,16 @@ def gen_svh(spec):
                 line = f"  {decl:<13} {x['name']};"
             o.append(line)
         o.append(f"}} {t}_t;")
-        o.append(f"localparam int {snake_to_camel(t)}TypeBits = {width};")
+        o.append(f"localparam int {snake_to_camel(t)}TypeBits = {e(width)};")
         o.append("")
-        o.append(f"// {t}_t -> the {w}-bit word")
+        wn = f"({e(w)})" if par else str(w)
+        o.append(f"// {t}_t -> the {wn}-bit word")
         tb = f"{snake_to_camel(t)}TypeBits"
-        o.append(f"function automatic logic [{w - 1}:0] {t}_pack(logic [{tb}-1:0] s);")
+        o.append(f"function automatic logic [{e(w - 1)}:0] {t}_pack(logic [{tb}-1:0] s);"
+                 if par else f"function automatic logic [{w - 1}:0] {t}_pack(logic [{tb}-1:0] s);")
         o.append(f"  {t}_pack = '0;")
         for x in fields:
-            o.append(f"  {t}_pack{sv_range(x['lsb'], x['bits'])} = s{sv_range(pos[x['name']], x['bits'])};"
+            o.append(f"  {t}_pack{rng(x['lsb'], x['bits'])} = s{rng(pos[x['name']], x['bits'])};"
                      f"  // {x['name']}")
         o.append("endfunction")
         o.append("")
@@ -188,10 +209,11 @@ def gen_svh(spec):
         if reserved:
             o.append("// Waiver: an unpack ignores the word's reserved bits.")
             o.append("/* verilator lint_off UNUSEDSIGNAL */")
-        o.append(f"// the {w}-bit word -> {t}_t")
-        o.append(f"function automatic logic [{tb}-1:0] {t}_unpack(logic [{w - 1}:0] w);")
+        o.append(f"// the {wn}-bit word -> {t}_t")
+        o.append(f"function automatic logic [{tb}-1:0] {t}_unpack(logic [{e(w - 1)}:0] w);"
+                 if par else f"function automatic logic [{tb}-1:0] {t}_unpack(logic [{w - 1}:0] w);")
         for x in fields:
-            o.append(f"  {t}_unpack{sv_range(pos[x['name']], x['bits'])} = w{sv_range(x['lsb'], x['bits'])};"
+            o.append(f"  {t}_unpack{rng(pos[x['name']], x['bits'])} = w{rng(x['lsb'], x['bits'])};"
                      f"  // {x['name']}")
         o.append("endfunction")
         if reserved:

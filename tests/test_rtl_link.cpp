@@ -555,8 +555,8 @@ TEST(RtlLink, CrcKnownAnswer) {
   // "RTL: xf_link" quotes this CRC).
   Flit h;
   h.head = h.tail = true;
-  h.w = {0x30020011u, 0x06100000u, 0x29000230u, 0x00000000u};
-  EXPECT_EQ(packet_crc({h}), 0xC8D43A9Bu);  // Python: zlib.crc32(bytes.fromhex("1100..."))
+  h.w = {0xC0120011u, 0x18400000u, 0x290000C0u, 0x00000000u};
+  EXPECT_EQ(packet_crc({h}), 0x011A45ACu);  // Python: zlib.crc32(bytes.fromhex("1100..."))
   // A link word's CRC: the 21 bytes data, {head, tail}, ctl (docs/reliability.md section 2).
   rtl::PhyWord w;
   for (int i = 0; i < 4; ++i) w.flit[i] = h.w[i];

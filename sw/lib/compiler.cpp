@@ -15,7 +15,8 @@ namespace xf {
 
 namespace {
 
-constexpr uint32_t kF = kFlitBytes;
+// Layout, lengths and counters are in grains (16 bytes) at every flit width.
+constexpr uint32_t kF = kGrainBytes;
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -136,8 +137,9 @@ int plan_channels(const Plan& plan) {
 }
 
 double bound_cycles(const Plan& plan) {
+  // W: the payload bytes per flit at the machine's width.
   return busbw_factor(plan.spec.coll, plan.chips) * static_cast<double>(plan.spec.bytes) /
-         (plan_channels(plan) * static_cast<double>(kF));
+         (plan_channels(plan) * static_cast<double>(plan.flit_bits / 8));
 }
 
 Algo default_algo(const Topology& topo, const CollectiveSpec& spec) {
@@ -541,6 +543,7 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
   Plan plan;
   plan.spec = spec;
   plan.chips = topo.num_chips;
+  plan.flit_bits = topo.flit_bits;
   plan.tiles = spec.tiles;
   const int P = topo.num_chips;
   if (spec.tiles < 1 || spec.tiles > static_cast<int>(kMaxTiles))

@@ -585,6 +585,13 @@ int Topology::bound_channels() const {
   return 1;
 }
 
+void set_flit_bits(Topology& t, int bits) {
+  if (!legal_flit_bits(bits))
+    throw TopologyError("flit width " + std::to_string(bits) +
+                        " bits is not one the fabric has: use 32, 64 or 128 (--flit-bits)");
+  t.flit_bits = bits;
+}
+
 Topology parse_topology(const std::string& text) {
   const std::string trimmed = Trim(text);
   const size_t colon = trimmed.find(':');

@@ -107,6 +107,7 @@ struct Plan {
   CollectiveSpec spec;
   Algo algo = Algo::kRing;
   int chips = 0, tiles = 0;
+  int flit_bits = kFlitBits;        // the topology's (bound_cycles' W is flit_bits / 8)
   std::vector<Slice> slices;        // layout, identical on every chip
   std::vector<uint64_t> block_off;  // user offset of block b (P+1 entries)
   // The listed transfers: every transfer of the planes that are not ring planes (a ring plane's

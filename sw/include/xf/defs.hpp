@@ -5,10 +5,14 @@
 
 namespace xf {
 
-// payload bytes per flit (W in the bandwidth bound); one flit crosses a link per cycle
+// payload bytes per flit at the default width (W in the bandwidth bound is FlitBits / 8 of the machine); one flit crosses a link per cycle
 inline constexpr uint32_t kFlitBytes = 16;
-// flit width in bits
+// flit width in bits, the default of the machine parameter (32, 64 or 128: docs/packets.md section 2); the RTL blocks take it as a parameter, the model and the tools from Topology::flit_bits
 inline constexpr uint32_t kFlitBits = 128;
+// the unit of addresses, lengths and arrival counts at every flit width: dst_addr and len are multiples of it, a packet adds len / GrainBytes to its counter
+inline constexpr uint32_t kGrainBytes = 16;
+// bits of the packet header; it spans HeaderBits / FlitBits header flits
+inline constexpr uint32_t kHeaderBits = 128;
 // largest packet payload (128 flits); one header flit per packet
 inline constexpr uint32_t kMaxPacketPayloadBytes = 2048;
 // routing-table lanes: a packet's lane selects which table it is routed by
@@ -280,10 +284,10 @@ inline const char* to_string(WaitKind v) {
   return "?";
 }
 
-// a flit on a stream inside a node and on a link: FlitBits of data and the two framing bits
+// a flit on a stream inside a node and on a link: FlitBits of data and the two framing bits (bit numbers at the default width; the RTL type follows each block's FlitBits parameter)
 namespace flit {
 inline constexpr uint32_t kWordBits = 130;
-inline constexpr uint32_t kDataLsb = 0;  // the header (head flit) or FlitBytes payload bytes, byte i at bits 8i+7:8i
+inline constexpr uint32_t kDataLsb = 0;  // a header flit's part of the header, or FlitBits / 8 payload bytes, byte i at bits 8i+7:8i
 inline constexpr uint32_t kDataBits = 128;
 inline constexpr uint32_t kTailLsb = 128;  // last flit of a packet
 inline constexpr uint32_t kTailBits = 1;
@@ -291,7 +295,7 @@ inline constexpr uint32_t kHeadLsb = 129;  // first flit of a packet: data holds
 inline constexpr uint32_t kHeadBits = 1;
 }  // namespace flit
 
-// header flit of every packet (bits 127:107 reserved: sent as 0, ignored)
+// header of every packet: 128 bits over 128/FlitBits header flits, routing fields in bits 21:0 (bits 127:107 reserved: sent as 0, ignored)
 namespace header {
 inline constexpr uint32_t kWordBits = 128;
 inline constexpr uint32_t kOpcodeLsb = 0;  // Opcode
@@ -300,24 +304,24 @@ inline constexpr uint32_t kDstChipLsb = 4;  // destination chip id
 inline constexpr uint32_t kDstChipBits = 12;
 inline constexpr uint32_t kDstTileLsb = 16;  // destination tile
 inline constexpr uint32_t kDstTileBits = 4;
-inline constexpr uint32_t kDstAddrLsb = 20;  // destination byte address in the tile's data memory (flit aligned)
-inline constexpr uint32_t kDstAddrBits = 24;
-inline constexpr uint32_t kLenLsb = 44;  // payload bytes (a multiple of 16, at most MaxPacketPayloadBytes); 0 for control packets
-inline constexpr uint32_t kLenBits = 12;
-inline constexpr uint32_t kDtypeLsb = 56;  // DType for Reduce/ReduceSend
-inline constexpr uint32_t kDtypeBits = 3;
-inline constexpr uint32_t kOpLsb = 59;  // RedOp for Reduce/ReduceSend
-inline constexpr uint32_t kOpBits = 3;
-inline constexpr uint32_t kSatLsb = 62;  // integer sum saturates
-inline constexpr uint32_t kSatBits = 1;
-inline constexpr uint32_t kAvgFinalLsb = 63;  // Avg: apply the receiving tile's final scale
-inline constexpr uint32_t kAvgFinalBits = 1;
-inline constexpr uint32_t kAvgShiftLsb = 64;  // Avg: arithmetic right shift applied to the payload before averaging
-inline constexpr uint32_t kAvgShiftBits = 4;
-inline constexpr uint32_t kCtrLsb = 68;  // arrival counter the receiver increments by the payload flits
-inline constexpr uint32_t kCtrBits = 5;
-inline constexpr uint32_t kLaneLsb = 73;  // routing-table lane
+inline constexpr uint32_t kLaneLsb = 20;  // routing-table lane (in header flit 0 at every width, with the other routing fields)
 inline constexpr uint32_t kLaneBits = 2;
+inline constexpr uint32_t kDstAddrLsb = 22;  // destination byte address in the tile's data memory (flit aligned)
+inline constexpr uint32_t kDstAddrBits = 24;
+inline constexpr uint32_t kLenLsb = 46;  // payload bytes (a multiple of 16, at most MaxPacketPayloadBytes); 0 for control packets
+inline constexpr uint32_t kLenBits = 12;
+inline constexpr uint32_t kDtypeLsb = 58;  // DType for Reduce/ReduceSend
+inline constexpr uint32_t kDtypeBits = 3;
+inline constexpr uint32_t kOpLsb = 61;  // RedOp for Reduce/ReduceSend
+inline constexpr uint32_t kOpBits = 3;
+inline constexpr uint32_t kSatLsb = 64;  // integer sum saturates
+inline constexpr uint32_t kSatBits = 1;
+inline constexpr uint32_t kAvgFinalLsb = 65;  // Avg: apply the receiving tile's final scale
+inline constexpr uint32_t kAvgFinalBits = 1;
+inline constexpr uint32_t kAvgShiftLsb = 66;  // Avg: arithmetic right shift applied to the payload before averaging
+inline constexpr uint32_t kAvgShiftBits = 4;
+inline constexpr uint32_t kCtrLsb = 70;  // arrival counter the receiver increments by the payload grains (len / 16)
+inline constexpr uint32_t kCtrBits = 5;
 inline constexpr uint32_t kSrcChipLsb = 75;  // source chip id
 inline constexpr uint32_t kSrcChipBits = 12;
 inline constexpr uint32_t kSrcTileLsb = 87;  // source tile

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "xf/defs.hpp"
+
 namespace xf {
 
 // Thrown for any malformed topology; what() says what was wrong and what to do.
@@ -50,7 +52,14 @@ struct Topology {
   // parent's side / child's side of each tree edge.
   std::vector<int> parent;
   std::vector<std::vector<int>> children;
+  // The machine's flit width, one value per machine (docs/packets.md section 2): 32, 64 or
+  // 128 bits. The payload bytes per flit, flit_bits / 8, are W in the bandwidth bound.
+  // parse_topology leaves the default; the tools' --flit-bits sets it (set_flit_bits).
+  int flit_bits = kFlitBits;
 
+  int flit_bytes() const { return flit_bits / 8; }
+  // Header flits per packet: kHeaderBits / flit_bits.
+  int header_flits() const { return static_cast<int>(kHeaderBits) / flit_bits; }
   bool is_switch(int node) const { return node >= num_chips; }
   // Peer of (node, port): {node, port} or {-1, -1} when the port is unconnected.
   std::pair<int, int> peer(int node, int port) const;
@@ -58,6 +67,11 @@ struct Topology {
   // line 2, tree 1).
   int bound_channels() const;
 };
+
+// The widths a machine can have.
+inline bool legal_flit_bits(int bits) { return bits == 32 || bits == 64 || bits == 128; }
+// Sets t.flit_bits; throws TopologyError naming the legal widths for any other value.
+void set_flit_bits(Topology& t, int bits);
 
 // Parses a topology string; throws TopologyError with a helpful message.
 Topology parse_topology(const std::string& text);
