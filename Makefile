@@ -79,8 +79,8 @@ lint: $(SETUP_STAMP) ## lint the RTL (Verilator -Wall), synthesise it (Yosys), c
 	@scripts/icarus_check.sh
 
 .PHONY: synth-check
-synth-check: $(SETUP_STAMP) ## Yosys generic + iCE40 synthesis of every block, cell counts
-	@scripts/synth_check.sh
+synth-check: $(SETUP_STAMP) ## Yosys generic + iCE40 synthesis of every block, cell counts (SYNTH_ARGS="--width 32,64 --blocks xf_link")
+	@scripts/synth_check.sh $(SYNTH_ARGS)
 
 .PHONY: synth-chip
 synth-chip: $(SETUP_STAMP) ## Yosys synthesis of the 4-tile, 4-link chip (TILES=, LINKS=, ...), totals

@@ -34,8 +34,9 @@ LinkStats& LinkStats::operator+=(const LinkStats& o) {
   return *this;
 }
 
-LinkRetry::LinkRetry(const FaultSpec& faults, uint64_t stream, Pipe<Flit>* rx_buf)
-    : faults_(faults, stream), rx_buf_(rx_buf) {}
+LinkRetry::LinkRetry(const FaultSpec& faults, uint64_t stream, Pipe<Flit>* rx_buf,
+                     uint32_t flit_bits)
+    : faults_(faults, stream), word_bits_(word_bits(flit_bits)), rx_buf_(rx_buf) {}
 
 bool LinkRetry::receive(uint64_t now, LinkCtl* ctl) {
   // The dice are rolled every cycle, in the order WireFaults documents, whether or not a word is
@@ -71,7 +72,7 @@ bool LinkRetry::receive(uint64_t now, LinkCtl* ctl) {
   // Any flipped bit is a CRC mismatch here: the CRC catches every error of up to 5 bits and
   // lets one other pattern in 2^32 through (docs/reliability.md section 2); the model does not
   // flip real bits, so it cannot model that escape.
-  if (!faults_.flips(kWordBits).empty()) {
+  if (!faults_.flips(word_bits_).empty()) {
     ++stats_.corrupted;
     return false;
   }
@@ -175,9 +176,9 @@ Link::Link(uint32_t stages)
       credits_(static_cast<int>(kLinkRxBufferFlits + stages)),
       flits_(kLinkLatencyCycles + stages) {}
 
-void Link::set_faults(const FaultSpec& faults, uint64_t stream) {
+void Link::set_faults(const FaultSpec& faults, uint64_t stream, uint32_t flit_bits) {
   if (faults.any()) {
-    retry_ = std::make_unique<LinkRetry>(faults, stream, &flits_);
+    retry_ = std::make_unique<LinkRetry>(faults, stream, &flits_, flit_bits);
     flits_.set_latency(0);  // the receive buffer: the link layer supplies the latency
   } else {
     retry_.reset();

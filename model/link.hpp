@@ -90,13 +90,16 @@ struct LinkStats {
 
 class LinkRetry {
  public:
-  // Bits of a link word the fault dice see: CRC-covered 168 bits plus the 32-bit CRC.
-  static constexpr uint32_t kWordBits = 200;
+  // Bits of a link word the fault dice see at flit width `flit_bits`: the CRC-covered
+  // flit_bits + 40 bits ({ctl, 6'b0, head, tail, data}) plus the 32-bit CRC (200 at 128 bits).
+  static constexpr uint32_t word_bits(uint32_t flit_bits) { return flit_bits + 40 + 32; }
 
   // `stream` selects the wire's fault stream: (receiving node << 8 | receiving port).
   // Accepted flits are pushed into `rx_buf` (the receive buffer the far exchange reads; its
-  // latency must be 0: the receiver and that exchange run in the same node's tick).
-  LinkRetry(const FaultSpec& faults, uint64_t stream, Pipe<Flit>* rx_buf);
+  // latency must be 0: the receiver and that exchange run in the same node's tick). `flit_bits`:
+  // the machine's flit width, which sizes the word the bit-error dice roll over.
+  LinkRetry(const FaultSpec& faults, uint64_t stream, Pipe<Flit>* rx_buf,
+            uint32_t flit_bits = kFlitBits);
 
   // --- Receiving end ---------------------------------------------------------------------------
   // The word the wire delivers this cycle, after faults. Returns true with `ctl` set when a good
@@ -136,6 +139,7 @@ class LinkRetry {
     LinkWord w;
   };
   WireFaults faults_;
+  uint32_t word_bits_;  // word_bits(flit_bits)
   std::deque<InFlight> wire_;
   uint32_t slip_ = 0;  // cycles the wire is behind
 
@@ -185,8 +189,9 @@ class Link {
   explicit Link(uint32_t stages = kRouterStageCycles);
 
   // Faults on (faults.any()): a retry layer whose wire draws from fault stream `stream`
-  // (receiving node << 8 | receiving port); off: the clean pipes. Only while nothing is in flight.
-  void set_faults(const FaultSpec& faults, uint64_t stream);
+  // (receiving node << 8 | receiving port) over words of the machine's flit width `flit_bits`;
+  // off: the clean pipes. Only while nothing is in flight.
+  void set_faults(const FaultSpec& faults, uint64_t stream, uint32_t flit_bits = kFlitBits);
 
   // 1. Receiving end: the word the wire delivers this cycle. Returns true with `ctl` set when a
   // good word arrived (its control fields are for the transmitter of this node's same port).

@@ -45,7 +45,8 @@ void System::set_faults(const FaultSpec& faults) {
   // in or out once flits have moved.
   if (ran_) throw std::logic_error("System::set_faults: only before the first run");
   faults_ = faults;
-  for (size_t i = 0; i < links_.size(); ++i) links_[i]->set_faults(faults, link_stream_[i]);
+  for (size_t i = 0; i < links_.size(); ++i)
+    links_[i]->set_faults(faults, link_stream_[i], static_cast<uint32_t>(topo_.flit_bits));
 }
 
 HostPort& System::host(int node) {

@@ -41,8 +41,9 @@
 // AluDtypes (bit d = dtype d, bit 7 = fp32 ScaleAdd): the units every tile's ALU is built with
 // (docs/alu.md section 9; the host reads it in AluConfig).
 //
-// Parameter constraints: 1 <= NumTiles <= MaxTiles (16); 1 <= NumLinks <= 8; ImemWords,
-// PmemWords >= 1; DmemBytes a multiple of 16; TableChips a power of two, 1..MaxChips;
+// Parameter constraints: FlitBits 32, 64 or 128 (the machine's, passed to every block); 1 <=
+// NumTiles <= MaxTiles (16); 1 <= NumLinks <= 8; ImemWords, PmemWords >= 1; DmemBytes a multiple
+// of 16; TableChips a power of two, 1..MaxChips;
 // PhyWireDelayCycles and LinkRxBufferFlits as rtl/xf_link.sv requires, equal on both ends;
 // AluDtypes[7] (ScaleAdd) only with AluDtypes[6] (fp32).
 module xf_chip #(
@@ -87,11 +88,11 @@ module xf_chip #(
   output logic                   host_rsp_err_o,     // the access was not allowed
   // link PHYs (rtl/xf_link.sv), link l at [l*W +: W]
   output logic [NumLinks-1:0]     phy_tx_valid_o,    // a word is present
-  output logic [NumLinks*130-1:0] phy_tx_flit_o,     // {head, tail, data}
+  output logic [NumLinks*(FlitBits+2)-1:0] phy_tx_flit_o,  // {head, tail, data}
   output logic [NumLinks*32-1:0]  phy_tx_ctl_o,      // seq, ack, credits, naks, fv
   output logic [NumLinks*32-1:0]  phy_tx_crc_o,      // CRC-32 of the word
   input  logic [NumLinks-1:0]     phy_rx_valid_i,    // a word arrives
-  input  logic [NumLinks*130-1:0] phy_rx_flit_i,     // {head, tail, data}
+  input  logic [NumLinks*(FlitBits+2)-1:0] phy_rx_flit_i,  // {head, tail, data}
   input  logic [NumLinks*32-1:0]  phy_rx_ctl_i,      // seq, ack, credits, naks, fv
   input  logic [NumLinks*32-1:0]  phy_rx_crc_i,      // CRC-32 of the word
   // barrier across all chips
@@ -104,6 +105,8 @@ module xf_chip #(
 
   `include "xf_assert.svh"
   `include "xf_types.svh"
+
+  localparam int FlitW = FlitTypeBits;  // {head, tail, data}: flit_t
 
   localparam int T = NumTiles;
   localparam int L = NumLinks;
@@ -136,6 +139,7 @@ module xf_chip #(
   assign alu_config.units = AluDtypes;
 
   xf_host_port #(
+    .FlitBits(FlitBits),
     .NumTiles(T),
     .NumLinks(L)
   ) u_host (
@@ -180,7 +184,7 @@ module xf_chip #(
 
   // ---- Tiles --------------------------------------------------------------------------------
   logic [T-1:0] tx_valid, tx_link, tx_credit, rx_valid, rx_ready;
-  logic [T*130-1:0] tx_flit, rx_flit;
+  logic [T*FlitW-1:0] tx_flit, rx_flit;
   logic [T*4-1:0] tx_port;
   logic [T*2-1:0] tx_ctrl;
   logic [T*L-1:0] msg_valid;
@@ -198,6 +202,7 @@ module xf_chip #(
     assign tile_used[t] = 5'(t) < cfg_num_tiles_i;
 
     xf_tile #(
+      .FlitBits (FlitBits),
       .NumLinks (L),
       .ImemWords(ImemWords),
       .PmemWords(PmemWords),
@@ -222,14 +227,14 @@ module xf_chip #(
       .stat_running_o   (running),
       .stat_pc_o        (pc),
       .tx_valid_o       (tx_valid[t]),
-      .tx_flit_o        (tx_flit[t*130 +: 130]),
+      .tx_flit_o        (tx_flit[t*FlitW +: FlitW]),
       .tx_link_o        (tx_link[t]),
       .tx_port_o        (tx_port[t*4 +: 4]),
       .tx_ctrl_o        (tx_ctrl[t*2 +: 2]),
       .tx_credit_i      (tx_credit[t]),
       .rx_valid_i       (rx_valid[t]),
       .rx_ready_o       (rx_ready[t]),
-      .rx_flit_i        (rx_flit[t*130 +: 130]),
+      .rx_flit_i        (rx_flit[t*FlitW +: FlitW]),
       .xb_msg_valid_i   (msg_valid[t*L +: L]),
       .xb_msg_kind_i    (msg_kind[t*L*2 +: L*2]),
       .route_raddr_o    (lookup_addr[t*14 +: 14]),
@@ -249,13 +254,14 @@ module xf_chip #(
 
   // ---- Exchange -----------------------------------------------------------------------------
   logic [L-1:0] ltx_valid, ltx_ready, lrx_valid, lrx_ready;
-  logic [L*130-1:0] ltx_flit, lrx_flit;
+  logic [L*FlitW-1:0] ltx_flit, lrx_flit;
   logic [L-1:0] xb_overflow, xb_proto_err, xb_xoff;
   localparam int XbOccBits = $clog2(xf_defs_pkg::XbQueueFlits + 3);
   logic [L*XbOccBits-1:0] xb_occupancy, xb_max_occupancy;
   logic [T*2-1:0] path_level;
 
   xf_exchange #(
+    .FlitBits  (FlitBits),
     .NumTiles  (T),
     .NumLinks  (L),
     .TableChips(TableChips)
@@ -309,6 +315,7 @@ module xf_chip #(
 
   // ---- Links --------------------------------------------------------------------------------
   xf_link_array #(
+    .FlitBits          (FlitBits),
     .NumLinks          (L),
     .RxBufferFlits     (LinkRxBufferFlits),
     .PhyWireDelayCycles(PhyWireDelayCycles)
@@ -369,6 +376,8 @@ module xf_chip #(
 
   // ---- Assertions ---------------------------------------------------------------------------
   `ASSERT_INIT(NumTilesLegal_A, NumTiles >= 1 && NumTiles <= xf_defs_pkg::MaxTiles)
+  `ASSERT_INIT(FlitBitsLegal_A, (FlitBits == 32 || FlitBits == 64 || FlitBits == 128) &&
+                                FlitW == FlitBits + 2)
   `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 8)
   `ASSERT_INIT(DmemLegal_A, DmemBytes % 16 == 0 && DmemBytes >= 16)
   `ASSERT(StrapsLegal_A, int'(cfg_num_tiles_i) <= NumTiles && int'(cfg_num_ports_i) <= NumLinks)

@@ -46,10 +46,12 @@
 // cfg_num_ports_i); link_rx_ready_o is combinational from link_tx_ready_i and rx_ready_i.
 // Nothing is combinational from tx_*_i.
 //
-// Parameter constraints: 1 <= NumTiles <= 16, 1 <= NumLinks <= 8, 2*NumLinks + NumTiles <= 32;
-// TableChips a power of two 1..4096 (the chip passes its own; the default 64 keeps the block test
-// and the synthesis check small); the XB thresholds as xf_xb requires. Configuration is static
-// while packets flow: cfg_num_ports_i <= NumLinks, cfg_num_tiles_i <= NumTiles.
+// Parameter constraints: FlitBits 32, 64 or 128; 1 <= NumTiles <= 16, 1 <= NumLinks <= 8,
+// 2*NumLinks + NumTiles <= 32; TableChips a power of two 1..4096 (the chip passes its own; the
+// default 64 keeps the block test and the synthesis check small); the XB thresholds as xf_xb
+// requires. Configuration is static while packets flow: cfg_num_ports_i <= NumLinks,
+// cfg_num_tiles_i <= NumTiles. XREQ and XDONE are one flit at every width and travel with their
+// kind in tx_ctrl_i: the exchange reads no header field itself (the router routes by the head).
 module xf_exchange #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
   parameter int FlitBits = xf_defs_pkg::FlitBits,
@@ -82,7 +84,7 @@ module xf_exchange #(
   input  logic                         clear_i,                  // start/clear pulse (checked)
   // tile paths into the exchange, tile t at bit t / [t*W +: W]
   input  logic [NumTiles-1:0]          tx_valid_i,               // tile t emits into its path
-  input  logic [NumTiles*130-1:0]      tx_flit_i,                // {head, tail, data}
+  input  logic [NumTiles*(FlitBits+2)-1:0] tx_flit_i,  // {head, tail, data}
   input  logic [NumTiles-1:0]          tx_link_i,                // 1 link-bound, 0 tile-bound
   input  logic [NumTiles*4-1:0]        tx_port_i,                // link port (link-bound)
   input  logic [NumTiles*2-1:0]        tx_ctrl_i,                // 0 data, 1 XREQ, 2 XDONE
@@ -90,20 +92,20 @@ module xf_exchange #(
   // exchange -> tile receive paths (router outputs NumLinks + t)
   output logic [NumTiles-1:0]          rx_valid_o,               // a flit for tile t
   input  logic [NumTiles-1:0]          rx_ready_i,               // tile t takes it
-  output logic [NumTiles*130-1:0]      rx_flit_o,                // {head, tail, data}
+  output logic [NumTiles*(FlitBits+2)-1:0] rx_flit_o,  // {head, tail, data}
   // XB messages, tile t link l at bit t*NumLinks + l / kind [(t*NumLinks + l)*2 +: 2]
   output logic [NumTiles*NumLinks-1:0]   xb_msg_valid_o,         // message from XB l to tile t
   output logic [NumTiles*NumLinks*2-1:0] xb_msg_kind_o,          // 0 GRANT, 1 XON, 2 XOFF
   // route lookups of the tiles' send engines
   input  logic [NumTiles*14-1:0]       route_raddr_i,            // entry lane*4096 + dst_chip
   output logic [NumTiles*8-1:0]        route_rdata_o,            // that entry, 1 cycle later
-  // link ports (xf_link tx_* / rx_* streams), link l at bit l / [l*130 +: 130]
+  // link ports (xf_link tx_* / rx_* streams), link l at bit l / [l*W +: W], W = FlitBits + 2
   output logic [NumLinks-1:0]          link_tx_valid_o,          // router output l
   input  logic [NumLinks-1:0]          link_tx_ready_i,          // link transmitter takes it
-  output logic [NumLinks*130-1:0]      link_tx_flit_o,           // {head, tail, data}
+  output logic [NumLinks*(FlitBits+2)-1:0] link_tx_flit_o,  // {head, tail, data}
   input  logic [NumLinks-1:0]          link_rx_valid_i,          // link receive buffer front
   output logic [NumLinks-1:0]          link_rx_ready_o,          // router input l takes it
-  input  logic [NumLinks*130-1:0]      link_rx_flit_i,           // {head, tail, data}
+  input  logic [NumLinks*(FlitBits+2)-1:0] link_rx_flit_i,  // {head, tail, data}
   // status (registers)
   output logic [31:0]                  stat_misroutes_o,         // packets dropped (saturating)
   output logic [NumLinks*XbOccBits-1:0] stat_xb_occupancy_o,     // XB l queue, start of cycle
@@ -148,7 +150,8 @@ module xf_exchange #(
   `ASSERT_INIT(ExchangeLatencyLegal_A, xf_defs_pkg::ExchangeLatencyCycles == 2 && PathFlits == 3)
   `ASSERT_INIT(MsgStagesLegal_A, MsgStages >= 1)
   `ASSERT_INIT(XbOccBitsLegal_A, XbOccBits == $clog2(QueueFlits + 3))
-  `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits + 2 == FlitW && FlitW == 130)
+  `ASSERT_INIT(FlitBitsLegal_A, (FlitBits == 32 || FlitBits == 64 || FlitBits == 128) &&
+                                FlitW == FlitBits + 2)
   `ASSERT_INIT(PathWLegal_A, PathW == $bits(path_t))
   `ASSERT_INIT(MsgWLegal_A, MsgW == $bits(msg_t))
 
@@ -270,6 +273,7 @@ module xf_exchange #(
 
   for (genvar l = 0; l < NumLinks; l++) begin : gen_xb
     xf_xb #(
+      .FlitBits          (FlitBits),
       .NumTiles          (NumTiles),
       .QueueFlits        (QueueFlits),
       .XoffThresholdFlits(XoffThresholdFlits),
@@ -339,6 +343,7 @@ module xf_exchange #(
   assign r_out_ready = {rx_ready_i, link_tx_ready_i};
 
   xf_router #(
+    .FlitBits     (FlitBits),
     .NumIn        (NumIn),
     .NumOut       (NumOut),
     .TableChips   (TableChips),

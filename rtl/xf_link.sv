@@ -11,14 +11,14 @@
 //                 ^ credits_q                                             buffer -> rx_flit_o
 //                 +- [CRC] <- rx_in_q <==wire (5)== phy_tx_q <- ack, credits (on pop), naks
 //
-// Streams (valid/ready, docs/conventions.md rule 6), flits {head, tail, data[127:0]}:
+// Streams (valid/ready, docs/conventions.md rule 6), flits {head, tail, data[FlitBits-1:0]}:
 //   tx_*  accepted with tx_valid_i && tx_ready_o; tx_ready_o = credits_q != 0, no replay running
 //         and a free replay entry (registers).
 //   rx_*  rx_valid_o = buffer not empty, rx_flit_o = its front (registers); taken with
 //         rx_valid_o && rx_ready_i.
 // PHY word (docs/reliability.md section 1): phy_*_valid (not in the CRC), phy_*_flit, phy_*_ctl
-// (a link_ctl_t: seq, ack, credits mod 256, NAKs mod 16, fv), phy_*_crc over the 168 bits {ctl,
-// 6'b0, head, tail, data} (section 2).
+// (a link_ctl_t: seq, ack, credits mod 256, NAKs mod 16, fv), phy_*_crc over the FlitBits + 40
+// bits {ctl, 6'b0, head, tail, data}, whole bytes at every width (168 at 128; section 2).
 // Combinational paths: none from an input to an output.
 //
 // Latency (RegCycles = 3 stages here plus the wire; PhyWireDelayCycles = 5 gives the model's
@@ -37,10 +37,10 @@
 // buffer neither (a flit is acked no later than its credit returns, so at most RxBufferFlits <=
 // ReplayFlits are unacknowledged; ReplayNoOverflow_A): docs/exchange.md "RTL: xf_link".
 //
-// Parameter constraints: RxBufferFlits >= 2 x (3 + PhyWireDelayCycles) and equal on both ends;
-// ReplayFlits a power of two, RxBufferFlits..64 (8-bit sequence numbers); ReplayTimeoutCycles >
-// 2 x (3 + PhyWireDelayCycles) (the ack round trip); EscalateReplays 1..15. Both ends leave reset
-// together (or before the first word arrives).
+// Parameter constraints: FlitBits 32, 64 or 128 and RxBufferFlits >= 2 x (3 + PhyWireDelayCycles),
+// both equal on both ends; ReplayFlits a power of two, RxBufferFlits..64 (8-bit sequence numbers);
+// ReplayTimeoutCycles > 2 x (3 + PhyWireDelayCycles) (the ack round trip); EscalateReplays 1..15.
+// Both ends leave reset together (or before the first word arrives).
 module xf_link #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
   parameter int FlitBits = xf_defs_pkg::FlitBits,
@@ -63,19 +63,19 @@ module xf_link #(
   // transmit stream from the exchange
   input  logic                               tx_valid_i,         // a flit is offered
   output logic                               tx_ready_o,         // credit held, not replaying
-  input  logic [129:0]                       tx_flit_i,          // {head, tail, data}
+  input  logic [FlitBits+1:0]                tx_flit_i,          // {head, tail, data}
   // receive stream to the exchange
   output logic                               rx_valid_o,         // the buffer holds a flit
   input  logic                               rx_ready_i,         // the exchange takes the flit
-  output logic [129:0]                       rx_flit_o,          // the buffer's front flit
+  output logic [FlitBits+1:0]                rx_flit_o,          // the buffer's front flit
   // PHY, outgoing word
   output logic                               phy_tx_valid_o,     // a word is present
-  output logic [129:0]                       phy_tx_flit_o,      // the flit, with ctl fv
+  output logic [FlitBits+1:0]                phy_tx_flit_o,      // the flit, with ctl fv
   output logic [31:0]                        phy_tx_ctl_o,       // seq, ack, credits, naks, fv
   output logic [31:0]                        phy_tx_crc_o,       // CRC-32 of flit and ctl
   // PHY, incoming word (the far link's phy_tx_*_o after the wire)
   input  logic                               phy_rx_valid_i,     // a word is present
-  input  logic [129:0]                       phy_rx_flit_i,      // the flit, with ctl fv
+  input  logic [FlitBits+1:0]                phy_rx_flit_i,      // the flit, with ctl fv
   input  logic [31:0]                        phy_rx_ctl_i,       // seq, ack, credits, naks, fv
   input  logic [31:0]                        phy_rx_crc_i,       // CRC-32 of flit and ctl
   // statistics (registers; the 16-bit counts saturate at 0xFFFF)
@@ -107,10 +107,14 @@ module xf_link #(
   localparam logic [PtrBits-1:0] PtrOne = PtrBits'(1);
   localparam logic [PtrBits-1:0] PtrLast = PtrBits'(RxBufferFlits - 1);
   localparam logic [31:0] CrcInit = 32'hFFFF_FFFF;
+  localparam int FlitW = FlitTypeBits;  // {head, tail, data}: flit_t
+  // The CRC's input: {ctl, 6'b0, head, tail, data}, whole bytes at every width (168 bits at 128)
+  localparam int CrcBits = 32 + 6 + FlitW;
 
   `ASSERT_INIT(PhyWireDelayLegal_A, PhyWireDelayCycles >= 0)
   `ASSERT_INIT(RxBufferSustainsRate_A, RxBufferFlits >= CreditLoopCycles)
-  `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits == 128 && FlitTypeBits == 130)
+  `ASSERT_INIT(FlitBitsLegal_A, (FlitBits == 32 || FlitBits == 64 || FlitBits == 128) &&
+                               FlitW == FlitBits + 2)
   `ASSERT_INIT(ReplayFlitsLegal_A, ReplayFlits >= RxBufferFlits && ReplayFlits <= 64 &&
                                    (ReplayFlits & (ReplayFlits - 1)) == 0)
   `ASSERT_INIT(EscalateLegal_A, EscalateReplays >= 1 && EscalateReplays <= 15)
@@ -138,7 +142,7 @@ module xf_link #(
 
   // ---- Receiver: input register and checks ---------------------------------------------------
   logic         rx_in_valid_d, rx_in_valid_q;
-  logic [129:0] rx_in_flit_d, rx_in_flit_q;
+  logic [FlitW-1:0] rx_in_flit_d, rx_in_flit_q;
   logic [31:0]  rx_in_ctl_d, rx_in_ctl_q;
   logic [31:0]  rx_in_crc_d, rx_in_crc_q;
   logic [31:0]  rx_crc_raw;
@@ -153,7 +157,7 @@ module xf_link #(
   logic         rx_push, rx_pop;
 
   xf_crc32 #(
-    .DataBits(168)
+    .DataBits(CrcBits)
   ) u_rx_crc (
     .crc_i (CrcInit),
     .data_i({rx_in_ctl_q, 6'd0, rx_in_flit_q}),
@@ -227,25 +231,25 @@ module xf_link #(
   // Storage, written at wr_ptr_q and read (asynchronously) at rd_ptr_q; not reset, an entry is
   // read only after it is written. Synthesis and simulation see a memory array, which FPGA tools
   // map to distributed RAM (ECP5: TRELLIS_DPR16X4; docs/boards.md section 8) instead of
-  // RxBufferFlits*130 flip-flops and a 130-bit read multiplexer. The link proof (FORMAL, read by
-  // Yosys with -formal) sees the same storage as one flat vector buf_q, entry i at
-  // [i*130 +: 130], because its harness reads every entry (formal/xf_link_formal.sv); both forms
-  // write the same entry on the same edge and show the same entry.
-  logic [129:0]                 buf_front;
+  // RxBufferFlits*(FlitBits+2) flip-flops and a wide read multiplexer. The link proof (FORMAL,
+  // read by Yosys with -formal) sees the same storage as one flat vector buf_q, entry i at
+  // [i*FlitW +: FlitW], because its harness reads every entry (formal/xf_link_formal.sv); both
+  // forms write the same entry on the same edge and show the same entry.
+  logic [FlitW-1:0]             buf_front;
   logic [PtrBits-1:0]           wr_ptr_d, wr_ptr_q, rd_ptr_d, rd_ptr_q;
   logic [CountBits-1:0]         count_d, count_q;
 
   assign rx_pop = rx_valid_o && rx_ready_i;
 
 `ifdef FORMAL
-  logic [RxBufferFlits*130-1:0] buf_d, buf_q;
+  logic [RxBufferFlits*FlitW-1:0] buf_d, buf_q;
 
   always_comb begin
     buf_d = buf_q;
     buf_front = '0;
     for (int i = 0; i < RxBufferFlits; i++) begin
-      if (rx_push && wr_ptr_q == PtrBits'(i)) buf_d[i*130 +: 130] = rx_in_flit_q;
-      if (rd_ptr_q == PtrBits'(i)) buf_front = buf_q[i*130 +: 130];
+      if (rx_push && wr_ptr_q == PtrBits'(i)) buf_d[i*FlitW +: FlitW] = rx_in_flit_q;
+      if (rd_ptr_q == PtrBits'(i)) buf_front = buf_q[i*FlitW +: FlitW];
     end
   end
 
@@ -254,7 +258,7 @@ module xf_link #(
   end
 `else
   /* verilator coverage_off */
-  logic [129:0]                 buf_mem [RxBufferFlits];
+  logic [FlitW-1:0]             buf_mem [RxBufferFlits];
   /* verilator coverage_on */
 
   always_ff @(posedge clk_i) begin
@@ -313,9 +317,9 @@ module xf_link #(
   logic                 tx_in_pkt_d, tx_in_pkt_q;  // inside a packet (head taken, tail not yet)
   logic                 tx_fire, progress, nak_new, timeout, start_replay, ack_ok;
   logic [7:0]           ack_in, cred_in, cred_delta;
-  logic [129:0]         rb_front;               // replay buffer entry rp_q mod ReplayFlits
+  logic [FlitW-1:0]     rb_front;               // replay buffer entry rp_q mod ReplayFlits
   logic                 phy_valid_d, phy_valid_q;
-  logic [129:0]         phy_flit_d, phy_flit_q;
+  logic [FlitW-1:0]     phy_flit_d, phy_flit_q;
   logic [31:0]          phy_ctl_d, phy_ctl_q;
   logic [31:0]          phy_crc_d, phy_crc_q;
   logic [31:0]          tx_crc_raw;
@@ -391,7 +395,7 @@ module xf_link #(
   end
 
   xf_crc32 #(
-    .DataBits(168)
+    .DataBits(CrcBits)
   ) u_tx_crc (
     .crc_i (CrcInit),
     .data_i({phy_ctl_d, 6'd0, phy_flit_d}),
@@ -404,14 +408,14 @@ module xf_link #(
   // A memory array for synthesis and simulation, a flat vector rb_q for the link proof, as the
   // receive buffer above.
 `ifdef FORMAL
-  logic [ReplayFlits*130-1:0] rb_d, rb_q;
+  logic [ReplayFlits*FlitW-1:0] rb_d, rb_q;
 
   always_comb begin
     rb_d = rb_q;
     rb_front = '0;
     for (int i = 0; i < ReplayFlits; i++) begin
-      if (rp_q[RpBits-1:0] == RpBits'(i)) rb_front = rb_q[i*130 +: 130];
-      if (tx_fire && nxt_q[RpBits-1:0] == RpBits'(i)) rb_d[i*130 +: 130] = tx_flit_i;
+      if (rp_q[RpBits-1:0] == RpBits'(i)) rb_front = rb_q[i*FlitW +: FlitW];
+      if (tx_fire && nxt_q[RpBits-1:0] == RpBits'(i)) rb_d[i*FlitW +: FlitW] = tx_flit_i;
     end
   end
 
@@ -420,7 +424,7 @@ module xf_link #(
   end
 `else
   /* verilator coverage_off */
-  logic [129:0] rb_mem [ReplayFlits];
+  logic [FlitW-1:0] rb_mem [ReplayFlits];
   /* verilator coverage_on */
 
   always_ff @(posedge clk_i) begin

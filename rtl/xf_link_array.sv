@@ -6,8 +6,9 @@
 //
 // Combinational paths: those of xf_link (none from inputs to outputs).
 //
-// Parameter constraints: NumLinks >= 1; RxBufferFlits and PhyWireDelayCycles as rtl/xf_link.sv
-// requires, equal on both ends of every link.
+// Parameter constraints: FlitBits 32, 64 or 128; NumLinks >= 1; RxBufferFlits and
+// PhyWireDelayCycles as rtl/xf_link.sv requires; FlitBits and RxBufferFlits equal on both ends of
+// every link.
 module xf_link_array #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
   parameter int FlitBits = xf_defs_pkg::FlitBits,
@@ -24,18 +25,18 @@ module xf_link_array #(
   // transmit streams from the exchange (router outputs)
   input  logic [NumLinks-1:0]     tx_valid_i,         // link l: a flit is offered
   output logic [NumLinks-1:0]     tx_ready_o,         // link l holds a credit, not replaying
-  input  logic [NumLinks*130-1:0] tx_flit_i,          // {head, tail, data}
+  input  logic [NumLinks*(FlitBits+2)-1:0] tx_flit_i,  // {head, tail, data}
   // receive streams to the exchange (router inputs)
   output logic [NumLinks-1:0]     rx_valid_o,         // link l's buffer holds a flit
   input  logic [NumLinks-1:0]     rx_ready_i,         // the exchange takes it
-  output logic [NumLinks*130-1:0] rx_flit_o,          // the buffer's front flit
+  output logic [NumLinks*(FlitBits+2)-1:0] rx_flit_o,  // the buffer's front flit
   // PHY words (docs/reliability.md section 1)
   output logic [NumLinks-1:0]     phy_tx_valid_o,     // a word is present
-  output logic [NumLinks*130-1:0] phy_tx_flit_o,      // {head, tail, data}
+  output logic [NumLinks*(FlitBits+2)-1:0] phy_tx_flit_o,  // {head, tail, data}
   output logic [NumLinks*32-1:0]  phy_tx_ctl_o,       // seq, ack, credits, naks, fv
   output logic [NumLinks*32-1:0]  phy_tx_crc_o,       // CRC-32 of the word
   input  logic [NumLinks-1:0]     phy_rx_valid_i,     // a word arrives
-  input  logic [NumLinks*130-1:0] phy_rx_flit_i,      // {head, tail, data}
+  input  logic [NumLinks*(FlitBits+2)-1:0] phy_rx_flit_i,  // {head, tail, data}
   input  logic [NumLinks*32-1:0]  phy_rx_ctl_i,       // seq, ack, credits, naks, fv
   input  logic [NumLinks*32-1:0]  phy_rx_crc_i,       // CRC-32 of the word
   // statistics (host registers, link l at [l*W +: W])
@@ -44,7 +45,14 @@ module xf_link_array #(
   output logic [NumLinks*32-1:0]  stat_discards_o     // LinkDiscards: discards, timeouts
 );
 
+  `include "xf_assert.svh"
   `include "xf_types.svh"
+
+  localparam int FlitW = FlitTypeBits;  // {head, tail, data}: flit_t
+
+  `ASSERT_INIT(FlitBitsLegal_A, (FlitBits == 32 || FlitBits == 64 || FlitBits == 128) &&
+                                FlitW == FlitBits + 2)
+  `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1)
 
   // Link l's LinkStatus and LinkDiscards (struct-typed signals stay at module scope: Yosys 0.23
   // does not resolve their fields in generate blocks).
@@ -71,6 +79,7 @@ module xf_link_array #(
     logic [$clog2(RxBufferFlits+1)-1:0] tx_credits, rx_level;
     logic unused_link;
     xf_link #(
+      .FlitBits          (FlitBits),
       .RxBufferFlits     (RxBufferFlits),
       .PhyWireDelayCycles(PhyWireDelayCycles)
     ) u_link (
@@ -79,16 +88,16 @@ module xf_link_array #(
       .clr_i            (clr_i),
       .tx_valid_i       (tx_valid_i[l]),
       .tx_ready_o       (tx_ready_o[l]),
-      .tx_flit_i        (tx_flit_i[l*130 +: 130]),
+      .tx_flit_i        (tx_flit_i[l*FlitW +: FlitW]),
       .rx_valid_o       (rx_valid_o[l]),
       .rx_ready_i       (rx_ready_i[l]),
-      .rx_flit_o        (rx_flit_o[l*130 +: 130]),
+      .rx_flit_o        (rx_flit_o[l*FlitW +: FlitW]),
       .phy_tx_valid_o   (phy_tx_valid_o[l]),
-      .phy_tx_flit_o    (phy_tx_flit_o[l*130 +: 130]),
+      .phy_tx_flit_o    (phy_tx_flit_o[l*FlitW +: FlitW]),
       .phy_tx_ctl_o     (phy_tx_ctl_o[l*32 +: 32]),
       .phy_tx_crc_o     (phy_tx_crc_o[l*32 +: 32]),
       .phy_rx_valid_i   (phy_rx_valid_i[l]),
-      .phy_rx_flit_i    (phy_rx_flit_i[l*130 +: 130]),
+      .phy_rx_flit_i    (phy_rx_flit_i[l*FlitW +: FlitW]),
       .phy_rx_ctl_i     (phy_rx_ctl_i[l*32 +: 32]),
       .phy_rx_crc_i     (phy_rx_crc_i[l*32 +: 32]),
       .stat_crc_errors_o(stat_crc_errors_o[l*16 +: 16]),

@@ -5,11 +5,13 @@
 // (cfg_is_chip_i = 0). Why each choice matches the model, the routing table and the history:
 // docs/exchange.md, "RTL: xf_router".
 //
-// Streams: valid/ready (docs/conventions.md rule 6), a flit_t {head, tail, data[127:0]}, a head's
-// data the header (header_t, rtl/xf_types.svh); stream k at bit k and bits [k*130 +: 130]. Outputs
-// 0..P-1 are link ports, then tile t at P + t (P = cfg_num_ports_i, or TileOutBase if >= 0).
+// Streams: valid/ready (docs/conventions.md rule 6), a flit_t {head, tail, data[FlitBits-1:0]},
+// a head's data header bits FlitBits-1:0 (header_t, rtl/xf_types.svh), which hold the routing
+// fields at every width; stream k at bit k and bits [k*W +: W], W = FlitBits + 2. Outputs 0..P-1
+// are link ports, then tile t at P + t (P = cfg_num_ports_i, or TileOutBase if >= 0).
 //
-// Routing of a head flit, decoded as it enters its input's one-flit stage:
+// Routing of a head flit, decoded as it enters its input's one-flit stage (the later header flits
+// of a narrow flit follow as body flits, wormhole):
 //   cfg_is_chip_i && dst_chip == cfg_chip_id_i  ->  the tile output of dst_tile
 //   otherwise                                    ->  RouteTable[lane*4096 + dst_chip]
 // Misroute (dropped whole at one flit per cycle, counted once in stat_misroutes_o, never holds an
@@ -41,7 +43,7 @@
 // (one per input, NumLookups lookup ports, the host port), no reset, static while packets flow;
 // host and lookup addresses are lane*4096 + dst_chip, 0xFF outside the table.
 //
-// Parameter constraints: NumIn and NumOut 1..32; TableLanes 1..NumLanes (4); TableChips a power
+// Parameter constraints: FlitBits 32, 64 or 128; NumIn and NumOut 1..32; TableLanes 1..NumLanes (4); TableChips a power
 // of two 1..4096; NumLookups 0..32; TileOutBase -1 or 0..NumOut; CreditOutputs 0..NumOut.
 // Configuration: cfg_num_ports_i + cfg_num_tiles_i <= NumOut (with TileOutBase >= 0:
 // cfg_num_ports_i <= TileOutBase and TileOutBase + cfg_num_tiles_i <= NumOut); cfg_num_tiles_i
@@ -86,14 +88,14 @@ module xf_router #(
   input  logic [NumIn-1:0]      in_valid_i,         // input k presents a flit
   output logic [NumIn-1:0]      in_ready_o,         // input k's flit is taken (into its stage)
   output logic [NumIn-1:0]      in_done_o,          // input k's stage flit leaves (moved/dropped)
-  input  logic [NumIn*130-1:0]  in_flit_i,          // {head, tail, data} of input k
+  input  logic [NumIn*(FlitBits+2)-1:0] in_flit_i,    // {head, tail, data} of input k
   // output streams
   output logic [NumOut-1:0]     out_valid_o,        // output k presents a flit
   input  logic [NumOut-1:0]     out_ready_i,        // output k's consumer takes it
   // output k (< CreditOutputs) holds a credit: a register of the link, equal to its
   // out_ready_i bit; a separate port so that no loop runs through the tile outputs' ready
   input  logic [NumOut-1:0]     out_credit_i,
-  output logic [NumOut*130-1:0] out_flit_o,         // {head, tail, data} of output k
+  output logic [NumOut*(FlitBits+2)-1:0] out_flit_o,  // {head, tail, data} of output k
   // table lookups (NumLookups ports; unused when NumLookups = 0)
   input  logic [LookupPorts*14-1:0] lookup_addr_i,  // entry lane*4096 + dst_chip of port k
   output logic [LookupPorts*8-1:0]  lookup_data_o,  // that entry, 1 cycle later (0xFF outside)
@@ -116,9 +118,10 @@ module xf_router #(
   `ASSERT_INIT(TableLanesLegal_A, TableLanes >= 1 && TableLanes <= xf_defs_pkg::NumLanes)
   `ASSERT_INIT(TableChipsLegal_A, TableChips >= 1 && TableChips <= MaxChips &&
                                   (TableChips & (TableChips - 1)) == 0)
-  // The ports' widths: 14-bit table addresses (route_addr_t), 130-bit flits (flit_t).
+  // The ports' widths: 14-bit table addresses (route_addr_t), FlitBits + 2-bit flits (flit_t).
   `ASSERT_INIT(RouteAddrLegal_A, RouteAddrW == 14 && MaxChips == 4096)
-  `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits + 2 == FlitW && FlitW == 130)
+  `ASSERT_INIT(FlitBitsLegal_A, (FlitBits == 32 || FlitBits == 64 || FlitBits == 128) &&
+                                FlitW == FlitBits + 2)
   `ASSERT_INIT(NumLookupsLegal_A, NumLookups >= 0 && NumLookups <= 32 &&
                                   LookupPorts == ((NumLookups > 0) ? NumLookups : 1))
   `ASSERT_INIT(TileOutBaseLegal_A, TileOutBase >= -1 && TileOutBase <= NumOut)
@@ -265,7 +268,7 @@ module xf_router #(
   flit_t       dec_flit;  // input i's flit, in the loop below
   // Waiver: the router reads only the routing fields of a header.
   /* verilator lint_off UNUSEDSIGNAL */
-  header_t     dec_hdr;   // its data as a header (meaningful for a head flit)
+  header_t     dec_hdr;   // its data as a header (the routing fields of a head flit)
   /* verilator lint_on UNUSEDSIGNAL */
   logic [11:0] dst_chip;
   logic [3:0]  dst_tile;
@@ -279,7 +282,8 @@ module xf_router #(
     stg_lane_bad_d = stg_lane_bad_q;
     for (int i = 0; i < NumIn; i++) begin
       dec_flit = in_flit_i[i*FlitW +: FlitW];
-      dec_hdr = header_unpack(dec_flit.data);
+      // A head flit holds header bits FlitBits-1:0, the routing fields among them (21:0).
+      dec_hdr = header_unpack(128'(dec_flit.data));
       dst_chip = dec_hdr.dst_chip;
       dst_tile = dec_hdr.dst_tile;
       lane = dec_hdr.lane;

@@ -10,8 +10,9 @@
 //
 // Combinational paths: none from inputs to outputs.
 //
-// Parameter constraints: 1 <= NumLinks <= 16; TableChips a power of two, 1..MaxChips;
-// LinkRxBufferFlits and PhyWireDelayCycles as rtl/xf_link.sv requires, equal on both ends.
+// Parameter constraints: FlitBits 32, 64 or 128 (the machine's); 1 <= NumLinks <= 16; TableChips
+// a power of two, 1..MaxChips; LinkRxBufferFlits and PhyWireDelayCycles as rtl/xf_link.sv
+// requires, equal on both ends.
 module xf_switch #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
   parameter int FlitBits = xf_defs_pkg::FlitBits,
@@ -41,11 +42,11 @@ module xf_switch #(
   output logic                    host_rsp_err_o,    // the access was not allowed
   // link PHYs (rtl/xf_link.sv), link l at [l*W +: W]
   output logic [NumLinks-1:0]     phy_tx_valid_o,    // a word is present
-  output logic [NumLinks*130-1:0] phy_tx_flit_o,     // {head, tail, data}
+  output logic [NumLinks*(FlitBits+2)-1:0] phy_tx_flit_o,  // {head, tail, data}
   output logic [NumLinks*32-1:0]  phy_tx_ctl_o,      // seq, ack, credits, naks, fv
   output logic [NumLinks*32-1:0]  phy_tx_crc_o,      // CRC-32 of the word
   input  logic [NumLinks-1:0]     phy_rx_valid_i,    // a word arrives
-  input  logic [NumLinks*130-1:0] phy_rx_flit_i,     // {head, tail, data}
+  input  logic [NumLinks*(FlitBits+2)-1:0] phy_rx_flit_i,  // {head, tail, data}
   input  logic [NumLinks*32-1:0]  phy_rx_ctl_i,      // seq, ack, credits, naks, fv
   input  logic [NumLinks*32-1:0]  phy_rx_crc_i,      // CRC-32 of the word
   // status (register)
@@ -54,6 +55,8 @@ module xf_switch #(
 
   `include "xf_assert.svh"
   `include "xf_types.svh"
+
+  localparam int FlitW = FlitTypeBits;  // {head, tail, data}: flit_t
 
   localparam int L = NumLinks;
 
@@ -76,6 +79,7 @@ module xf_switch #(
   logic [31:0] treq_wdata;
 
   xf_host_port #(
+    .FlitBits(FlitBits),
     .NumTiles(0),
     .NumLinks(L)
   ) u_host (
@@ -124,10 +128,11 @@ module xf_switch #(
 
   // ---- Router: link receive buffers in, link transmitters out ---------------------------------
   logic [L-1:0] ltx_valid, ltx_ready, lrx_valid, lrx_ready, lrx_done;
-  logic [L*130-1:0] ltx_flit, lrx_flit;
+  logic [L*FlitW-1:0] ltx_flit, lrx_flit;
   logic [7:0] lookup_unused;
 
   xf_router #(
+    .FlitBits     (FlitBits),
     .NumIn        (L),
     .NumOut       (L),
     .TableChips   (TableChips),
@@ -163,6 +168,7 @@ module xf_switch #(
 
   // ---- Links --------------------------------------------------------------------------------
   xf_link_array #(
+    .FlitBits          (FlitBits),
     .NumLinks          (L),
     .RxBufferFlits     (LinkRxBufferFlits),
     .PhyWireDelayCycles(PhyWireDelayCycles)
@@ -197,6 +203,8 @@ module xf_switch #(
   end
   assign stat_err_o = err_q;
 
+  `ASSERT_INIT(FlitBitsLegal_A, (FlitBits == 32 || FlitBits == 64 || FlitBits == 128) &&
+                                FlitW == FlitBits + 2)
   `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 16)
   `ASSERT(StrapsLegal_A, int'(cfg_num_ports_i) <= NumLinks)
 

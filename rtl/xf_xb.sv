@@ -39,10 +39,13 @@
 //   InFlightFlits = 5; margin QueueFlits - XoffThreshold - 5 = 3 (peak 27; 28 for a late tile).
 // XON at 8, the request list's size: docs/exchange.md "RTL: xf_xb", Budget.
 //
-// Parameter constraints: 1 <= NumTiles <= MaxTiles (16); 0 <= XonThresholdFlits <
-// XoffThresholdFlits <= QueueFlits; QueueFlits - XoffThresholdFlits >= XbCtrlLatencyCycles + 1 +
-// ExchangeLatencyCycles (5).
+// Parameter constraints: FlitBits 32, 64 or 128; 1 <= NumTiles <= MaxTiles (16); 0 <=
+// XonThresholdFlits < XoffThresholdFlits <= QueueFlits; QueueFlits - XoffThresholdFlits >=
+// XbCtrlLatencyCycles + 1 + ExchangeLatencyCycles (5).
 module xf_xb #(
+  // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2); the XB stores flits
+  // without reading them, its thresholds count flits at every width
+  parameter int FlitBits = xf_defs_pkg::FlitBits,
   // tiles that can use this link (tile ids 0 .. NumTiles-1); 1..16
   parameter int NumTiles = xf_defs_pkg::MaxTiles,
   // flits of the queue; >= XoffThresholdFlits + 5
@@ -66,14 +69,14 @@ module xf_xb #(
   input  logic [NumTiles-1:0] xdone_i,                // tile i ends its session
   // link-bound flits of the granted tile (no ready: never refused)
   input  logic                in_valid_i,             // a flit arrives
-  input  logic [129:0]        in_flit_i,              // {head, tail, data[127:0]}
+  input  logic [FlitBits+1:0] in_flit_i,              // {head, tail, data}
   // messages to the tiles (the exchange wiring adds XbCtrlLatencyCycles)
   output logic [NumTiles-1:0] msg_valid_o,            // a message for tile i (at most one bit)
   output logic [1:0]          msg_kind_o,             // MsgGrant, MsgXon or MsgXoff
   // queue output to the link transmitter
   output logic                out_valid_o,            // a flit is offered
   input  logic                out_ready_i,            // the transmitter takes it
-  output logic [129:0]        out_flit_o,             // {head, tail, data[127:0]}
+  output logic [FlitBits+1:0] out_flit_o,             // {head, tail, data}
   // status (registers)
   output logic [OccBits-1:0]  stat_occupancy_o,       // flits queued at the start of the cycle
   output logic [OccBits-1:0]  stat_max_occupancy_o,   // largest occ since reset
@@ -95,7 +98,7 @@ module xf_xb #(
   // Flits that can still arrive after the XOFF decision (header budget).
   localparam int InFlightFlits =
       xf_defs_pkg::XbCtrlLatencyCycles + 1 + xf_defs_pkg::ExchangeLatencyCycles;
-  localparam int FlitWidth = xf_defs_pkg::FlitBits + 2;
+  localparam int FlitWidth = FlitBits + 2;  // {head, tail, data}: a flit_t word
   localparam int TileIdBits = 4;
   localparam int ReqCountBits = $clog2(NumTiles + 1);
   localparam int QueueCountBits = $clog2(QueueFlits + 1);
@@ -107,7 +110,7 @@ module xf_xb #(
                                   XoffThresholdFlits <= QueueFlits)
   `ASSERT_INIT(XoffBudgetLegal_A, QueueFlits - XoffThresholdFlits >= InFlightFlits)
   `ASSERT_INIT(OccBitsLegal_A, OccBits == $clog2(QueueFlits + 3))
-  `ASSERT_INIT(FlitWidthLegal_A, FlitWidth == 130)
+  `ASSERT_INIT(FlitBitsLegal_A, FlitBits == 32 || FlitBits == 64 || FlitBits == 128)
 
   // ---- Queue (fall-through FIFO) ----------------------------------------------------------------
   logic                      q_push, q_pop, q_full, q_empty;

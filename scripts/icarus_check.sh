@@ -25,22 +25,33 @@ harmless='^[^ ]+:[0-9]+: sorry: constant selects in always_\* processes are not 
 harmless+='supported \(all bits will be included\)\.$'
 # Icarus ignores the unique/unique0 qualifier of a case (a lint-level check Verilator makes).
 harmless+='|^[^ ]+:[0-9]+: vvp\.tgt sorry: Case unique/unique0 qualities are ignored\.$'
+# The blocks with a flit-width parameter also compile at FlitBits 32 and 64 (-P<top>.FlitBits).
+width_tops=" xf_xb xf_link xf_router xf_switch xf_chip "
 failed=0
 for entry in "${blocks[@]}"; do
   top=${entry%%|*}
   read -r -a files <<< "${entry#*|}"
-  for defs in -DSYNTHESIS ""; do
-    rc=0
-    msgs=$(iverilog -g2012 $defs -I rtl -s "$top" -o /dev/null rtl/xf_defs_pkg.sv \
-             "${files[@]}" 2>&1) || rc=$?
-    msgs=$(grep -vE "$harmless" <<< "$msgs" || true)
-    [[ -n $msgs ]] && echo "$msgs"
-    if [[ $rc != 0 ]]; then
-      echo "icarus-check: ERROR: iverilog -g2012 ${defs:-(no -DSYNTHESIS)} failed on $top" >&2
-      failed=1
-    fi
+  widths=("")
+  [[ $width_tops == *" $top "* ]] && widths+=(32 64)
+  for w in "${widths[@]}"; do
+    params=()
+    [[ -n $w ]] && params=("-P$top.FlitBits=$w")
+    for defs in -DSYNTHESIS ""; do
+      rc=0
+      msgs=$(iverilog -g2012 $defs "${params[@]}" -I rtl -s "$top" -o /dev/null \
+               rtl/xf_defs_pkg.sv "${files[@]}" 2>&1) || rc=$?
+      msgs=$(grep -vE "$harmless" <<< "$msgs" || true)
+      [[ -n $msgs ]] && echo "$msgs"
+      if [[ $rc != 0 ]]; then
+        echo "icarus-check: ERROR: iverilog -g2012 ${defs:-(no -DSYNTHESIS)} ${params[*]} failed" \
+          "on $top" >&2
+        failed=1
+      fi
+    done
   done
 done
 [[ $failed == 0 ]] || { echo "icarus-check: FAILED" >&2; exit 1; }
-echo "icarus-check: ${#blocks[@]} block tops compile under $(iverilog -V 2>&1 | head -1 |
-  awk '{print "Icarus", $4}') (iverilog -g2012, with and without -DSYNTHESIS)"
+wt=$(xargs <<< "$width_tops")
+echo "icarus-check: ${#blocks[@]} block tops ($wt also at FlitBits 32, 64) compile under" \
+  "$(iverilog -V 2>&1 | head -1 | awk '{print "Icarus", $4}') (iverilog -g2012, with and" \
+  "without -DSYNTHESIS)"

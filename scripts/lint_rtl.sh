@@ -4,6 +4,9 @@
 # 2. Every module top in rtl/ with all of rtl/*.sv, so each module is elaborated with its
 #    default parameters and every module it instantiates (with the parameters used there).
 # 3. xf_switch with the harness's 16 links.
+# 4. The flit-width blocks at the narrow widths (FlitBits 32 and 64; step 2 lints them at the
+#    default 128): the link, its array, the XB, the router, the exchange, the switch (also with
+#    16 links) and the chip, each with -GFlitBits=N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t files < <(ls rtl/*.sv)
@@ -31,5 +34,15 @@ for f in "${mods[@]}"; do
 done
 # 3. xf_switch as the machine harness builds it (CMakeLists.txt, tb/rtl_system.hpp).
 verilator --lint-only -Wall --assert -Irtl --top-module xf_switch -GNumLinks=16 "${ordered[@]}"
+# 4. The narrow flit widths (docs/packets.md section 2).
+width_tops=(xf_link xf_link_array xf_xb xf_router xf_exchange xf_switch xf_chip)
+for w in 32 64; do
+  for top in "${width_tops[@]}"; do
+    verilator --lint-only -Wall --assert -Irtl --top-module "$top" -GFlitBits=$w "${ordered[@]}"
+  done
+  verilator --lint-only -Wall --assert -Irtl --top-module xf_switch -GNumLinks=16 -GFlitBits=$w \
+    "${ordered[@]}"
+done
 echo "lint: ${#files[@]} RTL files (${#pkgs[@]} packages, ${#mods[@]} module tops, xf_switch with" \
-  "16 links) clean under verilator --lint-only -Wall"
+  "16 links; ${#width_tops[@]} tops also at FlitBits 32 and 64) clean under verilator" \
+  "--lint-only -Wall"

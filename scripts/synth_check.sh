@@ -6,11 +6,18 @@
 # Runs SYNTH_JOBS (default: nproc) Yosys processes at once, longest first. Outputs (logs, stat
 # reports) go to build/synth/.
 #
-# `--quick` (what `make test` runs): skips the three slowest runs, whose parts are each
+# Options (any order):
+#   --quick          (what `make test` runs): skips the three slowest runs, whose parts are each
 # synthesised on their own: the iCE40 mapping of xf_switch (a router and two links) and both
 # runs of xf_chip (its iCE40 mapping alone takes about 11 minutes of the 2-core machine; Verilator
 # lint and Icarus still elaborate the whole chip). Their rows say "skipped"; `make lint` and
 # `make synth-check` run everything.
+#   --width N[,N..]  synthesise the blocks with a FlitBits parameter at these flit widths (32, 64,
+#                    128; default 128 only: chparam FlitBits N), one table row per block and width;
+#                    blocks without the parameter run once (width "-").
+#   --blocks B[,B..] only these blocks (e.g. --blocks xf_link,xf_router --width 32,64,128: the
+#                    link and router figures per width, docs/fpga.md).
+# `make synth-check SYNTH_ARGS="--width 32,64 --blocks xf_link"` passes options through.
 #
 # Reduced configurations (set with chparam; the table's "config" column says which), chosen to
 # keep the whole check within about 3 minutes on 2 cores:
@@ -26,11 +33,28 @@ out=build/synth
 rm -rf "$out" && mkdir -p "$out"
 jobs=${SYNTH_JOBS:-$(nproc)}
 skip=""
-case "${1:-}" in
-  --quick) skip="xf_switch:ice40 xf_chip:gen xf_chip:ice40" ;;
-  "") ;;
-  *) echo "synth-check: unknown argument '$1' (the only option is --quick)" >&2; exit 2 ;;
-esac
+widths=(128)
+only=""
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --quick) skip="xf_switch:ice40 xf_chip:gen xf_chip:ice40" ;;
+    --width)
+      [[ $# -ge 2 ]] || { echo "synth-check: --width needs a value (32, 64, 128)" >&2; exit 2; }
+      IFS=',' read -r -a widths <<< "$2"
+      for w in "${widths[@]}"; do
+        [[ $w == 32 || $w == 64 || $w == 128 ]] || {
+          echo "synth-check: --width $w: the flit width is 32, 64 or 128" >&2; exit 2; }
+      done
+      shift ;;
+    --blocks)
+      [[ $# -ge 2 ]] || { echo "synth-check: --blocks needs a list (xf_link,xf_router)" >&2; exit 2; }
+      only=",$2,"
+      shift ;;
+    *) echo "synth-check: unknown argument '$1' (options: --quick, --width N[,N..]," \
+         "--blocks B[,B..])" >&2; exit 2 ;;
+  esac
+  shift
+done
 
 # The chip top in its smallest configuration (1 tile, 1 link, small memories): the check that it
 # synthesises. The 4-tile, 4-link figures come from `make synth-chip` (scripts/synth_chip.sh),
@@ -53,9 +77,22 @@ rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv|||-noflatten"
   "xf_chip|$(scripts/rtl_files.sh xf_chip)|$CHIP_SMALL|$CHIP_SMALL|-noflatten"
 )
 
-# One Yosys run: <block> <target gen|ice40>; writes $out/<block>.<target>.{log,stat,wall,rc}.
+# Blocks selected (--blocks), and the widths each runs at: those of --width for a block whose top
+# has the FlitBits parameter, "-" (its only configuration) for the others.
+sel=()
+for entry in "${blocks[@]}"; do
+  top=${entry%%|*}
+  [[ -z $only || $only == *",$top,"* ]] && sel+=("$top")
+done
+[[ ${#sel[@]} -gt 0 ]] || { echo "synth-check: --blocks names no block of this check" >&2; exit 2; }
+widths_of() {
+  if grep -q 'parameter int FlitBits' "rtl/$1.sv"; then echo "${widths[@]}"; else echo -; fi
+}
+
+# One Yosys run: <block> <target gen|ice40|elab> <width or ->; writes
+# $out/<block>.<width>.<target>.{log,stat,wall,rc}.
 run_one() {
-  local top=$1 target=$2 entry files cp_gen cp_ice ice_opts cp cmd t0 t1 rc
+  local top=$1 target=$2 w=$3 entry files cp_gen cp_ice ice_opts cp cmd t0 t1 rc tag
   for entry in "${blocks[@]}"; do
     [[ ${entry%%|*} == "$top" ]] && break
   done
@@ -67,33 +104,36 @@ run_one() {
   else
     cp=$cp_ice; cmd="synth_ice40 $ice_opts -top $top"
   fi
+  [[ $w != - ]] && cp="-set FlitBits $w $cp"
+  tag=$out/$top.$w.$target
   local script="read_verilog -sv -DSYNTHESIS -I rtl rtl/xf_defs_pkg.sv $files;"
-  [[ -n $cp ]] && script+=" chparam $cp $top;"
-  script+=" $cmd; tee -q -o $out/$top.$target.stat stat -top $top"
-  echo "$script" > "$out/$top.$target.ys"
+  script+=" chparam $cp $top;"
+  script+=" $cmd; tee -q -o $tag.stat stat -top $top"
+  echo "$script" > "$tag.ys"
   t0=$(date +%s.%N)
   rc=0
-  yosys -q -l "$out/$top.$target.log" -p "$script" > /dev/null 2>&1 || rc=$?
+  yosys -q -l "$tag.log" -p "$script" > /dev/null 2>&1 || rc=$?
   t1=$(date +%s.%N)
-  echo "$rc" > "$out/$top.$target.rc"
-  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' > "$out/$top.$target.wall"
+  echo "$rc" > "$tag.rc"
+  awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' > "$tag.wall"
 }
 export -f run_one
 export out
 export BLOCKS_SERIAL
 BLOCKS_SERIAL=$(printf '%s\n' "${blocks[@]}")
 
-echo "synth-check: Yosys $(yosys -V | awk '{print $2}'), ${#blocks[@]} blocks x (generic," \
-  "iCE40)${skip:+ except $skip}, $jobs at a time; logs in $out/"
+echo "synth-check: Yosys $(yosys -V | awk '{print $2}'), ${#sel[@]} blocks x (generic," \
+  "iCE40) at FlitBits ${widths[*]}${skip:+ except $skip}, $jobs at a time; logs in $out/"
 t_start=$(date +%s)
-# Longest runs first (measured), so that the parallel runs finish together.
+# Longest runs first (measured), so that the parallel runs finish together; then the block's
+# widths, widest first.
 order="xf_chip:gen xf_chip:ice40 xf_router:ice40 xf_router:gen xf_reduce_alu:ice40 xf_xb:ice40
        xf_link:ice40 xf_switch:gen xf_switch:ice40 xf_reduce_alu:gen xf_xb:gen xf_link:gen
        xf_host_port:gen xf_host_port:ice40 xf_uart_bridge:ice40 xf_uart_bridge:gen xf_fifo:ice40
        xf_fifo:gen"
 for s in $skip; do
   order=${order/$s/}
-  echo skipped > "$out/${s%%:*}.${s##*:}.skip"
+  for w in $(widths_of "${s%%:*}"); do echo skipped > "$out/${s%%:*}.$w.${s##*:}.skip"; done
 done
 # With both chip runs skipped, the chip still goes through Yosys's front end (read, hierarchy,
 # proc: what rejects constructs Yosys does not support), in well under a minute.
@@ -102,9 +142,15 @@ if [[ $skip == *xf_chip:gen* && $skip == *xf_chip:ice40* ]]; then
   elab=xf_chip
   order="xf_chip:elab $order"
 fi
-tr -s ' \n' '\n' <<< "$order" | grep . | \
-  xargs -P "$jobs" -I{} bash -c 'mapfile -t blocks <<< "$BLOCKS_SERIAL"; run_one ${1%%:*} ${1##*:}' \
-    _ {}
+runs=()
+for r in $order; do
+  top=${r%%:*}
+  [[ " ${sel[*]} " == *" $top "* ]] || continue
+  for w in $(tr ' ' '\n' <<< "$(widths_of "$top")" | sort -rn); do runs+=("$top:${r##*:}:$w"); done
+done
+printf '%s\n' "${runs[@]}" | \
+  xargs -P "$jobs" -I{} bash -c 'mapfile -t blocks <<< "$BLOCKS_SERIAL"; IFS=: read -r b t w <<< "$1";
+    run_one "$b" "$t" "$w"' _ {}
 t_end=$(date +%s)
 
 # Count cells of the given types (a regex on the cell name) in the last module section of a stat
@@ -120,23 +166,26 @@ cells() { [[ -f $1 ]] || { echo -; return; }; grep 'Number of cells:' "$1" | tai
 # The time column of one run: "wall/cpu", or "skipped" (--quick).
 times() {
   if [[ -f $out/$1.skip ]]; then echo skipped; return; fi
+  [[ -f $out/$1.wall ]] || { echo -; return; }
   echo "$(cat "$out/$1.wall")/$(cpu "$out/$1.log")"
 }
 cpu() { grep -o 'CPU: user [0-9.]*s' "$1" | tail -1 | awk '{sub("s", "", $3); print $3}'; }
 
 failed=0
-for entry in "${blocks[@]}"; do
-  top=${entry%%|*}
+for top in "${sel[@]}"; do
   targets="gen ice40"
   [[ $top == "$elab" ]] && targets="elab"
-  for target in $targets; do
-    [[ -f $out/$top.$target.skip ]] && continue
-    if [[ $(cat "$out/$top.$target.rc") != 0 ]]; then
-      echo "synth-check: ERROR: Yosys failed on $top ($target); $out/$top.$target.log ends:" >&2
-      grep -E 'ERROR|Error' "$out/$top.$target.log" | tail -5 >&2 || true
-      tail -5 "$out/$top.$target.log" >&2
-      failed=1
-    fi
+  for w in $(widths_of "$top"); do
+    for target in $targets; do
+      [[ -f $out/$top.$w.$target.skip ]] && continue
+      if [[ $(cat "$out/$top.$w.$target.rc") != 0 ]]; then
+        echo "synth-check: ERROR: Yosys failed on $top (FlitBits $w, $target);" \
+          "$out/$top.$w.$target.log ends:" >&2
+        grep -E 'ERROR|Error' "$out/$top.$w.$target.log" | tail -5 >&2 || true
+        tail -5 "$out/$top.$w.$target.log" >&2
+        failed=1
+      fi
+    done
   done
 done
 if [[ $failed != 0 ]]; then
@@ -144,12 +193,11 @@ if [[ $failed != 0 ]]; then
   exit 1
 fi
 
-printf '%-14s %-58s %9s %7s %6s %6s %5s %13s %13s\n' block "config (chparam)" generic \
+printf '%-14s %5s %-58s %9s %7s %6s %6s %5s %13s %13s\n' block flit "config (chparam)" generic \
   LUT4 carry FF BRAM "gen wall/cpu" "ice40 wall/cpu"
 for entry in "${blocks[@]}"; do
   IFS='|' read -r top _ cp_gen cp_ice ice_opts <<< "$entry"
-  g=$out/$top.gen.stat
-  i=$out/$top.ice40.stat
+  [[ " ${sel[*]} " == *" $top "* ]] || continue
   conf="defaults"
   if [[ -n $cp_gen || -n $cp_ice || -n $ice_opts ]]; then
     conf=""
@@ -159,12 +207,16 @@ for entry in "${blocks[@]}"; do
     conf=${conf//NumIn /NumIn=}
     conf=${conf//NumOut /NumOut=}
   fi
-  printf '%-14s %-58s %9s %7s %6s %6s %5s %13s %13s\n' "$top" "$conf" "$(cells "$g")" \
-    "$(count "$i" SB_LUT4)" "$(count "$i" SB_CARRY)" "$(count "$i" 'SB_DFF[A-Z]*')" \
-    "$(count "$i" SB_RAM40_4K)" \
-    "$(times "$top.gen")" "$(times "$top.ice40")"
+  for w in $(widths_of "$top"); do
+    g=$out/$top.$w.gen.stat
+    i=$out/$top.$w.ice40.stat
+    printf '%-14s %5s %-58s %9s %7s %6s %6s %5s %13s %13s\n' "$top" "$w" "$conf" "$(cells "$g")" \
+      "$(count "$i" SB_LUT4)" "$(count "$i" SB_CARRY)" "$(count "$i" 'SB_DFF[A-Z]*')" \
+      "$(count "$i" SB_RAM40_4K)" \
+      "$(times "$top.$w.gen")" "$(times "$top.$w.ice40")"
+  done
 done
 [[ -n $elab ]] && echo "synth-check: $elab: Yosys front end (hierarchy -check, proc) passes in" \
-  "$(cat "$out/$elab.elab.wall") s"
-echo "synth-check: all ${#blocks[@]} blocks synthesise (generic and iCE40${skip:+; skipped: $skip}) in" \
-  "$((t_end - t_start)) s wall; times in seconds"
+  "$(cat "$out/$elab".*.elab.wall | head -1) s"
+echo "synth-check: all ${#sel[@]} blocks synthesise (generic and iCE40${skip:+; skipped: $skip})" \
+  "at FlitBits ${widths[*]} in $((t_end - t_start)) s wall; times in seconds"
