@@ -114,15 +114,30 @@ struct RtlRunStats {
   double seconds = 0;  // wall time of the run alone (RtlHost::run), for cycles per second
 };
 
-// The NumLinks a Verilated xf_chip or xf_switch class was built with: its phy_tx_flit_o port is
-// NumLinks x 130 bits, held in whole 32-bit words.
+// The NumLinks and FlitBits a Verilated xf_chip or xf_switch class was built with: its
+// phy_tx_ctl_o port is NumLinks x 32 bits, its phy_tx_flit_o port NumLinks x (FlitBits + 2)
+// bits, each held in a whole C type (8, 16, 32 or 64 bits, or 32-bit words beyond).
 template <class V>
 constexpr int verilated_links() {
+  using Ctl = std::remove_reference_t<decltype(std::declval<V&>().phy_tx_ctl_o)>;
+  return static_cast<int>(sizeof(Ctl)) / 4;
+}
+
+constexpr int held_bits(int bits) {
+  return bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 32 ? 32 : bits <= 64 ? 64 : (bits + 31) / 32 * 32;
+}
+
+template <class V>
+constexpr int verilated_flit_bits() {
   using Port = std::remove_reference_t<decltype(std::declval<V&>().phy_tx_flit_o)>;
-  constexpr int bits = static_cast<int>(sizeof(Port)) * 8;
-  static_assert(bits % 32 == 0 && (bits / 130 * 130 + 31) / 32 * 32 == bits,
-                "phy_tx_flit_o is not NumLinks x 130 bits");
-  return bits / 130;
+  constexpr int bits = static_cast<int>(sizeof(Port)) * 8, links = verilated_links<V>();
+  static_assert(links >= 1, "phy_tx_ctl_o is not NumLinks x 32 bits");
+  constexpr int w = held_bits(links * 34) == bits    ? 32
+                    : held_bits(links * 66) == bits  ? 64
+                    : held_bits(links * 130) == bits ? 128
+                                                     : 0;
+  static_assert(w != 0, "phy_tx_flit_o is not NumLinks x (FlitBits + 2) bits, FlitBits 32/64/128");
+  return w;
 }
 
 // Chip, Switch: the Verilated xf_chip and xf_switch classes (each with its own NumLinks);
@@ -130,10 +145,13 @@ constexpr int verilated_links() {
 template <class Chip, class Switch, int PhyWireDelay = static_cast<int>(kLinkLatencyCycles) - 3>
 class RtlSystem {
  public:
-  static constexpr int kFlitBits = 130;
   static constexpr uint64_t kStartDoneRegisterCycles = 2;
   static constexpr int kChipLinks = verilated_links<Chip>();      // NumLinks of every chip
   static constexpr int kSwitchLinks = verilated_links<Switch>();  // NumLinks of every switch
+  // The machine's flit width, FlitBits (docs/packets.md section 2): chips and switches agree.
+  static constexpr int kFlitBits = verilated_flit_bits<Chip>();
+  static_assert(verilated_flit_bits<Switch>() == kFlitBits, "chip and switch flit widths differ");
+  static constexpr int kWordBits = kFlitBits + 2;  // {head, tail, data} on a link
 
   // Why this machine cannot be built from `topo` (a chip or switch node with more ports than its
   // Verilated class has links: the limit, once, in one line), or empty when it can.
@@ -191,6 +209,7 @@ class RtlSystem {
     next_new_.assign(num_slots_, 0);
     host_.resize(N);
     open_.resize(num_slots_);
+    open_hdr_.assign(num_slots_, kHeaderBits / kFlitBits);
     for_all([](auto& m) {
       m.rst_ni = 0;
       m.clk_i = 0;
@@ -408,9 +427,9 @@ class RtlSystem {
           set_bits(c.phy_rx_valid_i, p, 1, w.valid);
           set_bits(c.phy_rx_ctl_i, p * 32, 32, w.ctl);
           set_bits(c.phy_rx_crc_i, p * 32, 32, w.crc);
-          for (int k = 0; k < 5; ++k) {
-            const int width = k < 4 ? 32 : kFlitBits - 128;
-            set_bits(c.phy_rx_flit_i, p * kFlitBits + 32 * k, width, w.flit[k]);
+          for (int k = 0; k <= kFlitBits / 32; ++k) {  // data words, then {head, tail}
+            const int width = k < kFlitBits / 32 ? 32 : 2;
+            set_bits(c.phy_rx_flit_i, p * kWordBits + 32 * k, width, w.flit[k]);
           }
         }
         set_barrier(c, bar_all);
@@ -455,13 +474,14 @@ class RtlSystem {
         }
         for (int p = 0; p < links_[n]; ++p) {
           PhyWord w;
+          w.flit_bits = kFlitBits;
           w.valid = get_bits(c.phy_tx_valid_o, p, 1);
           w.ctl = static_cast<uint32_t>(get_bits(c.phy_tx_ctl_o, p * 32, 32));
           w.crc = static_cast<uint32_t>(get_bits(c.phy_tx_crc_o, p * 32, 32));
-          for (int k = 0; k < 5; ++k) {
-            const int width = k < 4 ? 32 : kFlitBits - 128;
+          for (int k = 0; k <= kFlitBits / 32; ++k) {
+            const int width = k < kFlitBits / 32 ? 32 : 2;
             w.flit[k] =
-                static_cast<uint32_t>(get_bits(c.phy_tx_flit_o, p * kFlitBits + 32 * k, width));
+                static_cast<uint32_t>(get_bits(c.phy_tx_flit_o, p * kWordBits + 32 * k, width));
           }
           // A flit is new when it carries the next sequence number this transmitter has not
           // sent before; replays (older numbers) are the link's business, not the packet
@@ -500,19 +520,24 @@ class RtlSystem {
     if (!error.empty()) throw std::runtime_error(error);
   }
 
+  // A packet's header arrives over kHeaderBits / kFlitBits flits (docs/packets.md section 3),
+  // its payload kFlitBits / 8 bytes a flit.
   void observe(int n, int p, const PhyWord& w) {
     RtlPacket& e = open_[port_base_[n] + p];
+    uint32_t& got = open_hdr_[port_base_[n] + p];  // header flits taken
     const bool head = w.head(), tail = w.tail();
+    constexpr uint32_t kW = kFlitBits / 8, kH = kHeaderBits / kFlitBits;
     if (head) {
       e = RtlPacket{};
       e.node = n;
       e.port = p;
-      e.header[0] = w.flit[0] | static_cast<uint64_t>(w.flit[1]) << 32;
-      e.header[1] = w.flit[2] | static_cast<uint64_t>(w.flit[3]) << 32;
+      got = 0;
+    }
+    if (got < kH) {  // little-endian host: data bits in byte order
+      std::memcpy(reinterpret_cast<uint8_t*>(e.header.data()) + kW * got, w.flit, kW);
+      ++got;
     } else {
-      uint8_t bytes[16];
-      std::memcpy(bytes, w.flit, 16);  // little-endian host: data bits 0..127 in byte order
-      e.payload_crc = crc32_update(e.payload_crc, bytes, 16);
+      e.payload_crc = crc32_update(e.payload_crc, reinterpret_cast<const uint8_t*>(w.flit), kW);
     }
     if (tail) {
       e.cycle = cycle_;
@@ -542,6 +567,7 @@ class RtlSystem {
   std::vector<uint8_t> next_new_;  // per port of every node: the next new link sequence number
   std::vector<Pending> pending_;
   std::vector<RtlPacket> open_;  // per port of every node: the packet on the wire (observer)
+  std::vector<uint32_t> open_hdr_;  // per port: header flits of that packet taken so far
   std::vector<HostQ> host_;
   uint64_t cycle_ = 0;
   bool activity_ = false;
