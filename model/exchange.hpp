@@ -76,7 +76,7 @@ class Exchange {
   uint64_t flits_moved() const { return router_.flits_moved(); }
   uint64_t last_move() const { return last_move_; }  // cycle the router last moved a flit
 
-  PacketObserver observer;  // called for every packet sent on a link, when set
+  PacketObserver observer;           // called for every packet sent on a link, when set
   uint32_t flit_bytes = kFlitBytes;  // W of the machine: header flits and payload bytes per flit
 
  private:
