@@ -109,9 +109,11 @@ void Exchange::observe(int port, int in, const Flit& f, uint64_t now) {
     e.port = port;
     e.hdr = f.hdr;
     e.transit = in < ports_;
-  } else {
-    e.payload_crc = crc32_update(e.payload_crc, f.data.data(), f.data.size());
   }
+  if (e.hdr_flits < kHeaderBits / 8 / flit_bytes)  // the header's flits (docs/packets.md)
+    ++e.hdr_flits;
+  else
+    e.payload_crc = crc32_update(e.payload_crc, f.data.data(), flit_bytes);
   if (f.tail) {
     e.cycle = now;
     observer(e);

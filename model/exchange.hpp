@@ -38,6 +38,7 @@ struct PacketEvent {
   Header hdr;
   uint32_t payload_crc = 0;  // CRC-32 (IEEE) of the payload bytes
   bool transit = false;      // forwarded for another node (not from this node's tiles)
+  uint32_t hdr_flits = 0;    // header flits seen so far (kHeaderBits / flit bits in all)
 };
 using PacketObserver = std::function<void(const PacketEvent&)>;
 
@@ -75,7 +76,8 @@ class Exchange {
   uint64_t flits_moved() const { return router_.flits_moved(); }
   uint64_t last_move() const { return last_move_; }  // cycle the router last moved a flit
 
-  PacketObserver observer;  // called for every packet sent on a link, when set
+  PacketObserver observer;           // called for every packet sent on a link, when set
+  uint32_t flit_bytes = kFlitBytes;  // W of the machine: header flits and payload bytes per flit
 
  private:
   void observe(int port, int in, const Flit& f, uint64_t now);

@@ -21,6 +21,7 @@ System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_byte
                                  topo.num_chips, &barrier_));
     nodes_.back()->clk_i(clk_);
     nodes_.back()->ctx.flit_bytes = static_cast<uint32_t>(topo.flit_bytes());
+    nodes_.back()->exchange().flit_bytes = static_cast<uint32_t>(topo.flit_bytes());
     hosts_.emplace_back(new HostPort(*nodes_.back(), n));
     for (int t = 0; t < nodes_.back()->num_tiles(); ++t)
       nodes_.back()->tile(t).dmem.resize(tile_dmem_bytes);  // zero pages, no write

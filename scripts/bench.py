@@ -122,35 +122,54 @@ def main():
         cells = [f"{by(fp32, t, s)['busbw']:.2f} ({by(fp32, t, s)['eff']:.3f})" for t in topos]
         md.append(f"| {s} | " + " | ".join(cells) + " |")
     md += ["", "![busbw against size](busbw.png)", ""]
+    # The same sweep at the narrow flit widths: efficiency against each width's own bound.
+    narrow = ["ring:8", "biring:8", "ladder:8"]
+    by_width = {128: fp32}
+    for w in (64, 32):
+        by_width[w] = bench(fabric, f"sweep_fp32_w{w}", narrow,
+                            ["--dtype", "fp32", "--max-bytes", top, "--flit-bits", str(w)])
+    md += ["## allreduce fp32 sum, 8 chips, model: efficiency per flit width", "",
+           "| size per chip | " + " | ".join(f"{t} {w}b" for t in narrow for w in (128, 64, 32)) +
+           " |", "|---:|" + "---:|" * (3 * len(narrow))]
+    for s in sizes:
+        cells = [f"{by(by_width[w], t, s)['eff']:.3f}" for t in narrow for w in (128, 64, 32)]
+        md.append(f"| {s} | " + " | ".join(cells) + " |")
+    md.append("")
 
-    # 2. The RTL at 256 KiB per chip, against the bound and the model.
+    # 2. The RTL at 256 KiB per chip, against the bound and the model, at every flit width
+    # (docs/packets.md section 2; W in the bound is the width's bytes per flit).
     if rtl:
         print("# the RTL at 256 KiB per chip: about a minute per run (8 Verilated chips, "
               "loaded and read back through their host ports)", flush=True)
-        cases = [("ladder:8", "fp32"), ("ladder:8", "bf16"), ("ring:8", "fp32"),
-                 ("biring:8", "fp32")]
+        cases = [("ladder:8", "fp32", 128), ("ladder:8", "bf16", 128), ("ring:8", "fp32", 128),
+                 ("biring:8", "fp32", 128)]
+        cases += [(t, "fp32", w) for w in (64, 32) for t in ("ladder:8", "ring:8", "biring:8")]
         rows = []
-        for topo, dt in cases:
-            r = bench(fabric, f"rtl_{topo.replace(':', '')}_{dt}", [topo],
+        for topo, dt, w in cases:
+            tag = f"{topo.replace(':', '')}_{dt}" + ("" if w == 128 else f"_w{w}")
+            width = ["--flit-bits", str(w)]
+            r = bench(fabric, f"rtl_{tag}", [topo],
                       ["--backend", "rtl", "--dtype", dt, "--min-bytes", "256K",
-                       "--max-bytes", "256K"], quiet=True)[0]
-            m = bench(fabric, f"model_{topo.replace(':', '')}_{dt}", [topo],
-                      ["--dtype", dt, "--min-bytes", "256K", "--max-bytes", "256K"],
+                       "--max-bytes", "256K"] + width, quiet=True)[0]
+            m = bench(fabric, f"model_{tag}", [topo],
+                      ["--dtype", dt, "--min-bytes", "256K", "--max-bytes", "256K"] + width,
                       quiet=True)[0]
-            rows.append({"topology": topo, "dtype": dt, "bytes": 262144,
+            rows.append({"topology": topo, "dtype": dt, "flit_bits": w, "bytes": 262144,
                          "rtl_cycles": r["cycles"], "model_cycles": m["cycles"],
                          "bound_cycles": r["bound_cycles"], "rtl_eff": round(r["eff"], 4),
                          "rtl_over_model": round(r["cycles"] / m["cycles"], 4),
                          "rtl_wrong": r["wrong"], "rtl_wall_s": r["wall_s"]})
         lines = save("rtl_256k", rows,
                      "# allreduce sum at 256 KiB per chip on the RTL (Verilated), against the bound "
-                     "and the model\n#  topology  type  rtl_cycles model_cycles   bound  rtl_eff "
-                     "rtl/model #wrong  wall_s",
-                     lambda r: f"  {r['topology']:>8} {r['dtype']:>5} {r['rtl_cycles']:>11} "
-                               f"{r['model_cycles']:>12} {r['bound_cycles']:>7.0f} "
-                               f"{r['rtl_eff']:>8.3f} {r['rtl_over_model']:>9.4f} "
-                               f"{r['rtl_wrong']:>6} {r['rtl_wall_s']:>7.0f}")
-        md += ["## The RTL at 256 KiB per chip (allreduce sum)", "", "```"] + lines + ["```", ""]
+                     "and the model\n#  topology  type flit  rtl_cycles model_cycles   bound  "
+                     "rtl_eff rtl/model #wrong  wall_s",
+                     lambda r: f"  {r['topology']:>8} {r['dtype']:>5} {r['flit_bits']:>4} "
+                               f"{r['rtl_cycles']:>11} {r['model_cycles']:>12} "
+                               f"{r['bound_cycles']:>7.0f} {r['rtl_eff']:>8.3f} "
+                               f"{r['rtl_over_model']:>9.4f} {r['rtl_wrong']:>6} "
+                               f"{r['rtl_wall_s']:>7.0f}")
+        md += ["## The RTL at 256 KiB per chip (allreduce sum), per flit width", "", "```"] + \
+            lines + ["```", ""]
 
     # 3. Latency: 8-byte allreduce.
     lat = []

@@ -120,6 +120,11 @@ def pick(seed, rtl=False, faults=False):
         args += ["--chunk", str(rng.choice([256, 512, 1024, 2048, 4096]))]
     if rng.random() < 0.3:
         args += ["--tiles", str(rng.choice([1, 2, 3, 4] if rtl else [1, 2, 3, 5, 8, 16]))]
+    # The flit width (docs/packets.md section 2) from a stream of its own, so a seed draws the
+    # same case at every width it could have; 128 adds no option.
+    width = random.Random(seed * 7919 + 4).choice([32, 64, 128])
+    if width != 128:
+        args += ["--flit-bits", str(width)]
     if rtl:
         args += ["--backend", "both"]
     if faults:
@@ -215,6 +220,7 @@ def main():
     fault_totals = defaultdict(int)  # "# faults rtl:" counters summed over the runs
     stats = defaultdict(lambda: [0, 0, 0, 1 << 62, 0, set()])  # kind -> runs, failures, cycles,
     # smallest and largest bytes, collectives
+    widths = defaultdict(lambda: [0, 0])  # flit bits -> runs, failures
     failures = []
     for seed in seeds:
         r = done[seed]
@@ -225,6 +231,9 @@ def main():
             fault_totals[k] += v
         st = stats[r["kind"]]
         st[0] += 1
+        wd = widths[int(args[args.index("--flit-bits") + 1]) if "--flit-bits" in args else 128]
+        wd[0] += 1
+        wd[1] += r["rc"] != 0
         nbytes = int(args[args.index("--bytes") + 1])
         st[3], st[4] = min(st[3], nbytes), max(st[4], nbytes)
         st[5].add(args[args.index("--collective") + 1])
@@ -238,6 +247,8 @@ def main():
     for kind in sorted(stats):
         r, f, c, lo, hi, colls = stats[kind]
         print(f"{kind:<14} {r:>5} {f:>6} {c:>17} {f'{lo}-{hi}':>13}  {len(colls)}")
+    print(f"{name}: by flit width: " + ", ".join(
+        f"{w} bits {r} runs {f} failed" for w, (r, f) in sorted(widths.items())))
     if faults:
         print(f"{name}: wrong elements {wrong}, hangs {hangs}; RTL wires and links in all: " +
               ", ".join(f"{k} {v}" for k, v in fault_totals.items()))
