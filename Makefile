@@ -5,6 +5,8 @@ JOBS       ?= $(shell nproc)
 CMAKE_DIR  := $(BUILD)/cmake
 FABRIC     := $(CMAKE_DIR)/fabric
 SETUP_STAMP := $(BUILD)/.setup-done
+# The flit widths of the Verilated chip (docs/packets.md section 2); make demo builds 128 alone.
+XF_FLIT_WIDTHS ?= 128;64;32
 
 MAKEFLAGS += --no-print-directory
 .DEFAULT_GOAL := help
@@ -68,8 +70,9 @@ check-format: $(SETUP_STAMP) ## fail if a C++ source is not clang-formatted
 	@clang-format --dry-run --Werror $(CXX_SOURCES) && echo "check-format: sources are formatted"
 
 .PHONY: build
-build: $(SETUP_STAMP) ## build the library, model, fabric tool and tests
-	@cmake -S . -B $(CMAKE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo > /dev/null
+build: $(SETUP_STAMP) ## build the library, model, fabric tool and tests [XF_FLIT_WIDTHS="128;64;32"]
+	@cmake -S . -B $(CMAKE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DXF_FLIT_WIDTHS="$(XF_FLIT_WIDTHS)" > /dev/null
 	@cmake --build $(CMAKE_DIR) -j $(JOBS)
 
 .PHONY: lint

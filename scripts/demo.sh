@@ -29,7 +29,9 @@ stage() {
   echo "done in $((SECONDS - t0)) s"
 }
 : > build/demo/build.log
-stage "[1/4] configuring (cmake)" cmake -S . -B "$DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# The demo runs 128-bit flits: the chip of the other widths is make test's (XF_FLIT_WIDTHS).
+stage "[1/4] configuring (cmake)" cmake -S . -B "$DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DXF_FLIT_WIDTHS=128
 [ -x "$FABRIC" ] || echo "demo: the first build Verilates the chip and the switch and compiles" \
   "them: several minutes on 2 cores (ccache makes later builds fast)"
 # A second build pass: after a re-Verilation CMake's file list can be stale for one pass.

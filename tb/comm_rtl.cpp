@@ -5,9 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "Vxf_chip.h"
-#include "Vxf_switch.h"
 #include "rtl_system.hpp"
+#include "rtl_widths.hpp"
 #include "verilated.h"
 #include "xf/comm.hpp"
 #include "xf/faults.hpp"
@@ -15,10 +14,11 @@
 namespace xf {
 namespace {
 
-// The machine of Verilated chips (4 links) and switch nodes (16 links).
-using Sys = rtl::RtlSystem<Vxf_chip, Vxf_switch>;
 constexpr int kTiles = 4;  // NumTiles of the Verilated chip
 
+// Sys: the machine of Verilated chips (4 links) and switch nodes (16 links) at the topology's
+// flit width (rtl_widths.hpp).
+template <class Sys>
 class RtlBackend final : public Backend {
  public:
   RtlBackend(const Topology& topo, const CommConfig& cfg)
@@ -51,7 +51,9 @@ class RtlBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_rtl_backend(const Topology& topo, const CommConfig& cfg) {
-  return std::make_unique<RtlBackend>(topo, cfg);
+  return rtl::with_machine(topo.flit_bits, [&](auto tag) -> std::unique_ptr<Backend> {
+    return std::make_unique<RtlBackend<typename decltype(tag)::type>>(topo, cfg);
+  });
 }
 
 }  // namespace xf

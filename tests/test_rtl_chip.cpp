@@ -54,6 +54,7 @@
 #include "model_test_main.hpp"
 #include "rtl_kit.hpp"
 #include "rtl_system.hpp"
+#include "rtl_widths.hpp"
 #include "xf/checks.hpp"
 #include "xf/compiler.hpp"
 #include "xf/layout.hpp"
@@ -328,6 +329,7 @@ struct Case {
   Algo algo;
   int root;
   const char* name;
+  int flit_bits = 128;
 };
 
 class Collectives : public ::testing::TestWithParam<Case> {};
@@ -337,7 +339,8 @@ TEST_P(Collectives, MatchReference) {
   const uint64_t seed = kCollectivesSeed.seed();
   std::printf("case %s, seed 0x%llx (XF_SEED overrides)\n", k.name,
               static_cast<unsigned long long>(seed));
-  const Topology topo = parse_topology(k.topo);
+  Topology topo = parse_topology(k.topo);
+  set_flit_bits(topo, k.flit_bits);
   CollectiveSpec spec;
   spec.coll = k.coll;
   spec.dtype = k.dtype;
@@ -350,19 +353,21 @@ TEST_P(Collectives, MatchReference) {
   const Image img = build_image(topo, plan);
   const std::vector<Bytes> inputs = make_inputs(plan, seed, 0);
   auto ctx = kit::make_context();
-  Sys sys(topo, k.tiles, ctx.get());
-  kit::open_trace_if_asked(sys);
-  const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
-  ASSERT_TRUE(run.stats.ok) << run.stats.error;
-  const std::vector<Bytes> ref = run_reference(plan, inputs);
-  for (int c = 0; c < topo.num_chips; ++c)
-    EXPECT_TRUE(run.outputs[c] == ref[c]) << "chip " << c << " differs from the reference";
-  const Check chk = check_outputs(plan, inputs, run.outputs);
-  EXPECT_EQ(chk.wrong, 0u);
-  EXPECT_EQ(chk.inexact, 0u);
-  std::printf("%s: %llu cycles on the RTL, bound %.0f; %llu cycles simulated in all\n", k.name,
-              static_cast<unsigned long long>(run.stats.cycles), bound_cycles(plan),
-              static_cast<unsigned long long>(sys.cycle()));
+  rtl::with_machine(k.flit_bits, [&](auto tag) {
+    typename decltype(tag)::type sys(topo, k.tiles, ctx.get());
+    kit::open_trace_if_asked(sys);
+    const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs);
+    ASSERT_TRUE(run.stats.ok) << run.stats.error;
+    const std::vector<Bytes> ref = run_reference(plan, inputs);
+    for (int c = 0; c < topo.num_chips; ++c)
+      EXPECT_TRUE(run.outputs[c] == ref[c]) << "chip " << c << " differs from the reference";
+    const Check chk = check_outputs(plan, inputs, run.outputs);
+    EXPECT_EQ(chk.wrong, 0u);
+    EXPECT_EQ(chk.inexact, 0u);
+    std::printf("%s: %llu cycles on the RTL, bound %.0f; %llu cycles simulated in all\n", k.name,
+                static_cast<unsigned long long>(run.stats.cycles), bound_cycles(plan),
+                static_cast<unsigned long long>(sys.cycle()));
+  });
 }
 
 const Case kCases[] = {
@@ -392,6 +397,31 @@ const Case kCases[] = {
      "tree3_allreduce_fp32_sum"},
     {"tree:((2,1),3)", Collective::kAllReduce, DType::kBf16, RedOp::kMax, 4096, 2, Algo::kAuto, 0,
      "tree_asym_allreduce_bf16_max"},
+    // Narrow flits (docs/packets.md section 2): every topology kind and collective at 64 and 32.
+    {"ring:4", Collective::kAllReduce, DType::kFp32, RedOp::kSum, 4096, 2, Algo::kAuto, 0,
+     "w64_ring4_allreduce_fp32_sum", 64},
+    {"biring:4", Collective::kReduceScatter, DType::kInt8, RedOp::kMax, 4096, 2, Algo::kAuto, 0,
+     "w64_biring4_reduce_scatter_int8_max", 64},
+    {"ladder:4", Collective::kAllGather, DType::kBf16, RedOp::kSum, 4096, 4, Algo::kAuto, 0,
+     "w64_ladder4_all_gather_bf16", 64},
+    {"line:3", Collective::kBroadcast, DType::kInt32, RedOp::kSum, 3072, 2, Algo::kAuto, 1,
+     "w64_line3_broadcast_root1", 64},
+    {"tree:((2,1),3)", Collective::kReduce, DType::kFp16, RedOp::kMin, 4096, 2, Algo::kAuto, 2,
+     "w64_tree_asym_reduce_fp16_min_root2", 64},
+    {"ring:4", Collective::kAllReduce, DType::kUint8, RedOp::kAvg, 4096, 2, Algo::kAvg, 0,
+     "w64_ring4_allreduce_uint8_avg", 64},
+    {"ring:4", Collective::kAllReduce, DType::kBf16, RedOp::kSum, 4096, 2, Algo::kAuto, 0,
+     "w32_ring4_allreduce_bf16_sum", 32},
+    {"biring:4", Collective::kAllGather, DType::kInt16, RedOp::kSum, 4096, 2, Algo::kAuto, 0,
+     "w32_biring4_all_gather_int16", 32},
+    {"ladder:4", Collective::kReduceScatter, DType::kFp32, RedOp::kMax, 4096, 4, Algo::kAuto, 0,
+     "w32_ladder4_reduce_scatter_fp32_max", 32},
+    {"line:3", Collective::kAllReduce, DType::kInt32, RedOp::kMin, 3072, 2, Algo::kAuto, 0,
+     "w32_line3_allreduce_int32_min", 32},
+    {"tree:((2,1),3)", Collective::kBroadcast, DType::kUint8, RedOp::kSum, 4096, 2, Algo::kAuto, 3,
+     "w32_tree_asym_broadcast_root3", 32},
+    {"ring:6", Collective::kAllReduce, DType::kInt8, RedOp::kAvg, 2048, 1, Algo::kAvg, 0,
+     "w32_ring6_allreduce_int8_avg", 32},
 };
 
 INSTANTIATE_TEST_SUITE_P(Rtl, Collectives, ::testing::ValuesIn(kCases),
@@ -406,12 +436,14 @@ struct DoneCase {
   const char* topo;
   DType dtype;
   const char* name;
+  int flit_bits = 128;
 };
 class DoneCyclesVsModel : public ::testing::TestWithParam<DoneCase> {};
 
 TEST_P(DoneCyclesVsModel, EveryNodeAgrees) {
   const DoneCase& k = GetParam();
-  const Topology topo = parse_topology(k.topo);
+  Topology topo = parse_topology(k.topo);
+  set_flit_bits(topo, k.flit_bits);
   CollectiveSpec spec;
   spec.dtype = k.dtype;
   spec.bytes = 4096;
@@ -425,35 +457,41 @@ TEST_P(DoneCyclesVsModel, EveryNodeAgrees) {
   const model::CollectiveRun m = model::run_on_system(msys, plan, img, inputs, 10'000'000);
   ASSERT_TRUE(m.stats.ok) << m.stats.error;
   auto ctx = kit::make_context();
-  Sys sys(topo, plan.tiles, ctx.get());
-  kit::open_trace_if_asked(sys);
-  const rtl::RtlCollectiveRun r = rtl::run_on_rtl(sys, plan, img, inputs);
-  ASSERT_TRUE(r.stats.ok) << r.stats.error;
-  EXPECT_EQ(r.stats.cycles, m.stats.cycles);
-  uint32_t last_rtl = 0, last_model = 0;
-  for (int n = 0; n < topo.num_nodes; ++n) {
-    const bool chip = !topo.is_switch(n);
-    const uint32_t dr = sys.host_read32(n, reg::kDoneCycles);
-    const uint32_t dm = msys.host_read32(n, reg::kDoneCycles);
-    EXPECT_EQ(dr, dm) << "node " << n;
-    EXPECT_EQ(dr != 0, chip) << "node " << n;
-    EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), chip ? 0xFFu : 0u) << "node " << n;
-    EXPECT_EQ(msys.host_read32(n, reg::kAluConfig), chip ? 0xFFu : 0u) << "node " << n;
-    std::printf("%s node %d: DoneCycles RTL %u, model %u\n", k.name, n, dr, dm);
-    last_rtl = std::max(last_rtl, dr);
-    last_model = std::max(last_model, dm);
-  }
-  EXPECT_EQ(last_rtl - 2, r.stats.cycles);
-  EXPECT_EQ(last_model - 2, m.stats.cycles);
-  std::printf("%s: %llu cycles (RTL), %llu (model); last DoneCycles %u\n", k.name,
-              static_cast<unsigned long long>(r.stats.cycles),
-              static_cast<unsigned long long>(m.stats.cycles), last_rtl);
+  rtl::with_machine(k.flit_bits, [&](auto tag) {
+    typename decltype(tag)::type sys(topo, plan.tiles, ctx.get());
+    kit::open_trace_if_asked(sys);
+    const rtl::RtlCollectiveRun r = rtl::run_on_rtl(sys, plan, img, inputs);
+    ASSERT_TRUE(r.stats.ok) << r.stats.error;
+    EXPECT_EQ(r.stats.cycles, m.stats.cycles);
+    uint32_t last_rtl = 0, last_model = 0;
+    for (int n = 0; n < topo.num_nodes; ++n) {
+      const bool chip = !topo.is_switch(n);
+      const uint32_t dr = sys.host_read32(n, reg::kDoneCycles);
+      const uint32_t dm = msys.host_read32(n, reg::kDoneCycles);
+      EXPECT_EQ(dr, dm) << "node " << n;
+      EXPECT_EQ(dr != 0, chip) << "node " << n;
+      EXPECT_EQ(sys.host_read32(n, reg::kAluConfig), chip ? 0xFFu : 0u) << "node " << n;
+      EXPECT_EQ(msys.host_read32(n, reg::kAluConfig), chip ? 0xFFu : 0u) << "node " << n;
+      std::printf("%s node %d: DoneCycles RTL %u, model %u\n", k.name, n, dr, dm);
+      last_rtl = std::max(last_rtl, dr);
+      last_model = std::max(last_model, dm);
+    }
+    EXPECT_EQ(last_rtl - 2, r.stats.cycles);
+    EXPECT_EQ(last_model - 2, m.stats.cycles);
+    std::printf("%s: %llu cycles (RTL), %llu (model); last DoneCycles %u\n", k.name,
+                static_cast<unsigned long long>(r.stats.cycles),
+                static_cast<unsigned long long>(m.stats.cycles), last_rtl);
+  });
 }
 
 const DoneCase kDoneCases[] = {{"ring:3", DType::kFp32, "ring3_fp32"},
                                {"tree:((2,1),3)", DType::kBf16, "tree_asym_bf16"},
                                {"ladder:4", DType::kInt32, "ladder4_int32"},
-                               {"tree:16", DType::kFp16, "tree16_fp16"}};
+                               {"tree:16", DType::kFp16, "tree16_fp16"},
+                               {"ladder:4", DType::kFp32, "w64_ladder4_fp32", 64},
+                               {"tree:((2,1),3)", DType::kInt8, "w64_tree_asym_int8", 64},
+                               {"ladder:4", DType::kBf16, "w32_ladder4_bf16", 32},
+                               {"tree:((2,1),3)", DType::kFp32, "w32_tree_asym_fp32", 32}};
 
 INSTANTIATE_TEST_SUITE_P(Rtl, DoneCyclesVsModel, ::testing::ValuesIn(kDoneCases),
                          [](const ::testing::TestParamInfo<DoneCase>& i) {
