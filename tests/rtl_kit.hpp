@@ -316,10 +316,11 @@ inline std::vector<Flit> split_packet(const std::vector<Flit>& wide, uint32_t bi
   if (bits == kFlitBits) return wide;
   const uint32_t per = kFlitBits / bits;
   std::vector<Flit> out;
+  const uint32_t words = bits / 32;
   for (const Flit& g : wide) {
     for (uint32_t i = 0; i < per; ++i) {
       Flit f;
-      f.set_bits(0, bits, g.bits(i * bits, bits));
+      for (uint32_t j = 0; j < words; ++j) f.w[j] = g.w[i * words + j];
       out.push_back(f);
     }
   }
@@ -335,8 +336,9 @@ inline std::vector<Flit> split_packet(const std::vector<Flit>& wide, uint32_t bi
 inline Flit header_of(const std::vector<Flit>& flits, uint32_t bits) {
   Flit h;
   h.head = true;
+  const uint32_t words = bits / 32;
   for (uint32_t i = 0; i < header_flits(bits) && i < flits.size(); ++i)
-    h.set_bits(i * bits, bits, flits[i].bits(0, bits));
+    for (uint32_t j = 0; j < words; ++j) h.w[i * words + j] = flits[i].w[j];
   return h;
 }
 
