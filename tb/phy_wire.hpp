@@ -14,38 +14,46 @@
 #include <memory>
 
 #include "xf/crc32.hpp"
+#include "xf/defs.hpp"
 #include "xf/faults.hpp"
 
 namespace xf::rtl {
 
-// One link word (docs/reliability.md section 1): 130 flit bits as 5 words, the control word and
-// the CRC; `valid` is the PHY's "a word is present".
+// One link word (docs/reliability.md section 1) at flit width `flit_bits` (32, 64 or 128; not on
+// the wire): the FlitBits + 2 flit bits {head, tail, data} as the RTL packs them (data words
+// 0 .. FlitBits/32 - 1, then head and tail in bits 1:0 of word FlitBits/32), the control word
+// and the CRC; `valid` is the PHY's "a word is present".
 struct PhyWord {
   bool valid = false;
   uint32_t flit[5] = {};
   uint32_t ctl = 0, crc = 0;
+  uint32_t flit_bits = kFlitBits;
 
-  static constexpr uint32_t kBits = 130 + 32 + 32;  // every bit a fault may flip
+  // Every bit a fault may flip: flit, ctl, crc (194 at 128 bits).
+  uint32_t bits() const { return flit_bits + 2 + 32 + 32; }
   bool fv() const { return (ctl >> 28) & 1u; }
   uint8_t seq() const { return static_cast<uint8_t>(ctl); }
-  bool head() const { return (flit[4] >> 1) & 1u; }
-  bool tail() const { return flit[4] & 1u; }
-  // Flips bit b of {crc, ctl, flit} (0..129 flit, 130..161 ctl, 162..193 crc).
+  bool head() const { return (flit[flit_bits / 32] >> 1) & 1u; }
+  bool tail() const { return flit[flit_bits / 32] & 1u; }
+  // Flips bit b of {crc, ctl, flit} (0..FlitBits+1 flit, then 32 ctl, then 32 crc bits).
   void flip(uint32_t b) {
-    if (b < 130)
+    const uint32_t fb = flit_bits + 2;
+    if (b < fb)
       flit[b / 32] ^= 1u << (b % 32);
-    else if (b < 162)
-      ctl ^= 1u << (b - 130);
+    else if (b < fb + 32)
+      ctl ^= 1u << (b - fb);
     else
-      crc ^= 1u << (b - 162);
+      crc ^= 1u << (b - fb - 32);
   }
-  // The CRC the transmitter must send: zlib crc32 of data bytes 0..15, {head, tail}, ctl.
+  // The CRC the transmitter must send: zlib crc32 of the FlitBits / 8 data bytes, {6'b0, head,
+  // tail}, then ctl bytes 0..3 (FlitBits / 8 + 5 bytes: 21 at 128 bits, 13 at 64, 9 at 32).
   uint32_t expected_crc() const {
-    uint8_t b[21];
-    std::memcpy(b, flit, 16);  // little-endian host: data bits 0..127 in byte order
-    b[16] = static_cast<uint8_t>(flit[4] & 3u);
-    for (int i = 0; i < 4; ++i) b[17 + i] = static_cast<uint8_t>(ctl >> (8 * i));
-    return crc32_update(0, b, sizeof b);
+    uint8_t b[16 + 5];
+    const uint32_t n = flit_bits / 8;
+    std::memcpy(b, flit, n);  // little-endian host: data bits in byte order
+    b[n] = static_cast<uint8_t>(flit[flit_bits / 32] & 3u);
+    for (uint32_t i = 0; i < 4; ++i) b[n + 1 + i] = static_cast<uint8_t>(ctl >> (8 * i));
+    return crc32_update(0, b, n + 5);
   }
 };
 
@@ -77,7 +85,7 @@ class PhyWire {
     q_.pop_front();
     if (!w.valid) return w;
     if (faults_->drop_word()) return PhyWord{};
-    for (uint32_t b : faults_->flips(PhyWord::kBits)) w.flip(b);
+    for (uint32_t b : faults_->flips(w.bits())) w.flip(b);
     return w;
   }
   // The word the transmitter presents in this cycle.

@@ -9,14 +9,21 @@
 //    falling edge: a test changes inputs between ticks, half a period away from the sampling
 //    edge), a cycle counter, and FST tracing when the target is Verilated with it (TRACE_FST)
 //    and XF_TRACE=file.fst is set at run time.
-//  - Flit: the 130-bit stream flit {head, tail, data} as the RTL packs it, header fields through
-//    the generated positions (hdr::kDstChip, ... from sw/include/xf/defs.hpp), to and from the
-//    Verilated wide signals of port k of a flattened bus (get_flit, put_flit); bit helpers for
-//    any other packed bus (get_bits, put_bits, get_field, put_field).
+//  - Flit: the stream flit {head, tail, data} as the RTL packs it at any flit width (FlitBits
+//    32, 64 or 128: the functions take the width, 128 by default; a narrow flit's data words
+//    above FlitBits are zero), header fields through the generated positions (hdr::kDstChip, ...
+//    from sw/include/xf/defs.hpp), to and from the Verilated signals of port k of a flattened
+//    bus (get_flit, put_flit; a 34-bit port is a QData); a 128-bit packet cut into the flits of a
+//    narrow width (split_packet: H = 128 / FlitBits header flits, W-byte payload flits) and the
+//    header gathered back (header_of); bit helpers for any other packed bus (get_bits, put_bits,
+//    get_field, put_field).
+//  - Widths: Width<V, B> names a Verilated class built with -GFlitBits=B, for typed tests over
+//    the three widths (WidthName prints "w32", ...).
 //  - Streams: Source (holds a flit offered until taken; idle_pct and idle bursts), Sink
 //    (stall_pct, stall bursts, force_stall; checks that an offered flit holds until taken),
 //    Packet and PacketScoreboard (expected packets per output and source, tagged in the reserved
-//    header bits; wormhole order; reports cycle, output, source, expected and seen).
+//    header bits, read once the packet's H header flits are in; wormhole order; reports cycle,
+//    output, source, expected and seen).
 //  - The model's flit (xf::model::Flit) converts through tests/rtl_kit_model.hpp (tests that
 //    link the model only).
 //
@@ -189,11 +196,32 @@ inline constexpr Field kTagNum{kReservedLsb + 5, 16};
 static_assert(kTagNum.lsb + kTagNum.bits <= kFlitBits, "the tags fit in the reserved bits");
 }  // namespace hdr
 
-inline constexpr uint32_t kFlitWords = kFlitBits / 32;
-inline constexpr uint32_t kFlitWidth = kFlitBits + 2;  // a flit on a bus: {head, tail, data}
+inline constexpr uint32_t kFlitWords = kFlitBits / 32;  // at the default (widest) flit width
+inline constexpr uint32_t kFlitWidth = kFlitBits + 2;   // a flit on a bus: {head, tail, data}
 
-// A flit of an RTL stream: bit kFlitBits+1 head, bit kFlitBits tail, data below; data word i is
-// data bits 32i+31 .. 32i (byte j of a payload is bits 8j+7 .. 8j).
+// The flit widths (docs/packets.md section 2) and what follows from one.
+inline constexpr uint32_t kFlitWidths[] = {32, 64, 128};
+inline constexpr uint32_t header_flits(uint32_t bits) { return kHeaderBits / bits; }  // H
+inline constexpr uint32_t grain_flits(uint32_t bits) { return kGrainBytes * 8 / bits; }
+
+// A Verilated top built at flit width B (-GFlitBits=B) for a typed test over the widths:
+//   using Widths = ::testing::Types<kit::Width<Vxf_xb_w32, 32>, ..., kit::Width<Vxf_xb, 128>>;
+//   TYPED_TEST_SUITE(RtlXb, Widths, kit::WidthName);
+template <class V, uint32_t B>
+struct Width {
+  using Dut = V;
+  static constexpr uint32_t kBits = B;
+};
+struct WidthName {
+  template <class W>
+  static std::string GetName(int) {
+    return "w" + std::to_string(W::kBits);
+  }
+};
+
+// A flit of an RTL stream: bit FlitBits+1 head, bit FlitBits tail, data below; data word i is
+// data bits 32i+31 .. 32i (byte j of a payload is bits 8j+7 .. 8j). Held at the widest width: at
+// a narrow one the words from FlitBits / 32 on are zero.
 struct Flit {
   bool head = false, tail = false;
   std::array<uint32_t, kFlitWords> w{};
@@ -208,10 +236,16 @@ struct Flit {
   // 64-bit halves of the data (bits 63:0 and 127:64).
   uint64_t lo() const { return bits(0, 64); }
   uint64_t hi() const { return bits(64, 64); }
-  // Random data: two draws, bits 63:0 then 127:64.
-  Flit& random_data(Rng& rng) {
+  // Random data: two draws, bits 63:0 then 127:64, kept below `bits` (the flit width).
+  Flit& random_data(Rng& rng, uint32_t bits = kFlitBits) {
     set_bits(0, 64, rng());
-    return set_bits(64, 64, rng());
+    set_bits(64, 64, rng());
+    return clip(bits);
+  }
+  // Zero the data bits from `bits` on (a flit of that width).
+  Flit& clip(uint32_t bits) {
+    for (uint32_t i = bits / 32; i < kFlitWords; ++i) w[i] = 0;
+    return *this;
   }
   // A header flit with the given fields (others zero).
   static Flit header(std::initializer_list<std::pair<Field, uint64_t>> fields, bool tail = false) {
@@ -237,29 +271,75 @@ inline std::string describe(const Flit& f) {
   return s + "}";
 }
 
-// Flit k of a flattened bus of flits (a VlWide of a Verilated port).
+// Flit k of a flattened bus of flits of width `bits` (a VlWide of a Verilated port).
 template <class W>
-Flit get_flit(const W& bus, uint32_t k = 0) {
-  const uint32_t base = k * kFlitWidth, w0 = base / 32, off = base % 32;
+Flit get_flit(const W& bus, uint32_t k = 0, uint32_t bits = kFlitBits) {
+  const uint32_t base = k * (bits + 2), w0 = base / 32, off = base % 32;
   Flit f;
-  for (uint32_t i = 0; i < kFlitWords; ++i) {  // word by word: this runs every cycle
+  for (uint32_t i = 0; i < bits / 32; ++i) {  // word by word: this runs every cycle
     f.w[i] = static_cast<uint32_t>(bus[w0 + i]) >> off;
     if (off != 0) f.w[i] |= static_cast<uint32_t>(bus[w0 + i + 1]) << (32 - off);
   }
-  const uint64_t ht = get_bits(bus, base + kFlitBits, 2);
+  const uint64_t ht = get_bits(bus, base + bits, 2);
   f.tail = ht & 1u;
   f.head = (ht >> 1) & 1u;
   return f;
 }
 
 template <class W>
-void put_flit(W& bus, uint32_t k, const Flit& f) {
-  const uint32_t base = k * kFlitWidth, w0 = base / 32, off = base % 32;
-  for (uint32_t i = 0; i < kFlitWords; ++i) {
+void put_flit(W& bus, uint32_t k, const Flit& f, uint32_t bits = kFlitBits) {
+  const uint32_t base = k * (bits + 2), w0 = base / 32, off = base % 32;
+  for (uint32_t i = 0; i < bits / 32; ++i) {
     bus[w0 + i] = (bus[w0 + i] & ~(~0u << off)) | (f.w[i] << off);
     if (off != 0) bus[w0 + i + 1] = (bus[w0 + i + 1] & (~0u << off)) | (f.w[i] >> (32 - off));
   }
-  put_bits(bus, base + kFlitBits, 2, (f.head ? 2u : 0u) | (f.tail ? 1u : 0u));
+  put_bits(bus, base + bits, 2, (f.head ? 2u : 0u) | (f.tail ? 1u : 0u));
+}
+
+// A port of 33..64 bits (one 32-bit flit and its framing) is a QData, not a VlWide.
+inline Flit get_flit(const uint64_t& bus, uint32_t k = 0, uint32_t bits = kFlitBits) {
+  const std::array<uint32_t, 2> w = {static_cast<uint32_t>(bus), static_cast<uint32_t>(bus >> 32)};
+  return get_flit(w, k, bits);
+}
+inline void put_flit(uint64_t& bus, uint32_t k, const Flit& f, uint32_t bits = kFlitBits) {
+  std::array<uint32_t, 2> w = {static_cast<uint32_t>(bus), static_cast<uint32_t>(bus >> 32)};
+  put_flit(w, k, f, bits);
+  bus = w[0] | static_cast<uint64_t>(w[1]) << 32;
+}
+
+// A packet of 128-bit flits (flit 0 the whole header, then one flit per 16-byte grain) as the
+// flits of width `bits` (docs/packets.md section 3): H = 128 / bits header flits, header flit i
+// holding header bits [i*bits +: bits], then each grain as 128 / bits payload flits, byte j of
+// the grain in the flit j / W. Only the first flit keeps the head bit, only the last the tail
+// bit (of the packet's last flit). At 128 bits the packet as it is.
+inline std::vector<Flit> split_packet(const std::vector<Flit>& wide, uint32_t bits) {
+  if (bits == kFlitBits) return wide;
+  const uint32_t per = kFlitBits / bits;
+  std::vector<Flit> out;
+  const uint32_t words = bits / 32;
+  for (const Flit& g : wide) {
+    for (uint32_t i = 0; i < per; ++i) {
+      Flit f;
+      for (uint32_t j = 0; j < words; ++j) f.w[j] = g.w[i * words + j];
+      out.push_back(f);
+    }
+  }
+  if (!wide.empty()) {
+    out.front().head = wide.front().head;
+    out.back().tail = wide.back().tail;
+  }
+  return out;
+}
+
+// The 128-bit header of a packet's first header_flits(bits) flits of width `bits` (as a head
+// flit at 128 bits).
+inline Flit header_of(const std::vector<Flit>& flits, uint32_t bits) {
+  Flit h;
+  h.head = true;
+  const uint32_t words = bits / 32;
+  for (uint32_t i = 0; i < header_flits(bits) && i < flits.size(); ++i)
+    for (uint32_t j = 0; j < words; ++j) h.w[i * words + j] = flits[i].w[j];
+  return h;
 }
 
 // ---- The clocked wrapper ------------------------------------------------------------------------
@@ -441,9 +521,9 @@ class Source : public Bursts {
 };
 
 // Random bus contents for a cycle without valid (the DUT must ignore them).
-inline Flit junk_flit(Rng& rng) {
+inline Flit junk_flit(Rng& rng, uint32_t bits = kFlitBits) {
   Flit f;
-  f.random_data(rng);
+  f.random_data(rng, bits);
   f.head = rng() & 1u;
   f.tail = rng() & 1u;
   return f;
@@ -486,16 +566,20 @@ struct Packet {
   std::vector<Flit> flits;
 };
 
-// Expected packets per (output, source), each source's packets in order; heads carry the source
-// and the packet's number in hdr::kTagSrc and hdr::kTagNum. Wormhole: once a head opens a packet
-// on an output, the output's flits are that packet's until its tail.
+// Expected packets per (output, source), each source's packets in order; headers carry the
+// source and the packet's number in hdr::kTagSrc and hdr::kTagNum, which at a narrow width
+// (`flit_bits`) are in the last header flit: a packet is identified once its H header flits (or
+// its tail) are in, and its flits compared then. Wormhole: once a head opens a packet on an
+// output, the output's flits are that packet's until its tail.
 class PacketScoreboard {
  public:
   PacketScoreboard(int outputs, int sources, Failures& failures,
-                   std::function<std::string(int)> out_name)
+                   std::function<std::string(int)> out_name, uint32_t flit_bits = kFlitBits)
       : expect_(outputs, std::vector<std::deque<Packet>>(sources)),
         open_(outputs, -1),
         pos_(outputs, 0),
+        pending_(outputs),
+        bits_(flit_bits),
         failures_(failures),
         out_name_(std::move(out_name)) {}
 
@@ -509,31 +593,71 @@ class PacketScoreboard {
     if (p.out >= 0) expect_[p.out][p.src].push_back(p);
   }
 
-  // A flit taken from output `out` in `cycle`. Returns the source of the packet it opens (a
-  // head), -1 for a body flit or an error.
+  // A flit taken from output `out` in `cycle`. Returns the source of the packet it identifies
+  // (its head at 128 bits, its last header flit at a narrow width), -1 for any other flit or an
+  // error.
   int on_flit(int out, const Flit& f, uint64_t cycle) {
-    int opened = -1;
-    if (open_[out] < 0) {
-      if (!f.head) {
-        fail(cycle, out, "body flit outside a packet " + describe(f));
-        return -1;
-      }
-      const int src = static_cast<int>(f.get(hdr::kTagSrc));
-      if (src >= static_cast<int>(expect_[out].size()) || expect_[out][src].empty()) {
-        fail(cycle, out,
-             "unexpected packet from source " + std::to_string(src) + " " + describe(f));
-        return -1;
-      }
-      const Packet& p = expect_[out][src].front();
-      const int num = static_cast<int>(f.get(hdr::kTagNum));
-      if (num != (p.number & 0xFFFF)) {
-        fail(cycle, out,
-             "source " + std::to_string(src) + " packet " + std::to_string(num) +
-                 " out of order, expected packet " + std::to_string(p.number));
-      }
-      open_[out] = opened = src;
-      pos_[out] = 0;
+    std::vector<Flit>& pend = pending_[out];
+    if (open_[out] < 0 && pend.empty() && !f.head) {
+      fail(cycle, out, "body flit outside a packet " + describe(f));
+      return -1;
     }
+    if (open_[out] >= 0) {
+      compare(out, f, cycle);
+      return -1;
+    }
+    if (f.head && !pend.empty()) {
+      fail(cycle, out, "head flit inside a packet's header " + describe(f));
+      pend.clear();
+    }
+    pend.push_back(f);
+    if (pend.size() < header_flits(bits_) && !f.tail) return -1;
+    const std::vector<Flit> flits = std::move(pend);
+    pend.clear();
+    const int src = identify(out, header_of(flits, bits_), cycle);
+    if (src < 0) return -1;
+    for (const Flit& x : flits) {
+      if (open_[out] < 0) {
+        fail(cycle, out, "flit after the end of source " + std::to_string(src) + "'s packet");
+        break;
+      }
+      compare(out, x, cycle);
+    }
+    return src;
+  }
+
+  // Nothing expected and no packet open.
+  bool idle() const {
+    for (size_t o = 0; o < expect_.size(); ++o) {
+      if (open_[o] >= 0 || !pending_[o].empty()) return false;
+      for (const auto& q : expect_[o])
+        if (!q.empty()) return false;
+    }
+    return true;
+  }
+
+ private:
+  // Opens the expected packet whose tags the header carries; returns its source, or -1.
+  int identify(int out, const Flit& h, uint64_t cycle) {
+    const int src = static_cast<int>(h.get(hdr::kTagSrc));
+    if (src >= static_cast<int>(expect_[out].size()) || expect_[out][src].empty()) {
+      fail(cycle, out, "unexpected packet from source " + std::to_string(src) + " " + describe(h));
+      return -1;
+    }
+    const Packet& p = expect_[out][src].front();
+    const int num = static_cast<int>(h.get(hdr::kTagNum));
+    if (num != (p.number & 0xFFFF)) {
+      fail(cycle, out,
+           "source " + std::to_string(src) + " packet " + std::to_string(num) +
+               " out of order, expected packet " + std::to_string(p.number));
+    }
+    open_[out] = src;
+    pos_[out] = 0;
+    return src;
+  }
+
+  // The next flit of the open packet.
+  void compare(int out, const Flit& f, uint64_t cycle) {
     const Packet& p = expect_[out][open_[out]].front();
     const Flit& want = p.flits[pos_[out]];
     if (f != want) {
@@ -546,20 +670,8 @@ class PacketScoreboard {
       expect_[out][open_[out]].pop_front();
       open_[out] = -1;
     }
-    return opened;
   }
 
-  // Nothing expected and no packet open.
-  bool idle() const {
-    for (size_t o = 0; o < expect_.size(); ++o) {
-      if (open_[o] >= 0) return false;
-      for (const auto& q : expect_[o])
-        if (!q.empty()) return false;
-    }
-    return true;
-  }
-
- private:
   void fail(uint64_t cycle, int out, const std::string& what) {
     failures_.fail(cycle, "output " + out_name_(out) + ": " + what);
   }
@@ -567,6 +679,8 @@ class PacketScoreboard {
   std::vector<std::vector<std::deque<Packet>>> expect_;  // [output][source]
   std::vector<int> open_;
   std::vector<size_t> pos_;
+  std::vector<std::vector<Flit>> pending_;  // [output]: header flits of a packet not yet known
+  uint32_t bits_;
   Failures& failures_;
   std::function<std::string(int)> out_name_;
 };

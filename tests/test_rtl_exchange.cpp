@@ -1,8 +1,15 @@
 // RTL_TOP: xf_exchange
+// RTL_TOP: xf_exchange Vxf_exchange_w32 -GFlitBits=32
+// RTL_TOP: xf_exchange Vxf_exchange_w64 -GFlitBits=64
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_fifo.sv rtl/xf_xb.sv rtl/xf_router.sv rtl/xf_exchange.sv
 // Block test of the chip's exchange (rtl/xf_exchange.sv: tile paths, one xf_xb per link,
 // xf_router, the XB -> tile message delay, the tiles' route lookups), Verilated with its defaults
-// NumTiles = 4, NumLinks = 4, TableChips = 64, XB queue 32 / XOFF 24 / XON 8.
+// NumTiles = 4, NumLinks = 4, TableChips = 64, XB queue 32 / XOFF 24 / XON 8, at each flit width
+// FlitBits 32, 64 and 128 (every test runs at the three, names ending in /w32, /w64, /w128).
+// Packets are built at 128 bits and cut into H = 128/FlitBits header flits and 128/FlitBits
+// flits per grain (kit::split_packet), with proportionally fewer grains at the narrow widths so
+// that a packet has about as many flits; XREQ and XDONE are one flit at every width; the
+// exchange routes a packet by its head flit (the routing fields, header bits 21:0).
 //
 // Around the DUT: C++ tiles that obey the tile side of docs/exchange.md section 3 and
 // tile.md "Interfaces" as the model's Tile::send_engine does (3 credits, one spent per emission and
@@ -53,6 +60,8 @@
 #include <vector>
 
 #include "Vxf_exchange.h"
+#include "Vxf_exchange_w32.h"
+#include "Vxf_exchange_w64.h"
 #include "rtl_kit.hpp"
 #include "xf/defs.hpp"
 
@@ -76,6 +85,12 @@ constexpr int kCredits = static_cast<int>(kExchangeLatencyCycles) + 1;
 constexpr uint32_t kXoff = kXbXoffThresholdFlits;
 constexpr uint32_t kXon = kXbXonThresholdFlits;
 const kit::TestFile kFile{0xE7u, "test_rtl_exchange"};
+
+using Widths = ::testing::Types<kit::Width<Vxf_exchange_w32, 32>, kit::Width<Vxf_exchange_w64, 64>,
+                                kit::Width<Vxf_exchange, 128>>;
+template <class W>
+class RtlExchange : public ::testing::Test {};
+TYPED_TEST_SUITE(RtlExchange, Widths, kit::WidthName);
 
 enum MsgKind : int { kGrant = 0, kXonMsg = 1, kXoffMsg = 2 };
 enum Ctrl : int { kData = 0, kXreq = 1, kXdone = 2 };
@@ -120,11 +135,14 @@ Table random_table(Rng& rng, int ports) {
   return t;
 }
 
+// A packet of `len` flits at 128 bits (a header and len - 1 grains), cut into flits of `bits`
+// with (len - 1) * bits / 128 grains: about as many flits at every width.
 Packet make_packet(Rng& rng, int src, int number, int len, uint32_t src_chip, uint32_t dst_chip,
-                   int dst_tile, uint32_t lane) {
+                   int dst_tile, uint32_t lane, uint32_t bits) {
   Packet p;
   p.src = src;
   p.number = number;
+  len = 1 + (len - 1) * static_cast<int>(bits) / 128;
   for (int k = 0; k < len; ++k) {
     Flit f;
     f.head = k == 0;
@@ -144,6 +162,14 @@ Packet make_packet(Rng& rng, int src, int number, int len, uint32_t src_chip, ui
                     {hdr::kSeq, static_cast<uint64_t>(number)}},
                    len == 1);
   kit::PacketScoreboard::tag(h, src, number);
+  p.flits = kit::split_packet(p.flits, bits);
+  return p;
+}
+
+// The packet's first n flits, the last of them its tail (a packet of n flits at every width).
+Packet truncate(Packet p, size_t n) {
+  p.flits.resize(n);
+  p.flits.back().tail = true;
   return p;
 }
 
@@ -154,11 +180,13 @@ int random_len(Rng& rng) {
   return 41 + static_cast<int>(rnd(rng, 89));  // up to 129 flits (2048-byte payload)
 }
 
-// The Verilated exchange with pin-level helpers.
+// The Verilated exchange at flit width W::kBits with pin-level helpers.
+template <class W>
 class Bench {
  public:
+  using V = typename W::Dut;
   Bench() {
-    dut_.reset([](Vxf_exchange& d) {
+    dut_.reset([](V& d) {
       d.cfg_route_we_i = 0;
       d.clear_i = 0;
       d.tx_valid_i = 0;
@@ -168,7 +196,7 @@ class Bench {
     });
   }
 
-  Vxf_exchange& dut() { return *dut_; }
+  V& dut() { return *dut_; }
   uint64_t now() const { return dut_.cycle(); }
   void tick() { dut_.tick(); }
 
@@ -194,24 +222,24 @@ class Bench {
   }
 
   void set_tx(int t, bool valid, const Flit& f, bool link, int port, int ctrl) {
-    Vxf_exchange& d = *dut_;
+    V& d = *dut_;
     put_field(d.tx_valid_i, t, 1, valid);
     put_field(d.tx_link_i, t, 1, link);
     put_field(d.tx_port_i, t * 4, 4, static_cast<uint64_t>(port));
     put_field(d.tx_ctrl_i, t * 2, 2, static_cast<uint64_t>(ctrl));
-    kit::put_flit(d.tx_flit_i, t, f);
+    kit::put_flit(d.tx_flit_i, t, f, W::kBits);
   }
   void set_link_rx(int l, bool valid, const Flit& f) {
     put_field(dut_->link_rx_valid_i, l, 1, valid);
-    kit::put_flit(dut_->link_rx_flit_i, l, f);
+    kit::put_flit(dut_->link_rx_flit_i, l, f, W::kBits);
   }
   void set_raddr(int t, uint32_t a) { put_field(dut_->route_raddr_i, t * 14, 14, a); }
 
   bool credit(int t) const { return get_field(dut_->tx_credit_o, t, 1); }
   bool rx_valid(int t) const { return get_field(dut_->rx_valid_o, t, 1); }
-  Flit rx_flit(int t) const { return kit::get_flit(dut_->rx_flit_o, t); }
+  Flit rx_flit(int t) const { return kit::get_flit(dut_->rx_flit_o, t, W::kBits); }
   bool tx_link_valid(int l) const { return get_field(dut_->link_tx_valid_o, l, 1); }
-  Flit link_tx_flit(int l) const { return kit::get_flit(dut_->link_tx_flit_o, l); }
+  Flit link_tx_flit(int l) const { return kit::get_flit(dut_->link_tx_flit_o, l, W::kBits); }
   bool link_rx_ready(int l) const { return get_field(dut_->link_rx_ready_o, l, 1); }
   // Message from XB l to tile t this cycle: -1 none, else its kind.
   int msg(int t, int l) const {
@@ -229,7 +257,7 @@ class Bench {
   }
 
  private:
-  kit::Dut<Vxf_exchange> dut_;
+  kit::Dut<V> dut_;
 };
 
 // A send job of a tile: one packet, to a tile of this chip or off chip.
@@ -243,8 +271,6 @@ struct Job {
   uint64_t id = 0;
   Packet pkt;
 };
-
-class Traffic;
 
 // A tile's send side, as the model's Tile::send_engine (see the header).
 class TileSim {
@@ -274,10 +300,17 @@ class TileSim {
 };
 
 // One traffic run on a bench: tiles, links, scoreboard.
+template <class W>
 class Traffic {
  public:
-  Traffic(Bench& b, const NodeCfg& c, const Table& table, Rng& rng)
-      : b_(b), cfg_(c), table_(table), rng_(rng), fails_(kFile), sb_(kL + kT, 8, fails_, out_name) {
+  static constexpr uint32_t kBits = W::kBits;
+  Traffic(Bench<W>& b, const NodeCfg& c, const Table& table, Rng& rng)
+      : b_(b),
+        cfg_(c),
+        table_(table),
+        rng_(rng),
+        fails_(kFile),
+        sb_(kL + kT, 8, fails_, out_name, kBits) {
     for (int t = 0; t < kT; ++t) tiles_[t].id = t;
     for (int l = 0; l < kL; ++l) {  // a link's back-pressure bursts hold it 60..200 cycles
       sinks_[l].burst_min = 60;
@@ -328,8 +361,8 @@ class Traffic {
 
   // A job for tile t: local (to tile dst, which may not exist) or off chip (to the table entry
   // `addr`, or a random reachable destination when addr < 0); released `gap` cycles after the
-  // previous one.
-  void add_job(int t, bool local, int dst, int len, uint64_t gap, int64_t addr = -1) {
+  // previous one. Returns the packet's flits.
+  int add_job(int t, bool local, int dst, int len, uint64_t gap, int64_t addr = -1) {
     TileSim& s = tiles_[t];
     Job j;
     j.id = s.next_job_id++;
@@ -337,18 +370,20 @@ class Traffic {
     j.local = local;
     const int number = next_number_[t]++;
     if (local) {
-      j.pkt = make_packet(rng_, t, number, len, cfg_.chip, cfg_.chip, dst, rnd(rng_, 4));
+      j.pkt = make_packet(rng_, t, number, len, cfg_.chip, cfg_.chip, dst, rnd(rng_, 4), kBits);
       j.pkt.out = dst < cfg_.tiles ? kL + dst : -1;
     } else {
       j.addr = addr >= 0 ? static_cast<uint32_t>(addr)
                          : remote_[rnd(rng_, static_cast<uint32_t>(remote_.size()))];
       j.want_port = table_[j.addr];
       j.pkt = make_packet(rng_, t, number, len, cfg_.chip, j.addr % kMaxChips,
-                          static_cast<int>(rnd(rng_, 16)), j.addr / kMaxChips);
+                          static_cast<int>(rnd(rng_, 16)), j.addr / kMaxChips, kBits);
       j.pkt.out = j.want_port;
     }
     expect(j.pkt);
+    const int flits = static_cast<int>(j.pkt.flits.size());
     s.pending.push_back(std::move(j));
+    return flits;
   }
 
   void add_random_jobs(int t, int n, bool gaps) {
@@ -386,7 +421,7 @@ class Traffic {
         chip = kTableChips + rnd(rng_, kMaxChips - kTableChips);  // beyond the table
       }
       Packet p = make_packet(rng_, 4 + l, next_number_[4 + l]++, random_len(rng_), 0x800 + l, chip,
-                             tile, lane);
+                             tile, lane, kBits);
       p.out = route_of(cfg_, table_, p.flits[0]);
       add_link_packet(l, p);
     }
@@ -402,7 +437,7 @@ class Traffic {
 
   // One cycle: drive, sample, let the tiles decide, clock.
   void step() {
-    Vxf_exchange& d = b_.dut();
+    auto& d = b_.dut();
     const uint64_t now = b_.now();
     // Drive.
     uint32_t rx_ready = 0, tx_ready = 0;
@@ -415,7 +450,7 @@ class Traffic {
     for (int l = 0; l < kL; ++l) {
       kit::Source& k = links_[l];
       const bool valid = k.offer(rng_, l >= cfg_.active_links);
-      b_.set_link_rx(l, valid, valid ? k.flit() : kit::junk_flit(rng_));
+      b_.set_link_rx(l, valid, valid ? k.flit() : kit::junk_flit(rng_, kBits));
       if (sinks_[l].ready(rng_)) tx_ready |= 1u << l;
     }
     d.rx_ready_i = static_cast<uint8_t>(rx_ready);
@@ -593,7 +628,7 @@ class Traffic {
     }
   }
 
-  Bench& b_;
+  Bench<W>& b_;
   NodeCfg cfg_;
   const Table& table_;
   Rng& rng_;
@@ -611,11 +646,12 @@ class Traffic {
 
 // ---- Tests -------------------------------------------------------------------------------------
 
-TEST(RtlExchange, ResetState) {
+TYPED_TEST(RtlExchange, ResetState) {
+  using W = TypeParam;
   auto rng = kFile.rng();
-  Bench b;
+  Bench<W> b;
   b.set_cfg(NodeCfg{});
-  Vxf_exchange& d = b.dut();
+  auto& d = b.dut();
   for (int i = 0; i < 10; ++i) {
     d.eval();
     EXPECT_EQ(d.tx_credit_o, 0);
@@ -643,9 +679,10 @@ TEST(RtlExchange, ResetState) {
 
 // Zero-load timing at the pins. "Decision" is the tile's send decision in cycle c; its tx_* are
 // driven in c+1 (the tile's output register).
-TEST(RtlExchange, Latency) {
+TYPED_TEST(RtlExchange, Latency) {
+  using W = TypeParam;
   auto rng = kFile.rng();
-  Bench b;
+  Bench<W> b;
   NodeCfg c;
   c.chip = 5;
   b.set_cfg(c);
@@ -653,7 +690,7 @@ TEST(RtlExchange, Latency) {
   table[1 * kMaxChips + 9] = 2;  // lane 1, chip 9 -> link 2
   table[0 * kMaxChips + 7] = 3;  // lane 0, chip 7 -> link 3
   b.load_table(table);
-  Vxf_exchange& d = b.dut();
+  auto& d = b.dut();
   auto idle_tx = [&] {
     for (int t = 0; t < kT; ++t) b.set_tx(t, false, Flit{}, false, 0, 0);
   };
@@ -670,7 +707,7 @@ TEST(RtlExchange, Latency) {
   // Tile 0 -> tile 1, one flit: decision in c, tx_valid in c+1, tile 1 has it in c+3; the
   // credit pulses in c+3.
   {
-    Packet p = make_packet(rng, 0, 0, 1, 5, 5, 1, 0);
+    Packet p = truncate(make_packet(rng, 0, 0, 1, 5, 5, 1, 0, W::kBits), 1);
     const uint64_t c0 = b.now();  // decision cycle
     b.tick();
     b.set_tx(0, true, p.flits[0], false, 1, kData);
@@ -713,7 +750,7 @@ TEST(RtlExchange, Latency) {
     EXPECT_EQ(credit_at, 3u) << "credit of an XREQ";
     // Decide the first flit in this same cycle (c1), drive it in c1+1.
     const uint64_t c1 = b.now();
-    Packet p = make_packet(rng, 2, 0, 2, 5, 9, 0, 1);
+    Packet p = truncate(make_packet(rng, 2, 0, 2, 5, 9, 0, 1, W::kBits), 2);
     b.tick();
     b.set_tx(2, true, p.flits[0], true, 2, kData);
     b.tick();
@@ -738,8 +775,9 @@ TEST(RtlExchange, Latency) {
   }
   // Link 1 rx -> tile 3 and link 1 rx -> link 3 (lane 0, chip 7): taken in c, out in c+1.
   for (int to_link = 0; to_link < 2; ++to_link) {
-    Packet p = to_link ? make_packet(rng, 5, 0, 1, 0x801, 7, 0, 0)
-                       : make_packet(rng, 5, 0, 1, 0x801, 5, 3, 0);
+    Packet p = truncate(to_link ? make_packet(rng, 5, 0, 1, 0x801, 7, 0, 0, W::kBits)
+                                : make_packet(rng, 5, 0, 1, 0x801, 5, 3, 0, W::kBits),
+                        1);
     b.set_link_rx(1, true, p.flits[0]);
     d.eval();
     ASSERT_TRUE(b.link_rx_ready(1));
@@ -758,23 +796,23 @@ TEST(RtlExchange, Latency) {
 
 // Every active tile streams long packets back to back, each to its own destination: one flit
 // per cycle per tile (3 credits cover the 3-cycle loop), local and through an XB.
-TEST(RtlExchange, Throughput) {
+TYPED_TEST(RtlExchange, Throughput) {
+  using W = TypeParam;
   auto rng = kFile.rng();
   for (const bool remote : {false, true}) {
-    Bench b;
+    Bench<W> b;
     NodeCfg c;
     c.chip = 12;
     b.set_cfg(c);
     Table table(kNumLanes * kMaxChips, 0xFF);
     for (int l = 0; l < kL; ++l) table[20 + l] = static_cast<uint8_t>(l);  // lane 0 chip 20+l
     b.load_table(table);
-    Traffic r(b, c, table, rng);
+    Traffic<W> r(b, c, table, rng);
     int flits[kT] = {};
     for (int t = 0; t < kT; ++t) {
       for (int k = 0; k < 6; ++k) {
         const int len = 1 + static_cast<int>(rnd(rng, 129));
-        flits[t] += len;
-        r.add_job(t, !remote, (t + 1) % kT, len, 0, 20 + t);  // link t, or tile t + 1
+        flits[t] += r.add_job(t, !remote, (t + 1) % kT, len, 0, 20 + t);  // link t, or tile t + 1
       }
     }
     r.run(20000);
@@ -794,19 +832,21 @@ TEST(RtlExchange, Throughput) {
 }
 
 // docs/exchange.md section 3.2 on the whole exchange: link 0 stalled while tile 0 streams 123
-// flits into XB 0. XOFF when the queue reaches 24, the tile stops in the cycle it sees it (2
-// cycles later), the XB's count (queue and the flit in the router's stage, as the model's queue)
-// peaks at 24 + 3 = 27; after the release, XON at 8 and everything arrives.
-TEST(RtlExchange, XoffXonStalledLink) {
+// flits into XB 0 (3 packets of 41 flits; 3 x 42 at 64 bits, 3 x 44 at 32). XOFF when the queue
+// reaches 24, the tile stops in the cycle it sees it (2 cycles later), the XB's count (queue and
+// the flit in the router's stage, as the model's queue) peaks at 24 + 3 = 27; after the release,
+// XON at 8 and everything arrives.
+TYPED_TEST(RtlExchange, XoffXonStalledLink) {
+  using W = TypeParam;
   auto rng = kFile.rng();
-  Bench b;
+  Bench<W> b;
   NodeCfg c;
   c.chip = 3;
   b.set_cfg(c);
   Table table(kNumLanes * kMaxChips, 0xFF);
   table[2 * kMaxChips + 30] = 0;
   b.load_table(table);
-  Traffic r(b, c, table, rng);
+  Traffic<W> r(b, c, table, rng);
   for (int k = 0; k < 3; ++k) {
     r.add_job(0, false, 0, 41, 0);  // the only reachable destination: lane 2, chip 30, link 0
   }
@@ -852,9 +892,10 @@ TEST(RtlExchange, XoffXonStalledLink) {
 
 // Route lookups: all four tile ports and the host port read random entries (inside and outside
 // TableChips, every lane) and return the host-written table one cycle later.
-TEST(RtlExchange, RouteLookups) {
+TYPED_TEST(RtlExchange, RouteLookups) {
+  using W = TypeParam;
   auto rng = kFile.rng();
-  Bench b;
+  Bench<W> b;
   NodeCfg c;
   b.set_cfg(c);
   const Table table = random_table(rng, 4);
@@ -891,9 +932,10 @@ TEST(RtlExchange, RouteLookups) {
 // link packets to a missing tile, to chips beyond TableChips, to 0xFF entries, to ports at or
 // above cfg_num_ports_i (an unconnected link slot and beyond NumLinks); tile-bound packets from a
 // tile to a tile that does not exist.
-TEST(RtlExchange, Misroutes) {
+TYPED_TEST(RtlExchange, Misroutes) {
+  using W = TypeParam;
   auto rng = kFile.rng();
-  Bench b;
+  Bench<W> b;
   NodeCfg c;
   c.ports = 2;
   c.tiles = 3;
@@ -905,7 +947,7 @@ TEST(RtlExchange, Misroutes) {
   table[2 * kMaxChips + 13] = 9;  // beyond NumLinks
   table[3 * kMaxChips + 14] = 0;  // good: link 0
   b.load_table(table);
-  Traffic r(b, c, table, rng);
+  Traffic<W> r(b, c, table, rng);
   struct Case {
     uint32_t chip;
     int tile;
@@ -919,12 +961,12 @@ TEST(RtlExchange, Misroutes) {
   for (const Case& k : cases) {
     for (int l = 0; l < 2; ++l) {
       Packet p = make_packet(rng, 4 + l, number, 1 + static_cast<int>(rnd(rng, 30)), 0x900, k.chip,
-                             k.tile, k.lane);
+                             k.tile, k.lane, W::kBits);
       p.out = route_of(c, table, p.flits[0]);
       EXPECT_EQ(p.out < 0, k.bad) << "chip " << k.chip << " tile " << k.tile;
       bad += p.out < 0;
       r.add_link_packet(l, p);
-      Packet g = make_packet(rng, 4 + l, number + 1, 3, 0x900, 10, l, 0);
+      Packet g = make_packet(rng, 4 + l, number + 1, 3, 0x900, 10, l, 0, W::kBits);
       g.out = route_of(c, table, g.flits[0]);
       r.add_link_packet(l, g);
     }
@@ -945,9 +987,12 @@ TEST(RtlExchange, Misroutes) {
               test_name().c_str(), r.packets(), bad);
 }
 
-TEST(RtlExchange, RandomTraffic) {
+TYPED_TEST(RtlExchange, RandomTraffic) {
+  using W = TypeParam;
   auto rng = kFile.rng();
-  constexpr int kRounds = 2;  // tables per configuration
+  // Tables per configuration: one at the narrow widths (the same routing, packets of about as
+  // many flits).
+  constexpr int kRounds = W::kBits == 128 ? 2 : 1;
   constexpr int kJobs = 100;  // packets per source and run
   const NodeCfg configs[] = {
       {4, 4, 4, 4, 5},  {1, 1, 1, 1, 0}, {2, 2, 2, 2, 63}, {3, 4, 2, 3, 17},
@@ -959,7 +1004,7 @@ TEST(RtlExchange, RandomTraffic) {
   int failures = 0;
   for (int round = 0; round < kRounds && failures == 0; ++round) {
     for (const NodeCfg& cfg : configs) {
-      Bench b;
+      Bench<W> b;
       b.set_cfg(cfg);
       const Table table = random_table(rng, cfg.ports);
       b.load_table(table);
@@ -967,7 +1012,7 @@ TEST(RtlExchange, RandomTraffic) {
       for (const int idle : {0, 30}) {
         for (const bool bp : {false, true}) {
           if (failures != 0) break;  // a failed run leaves traffic behind: stop here
-          Traffic r(b, cfg, table, rng);
+          Traffic<W> r(b, cfg, table, rng);
           const uint64_t start = b.now();
           for (int t = 0; t < cfg.active_tiles; ++t) {
             TileSim& s = r.tile(t);

@@ -1,8 +1,12 @@
 // RTL_TOP: xf_link
+// RTL_TOP: xf_link Vxf_link_w32 -GFlitBits=32
+// RTL_TOP: xf_link Vxf_link_w64 -GFlitBits=64
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_crc32.sv rtl/xf_link.sv
 // Block test of the RTL link (rtl/xf_link.sv) and its retry layer (docs/reliability.md): two
 // Verilated xf_link endpoints A and B joined by two C++ PHY wires of LinkLatencyCycles - 3 = 5
-// cycles (tb/phy_wire.hpp), traffic in both directions at once.
+// cycles (tb/phy_wire.hpp), traffic in both directions at once. Every test runs at the three flit
+// widths, FlitBits 32, 64 and 128 (xf_link Verilated three times; test names end in /w32, /w64,
+// /w128 or _w32 ...), against the same model link: its timing counts flits at every width.
 //
 // On a clean wire every cycle is checked against the model's link direction, xf::model::Link(0)
 // (model/link.hpp; xf_link alone, no router stage): a flit accepted by a transmitter in cycle t
@@ -11,7 +15,8 @@
 // use in cycle s + 8, credits start at LinkRxBufferFlits = 32: tx_ready_o == (credits > 0) and the
 // credit count (stat_tx_credits_o) equal to the model's; rx_valid_o, rx_flit_o and the buffer
 // level equal to the model's; stat_tx_packets_o and stat_rx_packets_o equal to the tails sent and
-// arrived; every word on the wire carries the CRC-32 that zlib computes over its 21 bytes.
+// arrived; every word on the wire carries the CRC-32 that zlib computes over its FlitBits/8 + 5
+// bytes (21 at 128 bits, 13 at 64, 9 at 32).
 //
 // On a faulty wire (bit flips, drops, stalls, a link held down; sw/include/xf/faults.hpp) the
 // timing is not the model's, and what is checked is what retry promises: every flit taken equals
@@ -24,14 +29,17 @@
 //  - RandomTraffic (parameterised, clean wire): receiver stall probability {0, 30, 60, 90}%
 //    crossed with transmitter idle probability {0, 30, 70}%, 16000 flits each way, the B->A
 //    direction with a different pair than A->B; on top, random stall and idle bursts of 20..80
-//    cycles. Packets of 1..129 flits (1, 2 and 129 weighted up), random header bits 106:0 and
-//    payloads; the data bits of idle inputs are random.
+//    cycles. Packets of H = 128/FlitBits header flits and 0..128 grains of 128/FlitBits payload
+//    flits each (0, 1 and 128 grains weighted up: 1..129 flits at 128 bits, 4..516 at 32),
+//    random header bits 106:0 and payloads; the data bits of idle inputs are random. At 32 and
+//    64 bits 8000 flits each way.
 //  - Faults (parameterised): word error rate 1e-2, bit error rate 1e-4, drops 1e-2, stalls 10%,
 //    a link held down for 300 cycles at rate 1e-3, all combined, and a long outage that escalates;
 //    12000 flits each way with receiver stalls and idles.
 //  - LatencyAndCreditReturn, FullRateStream, BufferFillsToExactlyRxBufferFlits: exact timing on a
 //    clean wire.
-//  - CrcKnownAnswer, Crc.DetectsEveryErrorOfUpToThreeBits (the C++ CRC over the 168-bit word).
+//  - CrcKnownAnswer, Crc.DetectsEveryErrorOfUpToThreeBits (the C++ CRC over the word of
+//    FlitBits + 40 bits: 168, 104 and 72).
 //
 // Inputs change half a period away from the rising edge. Random data: std::mt19937_64 seeded
 // with a fixed default that XF_SEED (decimal or 0x-hex) overrides; each test prints its seed. On
@@ -53,6 +61,8 @@
 #include <vector>
 
 #include "Vxf_link.h"
+#include "Vxf_link_w32.h"
+#include "Vxf_link_w64.h"
 #include "link.hpp"
 #include "model_test_main.hpp"
 #include "phy_wire.hpp"
@@ -70,8 +80,25 @@ using kit::test_name;
 
 constexpr uint64_t kLatency = kLinkLatencyCycles;  // flit and credit latency, each way
 constexpr int kCredits = kLinkRxBufferFlits;       // receive buffer depth, initial credits
-constexpr int kMaxPacketFlits = 1 + kMaxPacketPayloadBytes / kFlitBytes;  // 129
+constexpr int kMaxPacketGrains = kMaxPacketPayloadBytes / kGrainBytes;  // 128
 const kit::TestFile kFile{0x11Bu, "test_rtl_link"};
+
+// The Verilated link at each flit width.
+using W32 = kit::Width<Vxf_link_w32, 32>;
+using W64 = kit::Width<Vxf_link_w64, 64>;
+using W128 = kit::Width<Vxf_link, 128>;
+using Widths = ::testing::Types<W32, W64, W128>;
+
+// Runs f(W{}) for the width `bits` (the value-parameterised suites).
+template <class F>
+void with_width(uint32_t bits, F&& f) {
+  if (bits == 32)
+    f(W32{});
+  else if (bits == 64)
+    f(W64{});
+  else
+    f(W128{});
+}
 
 uint32_t packet_crc(const std::vector<Flit>& pkt) {
   uint32_t crc = 0;
@@ -101,53 +128,64 @@ void set_knobs(kit::Source& tx, kit::Sink& rx, const Knobs& k) {
   tx.burst_permille = rx.burst_permille = static_cast<int>(k.burst * 1000 + 0.5);
 }
 
-Packet random_packet(kit::Rng& rng) {
+// A packet of 0..128 grains (0, 1 and 128 weighted up) built at 128 bits, random header bits
+// 106:0 (every field), reserved bits 127:107 zero (docs/packets.md), random payload; then cut
+// into flits of `bits` (H header flits, 128/bits flits per grain).
+Packet random_packet(kit::Rng& rng, uint32_t bits) {
   std::uniform_real_distribution<double> u(0, 1);
   const double r = u(rng);
-  int n;
+  int grains;
   if (r < 0.15) {
-    n = 1;
+    grains = 0;
   } else if (r < 0.25) {
-    n = 2;
+    grains = 1;
   } else if (r < 0.4) {
-    n = kMaxPacketFlits;
+    grains = kMaxPacketGrains;
   } else {
-    n = std::uniform_int_distribution<int>(1, kMaxPacketFlits)(rng);
+    grains = std::uniform_int_distribution<int>(0, kMaxPacketGrains)(rng);
   }
-  Packet p;
-  p.flits.resize(n);
+  const int n = 1 + grains;
+  std::vector<Flit> wide(n);
   for (int i = 0; i < n; ++i) {
-    Flit& f = p.flits[i];
+    Flit& f = wide[i];
     f.head = (i == 0);
     f.tail = (i == n - 1);
     for (auto& w : f.w) w = static_cast<uint32_t>(rng());
   }
-  // Header: bits 106:0 random (every field), reserved bits 127:107 zero (docs/packets.md).
-  p.flits[0].set_bits(kit::hdr::kReservedLsb, kFlitBits - kit::hdr::kReservedLsb, 0);
-  return p;
+  wide[0].set_bits(kit::hdr::kReservedLsb, kFlitBits - kit::hdr::kReservedLsb, 0);
+  return Packet{kit::split_packet(wide, bits)};
+}
+
+// The PHY word of a Verilated phy_*_flit port (a VlWide, or a QData at 32 bits) and back.
+template <class P>
+rtl::PhyWord phy_word(const P& flit_port, uint32_t bits) {
+  const Flit f = kit::get_flit(flit_port, 0, bits);
+  rtl::PhyWord w;
+  w.flit_bits = bits;
+  for (uint32_t i = 0; i < bits / 32; ++i) w.flit[i] = f.w[i];
+  w.flit[bits / 32] = (f.head ? 2u : 0u) | (f.tail ? 1u : 0u);
+  return w;
+}
+
+template <class P>
+void put_phy_flit(P& flit_port, const rtl::PhyWord& w, uint32_t bits) {
+  Flit f;
+  for (uint32_t i = 0; i < bits / 32; ++i) f.w[i] = w.flit[i];
+  f.head = (w.flit[bits / 32] >> 1) & 1u;
+  f.tail = w.flit[bits / 32] & 1u;
+  kit::put_flit(flit_port, 0, f, bits);
 }
 
 // ---- One direction: the RTL's ports, the model's link and the scoreboard -----------------------
 
-// One direction of the pair: the Verilated ports of the transmitting and the receiving link,
-// the model's link direction (the golden timing) and the flits in flight (the scoreboard).
+// One direction of the pair: the transmitting and the receiving Verilated link (their ports are
+// read through these), the model's link direction (the golden timing) and the flits in flight
+// (the scoreboard).
+template <class V>
 struct Dir {
   const char* name = nullptr;
-  // transmitter (near link) and receiver (far link) ports
-  CData* tx_valid = nullptr;
-  CData* tx_ready = nullptr;
-  VlWide<5>* tx_flit = nullptr;
-  CData* tx_credits = nullptr;
-  IData* tx_packets = nullptr;
-  CData* rx_valid = nullptr;
-  CData* rx_ready = nullptr;
-  VlWide<5>* rx_flit = nullptr;
-  CData* rx_level = nullptr;
-  IData* rx_packets = nullptr;
-  SData* crc_errors = nullptr;  // the far receiver's
-  SData* replays = nullptr;     // the near transmitter's
-  Vxf_link* near = nullptr;     // the transmitting endpoint
-  Vxf_link* far = nullptr;      // the receiving endpoint
+  V* near = nullptr;  // the transmitting endpoint
+  V* far = nullptr;   // the receiving endpoint
   std::unique_ptr<rtl::PhyWire> wire;
 
   std::vector<Packet> packets;  // everything this direction will send, in order
@@ -181,16 +219,15 @@ struct Dir {
 
   int credits() const { return model.credits(); }
   bool done() const { return rx_pkt == packets.size() && flits.empty(); }
-  uint64_t crc_errors_expected() const {
-    const FaultCounts* c = wire ? wire->counts() : nullptr;
-    return c ? c->flipped_words : 0;
-  }
+  int tx_credits() const { return near->stat_tx_credits_o; }
 };
 
-Flit get_flit(const VlWide<5>* w) { return kit::get_flit(*w); }
-
+template <class W>
 class LinkBench {
  public:
+  using V = typename W::Dut;
+  static constexpr uint32_t kBits = W::kBits;
+
   // `faults` (may be null: a clean wire, checked cycle by cycle against the model's Link).
   explicit LinkBench(kit::Rng& rng, const FaultSpec* faults = nullptr) : rng_(rng), fails_(kFile) {
     faulty_ = faults && faults->any();
@@ -199,23 +236,23 @@ class LinkBench {
     const int wire = static_cast<int>(kLatency) - 3;
     dirs_[0].wire = std::make_unique<rtl::PhyWire>(wire, faults, 0x0100);
     dirs_[1].wire = std::make_unique<rtl::PhyWire>(wire, faults, 0x0001);
-    dut_.reset([](Vxf_link& m) {
+    dut_.reset([](V& m) {
       m.clr_i = 0;
       m.tx_valid_i = 0;
       m.rx_ready_i = 0;
     });
   }
 
-  Dir& dir(int i) { return dirs_[i]; }
+  Dir<V>& dir(int i) { return dirs_[i]; }
   uint64_t cycle() const { return dut_.cycle(); }
   int failures() const { return fails_.count(); }
   bool done() const { return dirs_[0].done() && dirs_[1].done(); }
 
   // Random packets for direction i until it holds at least `flits` flits.
   void add_random_packets(int i, uint64_t flits) {
-    Dir& x = dirs_[i];
+    Dir<V>& x = dirs_[i];
     while (x.flits_total < flits) {
-      x.packets.push_back(random_packet(rng_));
+      x.packets.push_back(random_packet(rng_, kBits));
       x.flits_total += x.packets.back().flits.size();
     }
   }
@@ -223,14 +260,14 @@ class LinkBench {
   // One cycle: check the outputs against the model, drive the inputs, account the handshakes,
   // clock.
   void step() {
-    for (Dir& x : dirs_) check_outputs(x);
-    for (Dir& x : dirs_) drive_inputs(x);
+    for (Dir<V>& x : dirs_) check_outputs(x);
+    for (Dir<V>& x : dirs_) drive_inputs(x);
     dut_.eval();
-    for (Dir& x : dirs_) handshakes(x);
+    for (Dir<V>& x : dirs_) handshakes(x);
     dut_.tick();
   }
   bool faulty() const { return faulty_; }
-  Vxf_link& a() { return dut_[0]; }
+  V& a() { return dut_[0]; }
 
   // Steps until both directions have delivered everything; fails after max_cycles.
   void run(uint64_t max_cycles) {
@@ -239,47 +276,34 @@ class LinkBench {
     // Credits come home (on a faulty wire, after any last replays and lost control words).
     const int settle = faulty_ ? 2000 : 2 * static_cast<int>(kLatency) + 2;
     for (int i = 0; i < settle; ++i) step();
-    for (Dir& x : dirs_) {
+    for (Dir<V>& x : dirs_) {
       if (x.credits() != kCredits) fail(x, "model credits not back to 32 at the end");
-      if (static_cast<int>(x.near->stat_tx_credits_o) != kCredits)
-        fail(x, "the RTL's credits are not back to 32 at the end");
+      if (x.tx_credits() != kCredits) fail(x, "the RTL's credits are not back to 32 at the end");
     }
   }
 
-  void fail(const Dir& x, const std::string& what) {
-    fails_.fail(cycle(), std::string(x.name) + ": " + what);
+  void fail(const Dir<V>& x, const std::string& what) {
+    fails_.fail(cycle(),
+                std::string(x.name) + " (FlitBits " + std::to_string(kBits) + "): " + what);
   }
 
  private:
-  static void bind(Dir& x, const char* name, Vxf_link& near, Vxf_link& far) {
+  static void bind(Dir<V>& x, const char* name, V& near, V& far) {
     x.name = name;
     x.near = &near;
     x.far = &far;
-    x.tx_valid = &near.tx_valid_i;
-    x.tx_ready = &near.tx_ready_o;
-    x.tx_flit = &near.tx_flit_i;
-    x.tx_credits = &near.stat_tx_credits_o;
-    x.tx_packets = &near.stat_tx_packets_o;
-    x.replays = &near.stat_replays_o;
-    x.rx_valid = &far.rx_valid_o;
-    x.rx_ready = &far.rx_ready_i;
-    x.rx_flit = &far.rx_flit_o;
-    x.rx_level = &far.stat_rx_level_o;
-    x.rx_packets = &far.stat_rx_packets_o;
-    x.crc_errors = &far.stat_crc_errors_o;
   }
 
   // The wire of direction x: the word the far end sees now, then the near end's word of this
   // cycle (its output register) onto the wire; checks the transmitted CRC.
-  void wire(Dir& x) {
+  void wire(Dir<V>& x) {
     rtl::PhyWord in = x.wire->deliver();
     x.far->phy_rx_valid_i = in.valid;
-    for (int k = 0; k < 5; ++k) x.far->phy_rx_flit_i[k] = in.flit[k];
+    put_phy_flit(x.far->phy_rx_flit_i, in, kBits);
     x.far->phy_rx_ctl_i = in.ctl;
     x.far->phy_rx_crc_i = in.crc;
-    rtl::PhyWord out;
+    rtl::PhyWord out = phy_word(x.near->phy_tx_flit_o, kBits);
     out.valid = x.near->phy_tx_valid_o;
-    for (int k = 0; k < 5; ++k) out.flit[k] = x.near->phy_tx_flit_o[k];
     out.ctl = x.near->phy_tx_ctl_o;
     out.crc = x.near->phy_tx_crc_o;
     if (out.valid && out.crc != out.expected_crc())
@@ -288,7 +312,7 @@ class LinkBench {
   }
 
   template <typename T>
-  void expect_eq(const Dir& x, const char* what, T seen, T want) {
+  void expect_eq(const Dir<V>& x, const char* what, T seen, T want) {
     if (seen != want) {
       fail(x, std::string(what) + ": expected " + std::to_string(want) + ", seen " +
                   std::to_string(seen));
@@ -296,50 +320,54 @@ class LinkBench {
   }
 
   // The state of cycle cycle(): every output is a register, so it is checked before the inputs.
-  void check_outputs(Dir& x) {
+  void check_outputs(Dir<V>& x) {
     const uint64_t now = cycle();
     x.model.collect(now, nullptr);  // credits that are back (model/link.hpp step 2)
     const size_t level = x.model.rx_level(now);
     while (x.n_arrived < level) {
-      const Dir::InFlight& e = x.flits[x.n_arrived++];
+      const typename Dir<V>::InFlight& e = x.flits[x.n_arrived++];
       if (e.idx == static_cast<int>(x.packets[e.pkt].flits.size()) - 1) ++x.exp_rx_packets;
     }
-    x.min_credits = std::min<int>(x.min_credits, *x.tx_credits);  // as the RTL shows them
-    x.max_level = std::max<int>(x.max_level, *x.rx_level);
-    expect_eq<uint32_t>(x, "stat_tx_packets_o", *x.tx_packets, x.exp_tx_packets);
+    const int rx_level = x.far->stat_rx_level_o;
+    x.min_credits = std::min<int>(x.min_credits, x.tx_credits());  // as the RTL shows them
+    x.max_level = std::max<int>(x.max_level, rx_level);
+    expect_eq<uint32_t>(x, "stat_tx_packets_o", x.near->stat_tx_packets_o, x.exp_tx_packets);
     if (faulty_) return;  // the timing is the retry layer's, not the model's
-    expect_eq<int>(x, "stat_tx_credits_o", *x.tx_credits, x.model.credits());
-    expect_eq<int>(x, "tx_ready_o", *x.tx_ready, x.model.tx_ready());
-    expect_eq<int>(x, "stat_rx_level_o", *x.rx_level, static_cast<int>(level));
-    expect_eq<int>(x, "rx_valid_o", *x.rx_valid, x.model.rx_valid(now));
-    if (x.model.rx_valid(now) && *x.rx_valid) {
-      const Dir::InFlight& e = x.flits.front();
+    expect_eq<int>(x, "stat_tx_credits_o", x.tx_credits(), x.model.credits());
+    expect_eq<int>(x, "tx_ready_o", x.near->tx_ready_o, x.model.tx_ready());
+    expect_eq<int>(x, "stat_rx_level_o", rx_level, static_cast<int>(level));
+    expect_eq<int>(x, "rx_valid_o", x.far->rx_valid_o, x.model.rx_valid(now));
+    if (x.model.rx_valid(now) && x.far->rx_valid_o) {
+      const typename Dir<V>::InFlight& e = x.flits.front();
       const Flit want = kit::from_model_raw(x.model.rx_front());
-      const Flit seen = get_flit(x.rx_flit);
+      const Flit seen = rx_flit(x);
       if (!(seen == want)) {
         fail(x, "rx_flit_o of packet " + std::to_string(e.pkt) + " flit " + std::to_string(e.idx) +
                     ": expected " + describe(want) + ", seen " + describe(seen));
       }
     }
-    expect_eq<uint32_t>(x, "stat_rx_packets_o", *x.rx_packets, x.exp_rx_packets);
-    expect_eq<uint32_t>(x, "stat_crc_errors_o", *x.crc_errors, 0);
-    expect_eq<uint32_t>(x, "stat_replays_o", *x.replays, 0);
+    expect_eq<uint32_t>(x, "stat_rx_packets_o", x.far->stat_rx_packets_o, x.exp_rx_packets);
+    expect_eq<uint32_t>(x, "stat_crc_errors_o", x.far->stat_crc_errors_o, 0);
+    expect_eq<uint32_t>(x, "stat_replays_o", x.near->stat_replays_o, 0);
   }
 
-  void drive_inputs(Dir& x) {
+  Flit rx_flit(const Dir<V>& x) const { return kit::get_flit(x.far->rx_flit_o, 0, kBits); }
+
+  void drive_inputs(Dir<V>& x) {
     // Transmitter: valid and flit hold until accepted; idle insertion only between offers.
     if (x.tx.empty() && x.tx_pkt < x.packets.size()) x.tx.push(x.packets[x.tx_pkt].flits[x.tx_idx]);
-    *x.tx_valid = x.tx.offer(rng_);
-    kit::put_flit(*x.tx_flit, 0, *x.tx_valid ? x.tx.flit() : kit::junk_flit(rng_));
+    x.near->tx_valid_i = x.tx.offer(rng_);
+    kit::put_flit(x.near->tx_flit_i, 0,
+                  x.near->tx_valid_i ? x.tx.flit() : kit::junk_flit(rng_, kBits), kBits);
     // Receiver: random stalls and stall bursts.
-    *x.rx_ready = x.rx.ready(rng_);
+    x.far->rx_ready_i = x.rx.ready(rng_);
     wire(x);
   }
 
-  void handshakes(Dir& x) {
+  void handshakes(Dir<V>& x) {
     const uint64_t now = cycle();
     x.sent_last_cycle = false;
-    if (*x.tx_valid && *x.tx_ready) {
+    if (x.near->tx_valid_i && x.near->tx_ready_o) {
       if (!x.model.tx_ready()) fail(x, "flit accepted with no credit (credit underflow)");
       const Packet& p = x.packets[x.tx_pkt];
       x.model.send(now, kit::to_model_raw(p.flits[x.tx_idx]));
@@ -353,20 +381,20 @@ class LinkBench {
         ++x.tx_pkt;
       }
     }
-    if (*x.rx_valid && *x.rx_ready) {
+    if (x.far->rx_valid_o && x.far->rx_ready_i) {
       // On a faulty wire the retry layer's timing is not the model's: any flit in flight may be
       // taken.
       if (faulty_ ? x.flits.empty() : !x.model.rx_valid(now)) {
         fail(x, "rx_valid_o high with nothing in the model's buffer");
         return;
       }
-      const Dir::InFlight e = x.flits.front();
+      const typename Dir<V>::InFlight e = x.flits.front();
       if (e.pkt != x.rx_pkt || e.idx != x.rx_idx) fail(x, "receiver order bookkeeping");
       const Flit& want = x.packets[e.pkt].flits[e.idx];
-      if (!(get_flit(x.rx_flit) == want))
+      if (!(rx_flit(x) == want))
         fail(x, "flit taken (packet " + std::to_string(e.pkt) + " flit " + std::to_string(e.idx) +
                     ") differs from the flit sent: expected " + describe(want) + ", seen " +
-                    describe(get_flit(x.rx_flit)));
+                    describe(rx_flit(x)));
       x.flits.pop_front();
       if (x.n_arrived > 0) --x.n_arrived;
       x.model.rx_pop(now);  // the credit returns LinkLatencyCycles later
@@ -379,15 +407,16 @@ class LinkBench {
   }
 
   kit::Rng& rng_;
-  kit::Dut<Vxf_link> dut_{"a", "b"};
+  kit::Dut<V> dut_{"a", "b"};
   kit::Failures fails_;
   bool faulty_ = false;
-  std::array<Dir, 2> dirs_;
+  std::array<Dir<V>, 2> dirs_;
 };
 
-void report(LinkBench& b) {
+template <class W>
+void report(LinkBench<W>& b) {
   for (int i = 0; i < 2; ++i) {
-    const Dir& x = b.dir(i);
+    const auto& x = b.dir(i);
     std::printf("[   INFO   ] %s %s: %zu packets, %" PRIu64
                 " flits, crc errors %u, replays %u, discards %u, timeouts %u, min credits %d, max "
                 "buffer level %d\n",
@@ -397,40 +426,48 @@ void report(LinkBench& b) {
                 static_cast<unsigned>(x.far->stat_discards_o),
                 static_cast<unsigned>(x.near->stat_timeouts_o), x.min_credits, x.max_level);
   }
-  std::printf("[   INFO   ] %s: %" PRIu64 " cycles, %d failures\n", test_name().c_str(), b.cycle(),
-              b.failures());
+  std::printf("[   INFO   ] %s: FlitBits %u, %" PRIu64 " cycles, %d failures\n",
+              test_name().c_str(), W::kBits, b.cycle(), b.failures());
 }
+
+// Flits per direction of the long random runs: fewer at the narrow widths (their packets are
+// longer in flits, the flit handling the same).
+uint64_t traffic_flits(uint32_t bits, uint64_t at128) { return bits == 128 ? at128 : at128 / 2; }
 
 // ---- Random traffic, stall x idle sweep ------------------------------------------------------
 
 constexpr std::array<double, 4> kStalls = {0.0, 0.3, 0.6, 0.9};
 constexpr std::array<double, 3> kIdles = {0.0, 0.3, 0.7};
 
-class RtlLinkSweep : public ::testing::TestWithParam<std::tuple<int, int>> {};
+class RtlLinkSweep : public ::testing::TestWithParam<std::tuple<uint32_t, int, int>> {};
 
 TEST_P(RtlLinkSweep, RandomTraffic) {
   kit::Rng rng = kFile.rng();
-  const int s = std::get<0>(GetParam()), i = std::get<1>(GetParam());
-  LinkBench b(rng);
-  b.dir(0).set(Knobs{kIdles[i], kStalls[s], 0.003});
-  b.dir(1).set(Knobs{kIdles[(i + 1) % kIdles.size()], kStalls[(s + 2) % kStalls.size()], 0.003});
-  // About 16000 flits each way: at 90% stall that is ~160k cycles (about 1 s).
-  b.add_random_packets(0, 16000);
-  b.add_random_packets(1, 16000);
-  b.run(1000000);
-  report(b);
-  EXPECT_EQ(b.failures(), 0);
-  for (int d = 0; d < 2; ++d) EXPECT_LE(b.dir(d).max_level, kCredits);
+  const int s = std::get<1>(GetParam()), i = std::get<2>(GetParam());
+  with_width(std::get<0>(GetParam()), [&](auto w) {
+    using W = decltype(w);
+    LinkBench<W> b(rng);
+    b.dir(0).set(Knobs{kIdles[i], kStalls[s], 0.003});
+    b.dir(1).set(Knobs{kIdles[(i + 1) % kIdles.size()], kStalls[(s + 2) % kStalls.size()], 0.003});
+    // About 16000 flits each way at 128 bits: at 90% stall that is ~160k cycles (about 1 s).
+    b.add_random_packets(0, traffic_flits(W::kBits, 16000));
+    b.add_random_packets(1, traffic_flits(W::kBits, 16000));
+    b.run(1000000);
+    report(b);
+    EXPECT_EQ(b.failures(), 0);
+    for (int d = 0; d < 2; ++d) EXPECT_LE(b.dir(d).max_level, kCredits);
+  });
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    StallByIdle, RtlLinkSweep, ::testing::Combine(::testing::Range(0, 4), ::testing::Range(0, 3)),
-    [](const ::testing::TestParamInfo<std::tuple<int, int>>& info) {
-      return "stall" + std::to_string(static_cast<int>(kStalls[std::get<0>(info.param)] * 100)) +
-             "_idle" + std::to_string(static_cast<int>(kIdles[std::get<1>(info.param)] * 100));
+    StallByIdle, RtlLinkSweep,
+    ::testing::Combine(::testing::ValuesIn(kit::kFlitWidths), ::testing::Range(0, 4),
+                       ::testing::Range(0, 3)),
+    [](const ::testing::TestParamInfo<std::tuple<uint32_t, int, int>>& info) {
+      return "stall" + std::to_string(static_cast<int>(kStalls[std::get<1>(info.param)] * 100)) +
+             "_idle" + std::to_string(static_cast<int>(kIdles[std::get<2>(info.param)] * 100)) +
+             "_w" + std::to_string(std::get<0>(info.param));
     });
-
-// ---- CRC ---------------------------------------------------------------------------------------
 
 // ---- Faults: retry hides them -----------------------------------------------------------------
 
@@ -449,104 +486,125 @@ const FaultCase kFaultCases[] = {
     {"outage", "down=2e-4,downlen=3000", true},
 };
 
-class RtlLinkFaults : public ::testing::TestWithParam<int> {};
+class RtlLinkFaults : public ::testing::TestWithParam<std::tuple<uint32_t, int>> {};
 
 TEST_P(RtlLinkFaults, DeliversEveryFlitOnceInOrder) {
-  const FaultCase& fc = kFaultCases[GetParam()];
+  const FaultCase& fc = kFaultCases[std::get<1>(GetParam())];
   kit::Rng rng = kFile.rng();
   FaultSpec f = parse_faults(fc.spec);
   f.seed = kFile.seed();
   std::printf("[   INFO   ] %s faults %s\n", test_name().c_str(), f.str().c_str());
-  LinkBench b(rng, &f);
-  b.dir(0).set(Knobs{0.2, 0.3, 0.002});
-  b.dir(1).set(Knobs{0.0, 0.1, 0.002});
-  b.add_random_packets(0, 12000);
-  b.add_random_packets(1, 12000);
-  b.run(4000000);
-  report(b);
-  EXPECT_EQ(b.failures(), 0);
-  for (int d = 0; d < 2; ++d) {
-    const Dir& x = b.dir(d);
-    const FaultCounts& c = *x.wire->counts();
-    std::printf("[   INFO   ] %s %s wire: %" PRIu64 " words, %" PRIu64 " corrupted, %" PRIu64
-                " dropped, %" PRIu64 " stall cycles, %" PRIu64 " down cycles\n",
-                test_name().c_str(), x.name, c.words, c.flipped_words, c.dropped, c.stall_cycles,
-                c.down_cycles);
-    EXPECT_EQ(x.rx_pkt, x.packets.size()) << x.name << ": every packet delivered";
-    // Every corrupted word is caught by the CRC (the counter saturates at 0xFFFF).
-    EXPECT_EQ(x.far->stat_crc_errors_o, std::min<uint64_t>(c.flipped_words, 0xFFFF)) << x.name;
-    if (c.flipped_words + c.dropped + c.down_cycles > 50) {
-      EXPECT_GT(x.near->stat_replays_o, 0u) << x.name << ": faults but no replay";
+  with_width(std::get<0>(GetParam()), [&](auto w) {
+    using W = decltype(w);
+    LinkBench<W> b(rng, &f);
+    b.dir(0).set(Knobs{0.2, 0.3, 0.002});
+    b.dir(1).set(Knobs{0.0, 0.1, 0.002});
+    b.add_random_packets(0, traffic_flits(W::kBits, 12000));
+    b.add_random_packets(1, traffic_flits(W::kBits, 12000));
+    b.run(4000000);
+    report(b);
+    EXPECT_EQ(b.failures(), 0);
+    for (int d = 0; d < 2; ++d) {
+      const auto& x = b.dir(d);
+      const FaultCounts& c = *x.wire->counts();
+      std::printf("[   INFO   ] %s %s wire: %" PRIu64 " words, %" PRIu64 " corrupted, %" PRIu64
+                  " dropped, %" PRIu64 " stall cycles, %" PRIu64 " down cycles\n",
+                  test_name().c_str(), x.name, c.words, c.flipped_words, c.dropped, c.stall_cycles,
+                  c.down_cycles);
+      EXPECT_EQ(x.rx_pkt, x.packets.size()) << x.name << ": every packet delivered";
+      // Every corrupted word is caught by the CRC (the counter saturates at 0xFFFF).
+      EXPECT_EQ(x.far->stat_crc_errors_o, std::min<uint64_t>(c.flipped_words, 0xFFFF)) << x.name;
+      if (c.flipped_words + c.dropped + c.down_cycles > 50) {
+        EXPECT_GT(x.near->stat_replays_o, 0u) << x.name << ": faults but no replay";
+      }
     }
-  }
-  const bool escalated = b.a().stat_escalated_o;
-  if (fc.expect_escalation) {
-    EXPECT_TRUE(escalated) << "a 3000-cycle outage must escalate";
-    // Control bit 1 (clr_i) clears it; the link is healthy again.
-    b.a().clr_i = 1;
-    b.step();
-    b.a().clr_i = 0;
-    b.step();
-    EXPECT_FALSE(b.a().stat_escalated_o);
-  }
+    const bool escalated = b.a().stat_escalated_o;
+    if (fc.expect_escalation) {
+      EXPECT_TRUE(escalated) << "a 3000-cycle outage must escalate";
+      // Control bit 1 (clr_i) clears it; the link is healthy again.
+      b.a().clr_i = 1;
+      b.step();
+      b.a().clr_i = 0;
+      b.step();
+      EXPECT_FALSE(b.a().stat_escalated_o);
+    }
+  });
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, RtlLinkFaults,
-                         ::testing::Range(0, static_cast<int>(std::size(kFaultCases))),
-                         [](const ::testing::TestParamInfo<int>& info) {
-                           return std::string(kFaultCases[info.param].name);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, RtlLinkFaults,
+    ::testing::Combine(::testing::ValuesIn(kit::kFlitWidths),
+                       ::testing::Range(0, static_cast<int>(std::size(kFaultCases)))),
+    [](const ::testing::TestParamInfo<std::tuple<uint32_t, int>>& info) {
+      return std::string(kFaultCases[std::get<1>(info.param)].name) + "_w" +
+             std::to_string(std::get<0>(info.param));
+    });
 
-// Every error of 1, 2 or 3 bits in a link word (168 CRC'd bits plus the 32-bit CRC) is detected:
-// 200 + 19900 + 1313400 patterns (docs/reliability.md section 2).
-TEST(Crc, DetectsEveryErrorOfUpToThreeBits) {
+// ---- CRC ---------------------------------------------------------------------------------------
+
+class Crc : public ::testing::TestWithParam<uint32_t> {};
+
+// Every error of 1, 2 or 3 bits in a link word (FlitBits + 40 CRC'd bits, six of them the zero
+// bits beside head and tail that are not on the wire, plus the 32-bit CRC) is detected: at 128
+// bits 194 + 18721 + 1198144 patterns (docs/reliability.md section 2).
+TEST_P(Crc, DetectsEveryErrorOfUpToThreeBits) {
+  const uint32_t bits = GetParam();
   kit::Rng rng = kFile.rng();
   rtl::PhyWord w;
-  for (auto& v : w.flit) v = static_cast<uint32_t>(rng());
-  w.flit[4] &= 3u;
+  w.flit_bits = bits;
+  for (uint32_t i = 0; i < bits / 32; ++i) w.flit[i] = static_cast<uint32_t>(rng());
+  w.flit[bits / 32] = static_cast<uint32_t>(rng()) & 3u;
   w.ctl = static_cast<uint32_t>(rng()) & 0x1FFFFFFFu;
   w.crc = w.expected_crc();
   // The CRC is linear: the syndrome of an error pattern is the XOR of the single-bit syndromes
-  // (the check fails exactly when the syndrome is non-zero).
-  constexpr uint32_t kBits = 200;
-  std::vector<uint32_t> syn(kBits);
-  for (uint32_t b = 0; b < kBits; ++b) {
+  // (the check fails exactly when the syndrome is non-zero). Bit numbers: data, head/tail, the
+  // six zero bits (skipped), ctl, crc.
+  const uint32_t crc_bits = bits + 40, all = crc_bits + 32, pad_lo = bits + 2, pad_hi = bits + 8;
+  std::vector<uint32_t> syn(all);
+  for (uint32_t b = 0; b < all; ++b) {
     rtl::PhyWord e = w;
-    if (b < 168) {
-      if (b < 128)
+    if (b < crc_bits) {
+      if (b < pad_lo)
         e.flit[b / 32] ^= 1u << (b % 32);
-      else if (b < 130)
-        e.flit[4] ^= 1u << (b - 128);
-      else if (b < 136)
-        continue;  // the six zero bits of byte 16: not on the wire
+      else if (b < pad_hi)
+        continue;  // the six zero bits beside head and tail: not on the wire
       else
-        e.ctl ^= 1u << (b - 136);
+        e.ctl ^= 1u << (b - pad_hi);
     } else {
-      e.crc ^= 1u << (b - 168);
+      e.crc ^= 1u << (b - crc_bits);
     }
     syn[b] = e.crc ^ e.expected_crc();
   }
+  auto pad = [&](uint32_t b) { return b >= pad_lo && b < pad_hi; };
   uint64_t patterns = 0, missed = 0;
-  for (uint32_t i = 0; i < kBits; ++i) {
-    if (i >= 130 && i < 136) continue;
+  for (uint32_t i = 0; i < all; ++i) {
+    if (pad(i)) continue;
     ++patterns;
     missed += syn[i] == 0;
-    for (uint32_t j = i + 1; j < kBits; ++j) {
-      if (j >= 130 && j < 136) continue;
+    for (uint32_t j = i + 1; j < all; ++j) {
+      if (pad(j)) continue;
       ++patterns;
       missed += (syn[i] ^ syn[j]) == 0;
-      for (uint32_t k = j + 1; k < kBits; ++k) {
-        if (k >= 130 && k < 136) continue;
+      for (uint32_t k = j + 1; k < all; ++k) {
+        if (pad(k)) continue;
         ++patterns;
         missed += (syn[i] ^ syn[j] ^ syn[k]) == 0;
       }
     }
   }
-  std::printf("[   INFO   ] %" PRIu64 " error patterns of 1-3 bits, %" PRIu64 " undetected\n",
-              patterns, missed);
+  std::printf("[   INFO   ] FlitBits %u: %" PRIu64 " error patterns of 1-3 bits, %" PRIu64
+              " undetected\n",
+              bits, patterns, missed);
   EXPECT_EQ(missed, 0u);
-  EXPECT_EQ(patterns, 194u + 194u * 193 / 2 + 194u * 193 * 192 / 6);
+  const uint64_t n = all - 6;  // 194 at 128 bits
+  EXPECT_EQ(n, w.bits());
+  EXPECT_EQ(patterns, n + n * (n - 1) / 2 + n * (n - 1) * (n - 2) / 6);
 }
+
+INSTANTIATE_TEST_SUITE_P(Widths, Crc, ::testing::ValuesIn(kit::kFlitWidths),
+                         [](const ::testing::TestParamInfo<uint32_t>& info) {
+                           return "w" + std::to_string(info.param);
+                         });
 
 TEST(RtlLink, CrcKnownAnswer) {
   const char* check = "123456789";
@@ -557,36 +615,47 @@ TEST(RtlLink, CrcKnownAnswer) {
   h.head = h.tail = true;
   h.w = {0xC0120011u, 0x18400000u, 0x290000C0u, 0x00000000u};
   EXPECT_EQ(packet_crc({h}), 0x011A45ACu);  // Python: zlib.crc32(bytes.fromhex("1100..."))
-  // A link word's CRC: the 21 bytes data, {head, tail}, ctl (docs/reliability.md section 2).
-  rtl::PhyWord w;
-  for (int i = 0; i < 4; ++i) w.flit[i] = h.w[i];
-  w.flit[4] = 3u;
-  w.ctl = 0x10000005u;  // fv, seq 5
-  uint8_t bytes[21];
-  std::memcpy(bytes, w.flit, 16);
-  bytes[16] = 3;
-  const uint8_t ctl[4] = {5, 0, 0, 0x10};
-  std::memcpy(bytes + 17, ctl, 4);
-  EXPECT_EQ(w.expected_crc(), crc32_update(0, bytes, 21));
+  // A link word's CRC: the FlitBits / 8 data bytes, {head, tail}, ctl (docs/reliability.md
+  // section 2): 21 bytes at 128 bits, 13 at 64, 9 at 32 (the head flit of that header).
+  for (uint32_t bits : kit::kFlitWidths) {
+    rtl::PhyWord w;
+    w.flit_bits = bits;
+    for (uint32_t i = 0; i < bits / 32; ++i) w.flit[i] = h.w[i];
+    w.flit[bits / 32] = 3u;
+    w.ctl = 0x10000005u;  // fv, seq 5
+    uint8_t bytes[21];
+    const uint32_t n = bits / 8;
+    std::memcpy(bytes, h.w.data(), n);
+    bytes[n] = 3;
+    const uint8_t ctl[4] = {5, 0, 0, 0x10};
+    std::memcpy(bytes + n + 1, ctl, 4);
+    EXPECT_EQ(w.expected_crc(), crc32_update(0, bytes, n + 5)) << "FlitBits " << bits;
+  }
 }
 
 // ---- Latency, throughput, buffer ---------------------------------------------------------------
 
-TEST(RtlLink, LatencyAndCreditReturn) {
+template <class W>
+class RtlLink : public ::testing::Test {};
+TYPED_TEST_SUITE(RtlLink, Widths, kit::WidthName);
+
+TYPED_TEST(RtlLink, LatencyAndCreditReturn) {
+  using W = TypeParam;
   kit::Rng rng = kFile.rng();
-  LinkBench b(rng);
+  LinkBench<W> b(rng);
   Packet p;
   p.flits.resize(1);
   p.flits[0].head = p.flits[0].tail = true;
   p.flits[0].w = {0x11u, 0x22u, 0x33u, 0x44u};
+  p.flits[0].clip(W::kBits);
   for (int d = 0; d < 2; ++d) b.dir(d).packets.push_back(p);
   std::vector<int> credits;  // A's credit count per cycle
   while (!b.done() || b.cycle() < 40) {
-    credits.push_back(*b.dir(0).tx_credits);  // stat_tx_credits_o in this cycle
+    credits.push_back(b.dir(0).tx_credits());  // stat_tx_credits_o in this cycle
     b.step();
   }
   for (int d = 0; d < 2; ++d) {
-    const Dir& x = b.dir(d);
+    const auto& x = b.dir(d);
     ASSERT_EQ(x.send_cycle.size(), 1u);
     ASSERT_EQ(x.recv_cycle.size(), 1u);
     EXPECT_EQ(x.recv_cycle[0] - x.send_cycle[0], kLatency) << x.name;
@@ -601,16 +670,17 @@ TEST(RtlLink, LatencyAndCreditReturn) {
   EXPECT_EQ(b.failures(), 0);  // and the RTL's credit count equalled the model's every cycle
 }
 
-TEST(RtlLink, FullRateStream) {
+TYPED_TEST(RtlLink, FullRateStream) {
+  using W = TypeParam;
   kit::Rng rng = kFile.rng();
-  LinkBench b(rng);
+  LinkBench<W> b(rng);
   b.add_random_packets(0, 4000);
   b.add_random_packets(1, 4000);
   b.run(20000);
   report(b);
   EXPECT_EQ(b.failures(), 0);
   for (int d = 0; d < 2; ++d) {
-    const Dir& x = b.dir(d);
+    const auto& x = b.dir(d);
     const uint64_t n = x.flits_total;
     ASSERT_EQ(x.send_cycle.size(), n);
     ASSERT_EQ(x.recv_cycle.size(), n);
@@ -626,9 +696,10 @@ TEST(RtlLink, FullRateStream) {
   }
 }
 
-TEST(RtlLink, BufferFillsToExactlyRxBufferFlits) {
+TYPED_TEST(RtlLink, BufferFillsToExactlyRxBufferFlits) {
+  using W = TypeParam;
   kit::Rng rng = kFile.rng();
-  LinkBench b(rng);
+  LinkBench<W> b(rng);
   b.add_random_packets(0, 200);
   b.dir(0).rx.force_stall = true;  // B's exchange takes nothing
   for (int c = 0; c < 100; ++c) b.step();

@@ -1,9 +1,14 @@
 // RTL_TOP: xf_router
+// RTL_TOP: xf_router Vxf_router_w32 -GFlitBits=32
+// RTL_TOP: xf_router Vxf_router_w64 -GFlitBits=64
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_router.sv
 // Block test of the RTL wormhole crossbar (rtl/xf_router.sv, Verilated with its defaults
-// NumIn = 8, NumOut = 8, TableLanes = 4) against a C++ scoreboard that routes every packet by
-// the rule of docs/exchange.md section 7 and packets.md section 8: the model's own
-// (Router::route_of, model/router.hpp).
+// NumIn = 8, NumOut = 8, TableLanes = 4, at each flit width FlitBits 32, 64 and 128: every test
+// runs at the three, names ending in /w32, /w64, /w128) against a C++ scoreboard that routes
+// every packet by the rule of docs/exchange.md section 7 and packets.md section 8: the model's
+// own (Router::route_of, model/router.hpp), applied to the whole 128-bit header while the RTL
+// sees only the head flit (header bits FlitBits-1:0, which hold the routing fields); the later
+// header flits of a narrow packet follow as body flits.
 //
 // Space covered:
 //  - node configurations (RandomTraffic): chips with (ports, tiles) = (3, 5), (2, 4), (4, 2),
@@ -14,9 +19,11 @@
 //    cfg_num_ports), spot-checked through the host read port;
 //  - crossed with output stalls (out_ready low 0%, 30%, 60%, 90% of cycles, drawn per output)
 //    and input idle insertion (0%, 30%, 70%): valid held until ready on every input;
-//  - packets of 1..40 flits with random headers (every field random except the destination
-//    choice: local tiles, tiles that do not exist, remote chips on random lanes) and random
-//    payload; the reserved header bits 127:107 carry (input, packet number) for the scoreboard.
+//  - packets of 1..40 flits at 128 bits (a header flit and 0..39 grains; at 64 and 32 bits
+//    H = 2 or 4 header flits and proportionally fewer grains, so about as many flits) with
+//    random headers (every field random except the destination choice: local tiles, tiles that
+//    do not exist, remote chips on random lanes) and random payload; the reserved header bits
+//    127:107 (in the last header flit) carry (input, packet number) for the scoreboard.
 // Checks: every routed packet arrives whole at its output, flit for flit, never interleaved
 // with another packet on that output, in order per (input, output); misroutes are dropped and
 // stat_misroutes_o equals their count exactly; no flit on an unused output; valid/ready rules
@@ -40,6 +47,8 @@
 #include <vector>
 
 #include "Vxf_router.h"
+#include "Vxf_router_w32.h"
+#include "Vxf_router_w64.h"
 #include "model_test_main.hpp"
 #include "router.hpp"
 #include "rtl_kit.hpp"
@@ -63,6 +72,12 @@ constexpr int kTableEntries = 4 * 4096;
 constexpr int kMaxReportedFailures = 10;
 const kit::TestFile kFile{0x70u, "test_rtl_router"};
 
+using Widths = ::testing::Types<kit::Width<Vxf_router_w32, 32>, kit::Width<Vxf_router_w64, 64>,
+                                kit::Width<Vxf_router, 128>>;
+template <class W>
+class RtlRouter : public ::testing::Test {};
+TYPED_TEST_SUITE(RtlRouter, Widths, kit::WidthName);
+
 // Node configuration (the cfg_* ports).
 struct NodeCfg {
   int ports = 0, tiles = 0;
@@ -84,18 +99,20 @@ int route_of(const NodeCfg& c, const std::vector<uint8_t>& table, const Flit& h)
   return r.route_of(kit::to_model(h));
 }
 
-// The Verilated router and its configuration and table ports.
+// The Verilated router at flit width W::kBits and its configuration and table ports.
+template <class W>
 class RouterBench {
  public:
+  using V = typename W::Dut;
   RouterBench() {
-    dut_.reset([](Vxf_router& d) {
+    dut_.reset([](V& d) {
       d.in_valid_i = 0;
       d.out_ready_i = 0;
       d.cfg_route_we_i = 0;
     });
   }
 
-  Vxf_router& dut() { return *dut_; }
+  V& dut() { return *dut_; }
   uint64_t cycle() const { return dut_.cycle(); }
   void tick() { dut_.tick(); }
 
@@ -128,22 +145,26 @@ class RouterBench {
 
   void set_in(int i, bool valid, const Flit& f) {
     kit::put_field(dut_->in_valid_i, i, 1, valid);
-    kit::put_flit(dut_->in_flit_i, i, f);
+    kit::put_flit(dut_->in_flit_i, i, f, W::kBits);
   }
-  Flit out_flit(int o) const { return kit::get_flit(dut_->out_flit_o, o); }
+  Flit out_flit(int o) const { return kit::get_flit(dut_->out_flit_o, o, W::kBits); }
 
  private:
-  kit::Dut<Vxf_router> dut_;
+  kit::Dut<V> dut_;
 };
 
 // Destination choice for a packet's header.
 enum class Dst { kLocal, kBadTile, kRemote, kAny };
 
+// A packet of `len` flits at 128 bits (a header and len - 1 grains), built and routed at 128 bits
+// and cut into flits of `bits`: at 64 and 32 bits (len - 1) * bits / 128 grains after H header
+// flits, about as many flits.
 Packet make_packet(Rng& rng, const NodeCfg& c, const std::vector<uint8_t>& table, int input,
-                   int number, int len, Dst dst) {
+                   int number, int len, Dst dst, uint32_t bits) {
   Packet p;
   p.src = input;
   p.number = number;
+  len = 1 + (len - 1) * static_cast<int>(bits) / 128;
   for (int k = 0; k < len; ++k) {
     Flit f;
     f.head = (k == 0);
@@ -176,6 +197,7 @@ Packet make_packet(Rng& rng, const NodeCfg& c, const std::vector<uint8_t>& table
   // The reserved header bits carry the scoreboard's tag: input and packet number.
   kit::PacketScoreboard::tag(h, input, number & 0xFFFF);
   p.out = route_of(c, table, h);
+  p.flits = kit::split_packet(p.flits, bits);
   return p;
 }
 
@@ -195,14 +217,16 @@ std::vector<uint8_t> random_table(Rng& rng, int ports) {
 }
 
 // Drives packets into the router and checks everything that comes out.
+template <class W>
 class Traffic {
  public:
-  Traffic(RouterBench& b, const NodeCfg& c, int active_inputs)
+  Traffic(RouterBench<W>& b, const NodeCfg& c, int active_inputs)
       : b_(b),
         cfg_(c),
         active_(active_inputs),
         fails_(kFile),
-        sb_(kNumOut, kNumIn, fails_, [](int o) { return std::to_string(o); }),
+        sb_(
+            kNumOut, kNumIn, fails_, [](int o) { return std::to_string(o); }, W::kBits),
         src_(kNumIn),
         outs_(kNumIn),
         waiting_(kNumOut, std::vector<int>(kNumIn, -1)) {}
@@ -222,10 +246,11 @@ class Traffic {
 
   // One cycle: drive, sample both sides, clock.
   void step(Rng& rng) {
-    Vxf_router& d = b_.dut();
+    auto& d = b_.dut();
     for (int i = 0; i < kNumIn; ++i) {
       const bool valid = src_[i].offer(rng);
-      b_.set_in(i, valid, valid ? src_[i].flit() : kit::junk_flit(rng));  // garbage if not valid
+      // garbage if not valid
+      b_.set_in(i, valid, valid ? src_[i].flit() : kit::junk_flit(rng, W::kBits));
     }
     uint32_t ready = 0;
     for (int o = 0; o < kNumOut; ++o) {
@@ -319,7 +344,7 @@ class Traffic {
 
   void fail(const std::string& what) { fails_.fail(b_.cycle(), what); }
 
-  RouterBench& b_;
+  RouterBench<W>& b_;
   NodeCfg cfg_;
   int active_;
   kit::Failures fails_;
@@ -340,7 +365,8 @@ struct Config {
   int active;
 };
 
-TEST(RtlRouter, RandomTraffic) {
+TYPED_TEST(RtlRouter, RandomTraffic) {
+  using W = TypeParam;
   Rng rng = kFile.rng();
   const Config configs[] = {
       {{3, 5, true, 0x123}, 8}, {{8, 0, false, 0x7FF}, 8}, {{2, 4, true, 5}, 5},
@@ -352,7 +378,7 @@ TEST(RtlRouter, RandomTraffic) {
   uint64_t packets = 0, misroutes = 0, flits = 0, runs = 0;
   int max_wait = 0, failures = 0;
   for (const Config& cfg : configs) {
-    RouterBench bench;
+    RouterBench<W> bench;
     bench.set_cfg(cfg.node);
     const std::vector<uint8_t> table = random_table(rng, cfg.node.ports);
     bench.load_table(table);
@@ -363,7 +389,7 @@ TEST(RtlRouter, RandomTraffic) {
     uint32_t misroutes_so_far = 0;
     for (int stall : stalls) {
       for (int idle : idles) {
-        Traffic t(bench, cfg.node, cfg.active);
+        Traffic<W> t(bench, cfg.node, cfg.active);
         t.set_misroutes_base(misroutes_so_far);
         for (int o = 0; o < kNumOut; ++o)
           t.set_stall(o, stall ? static_cast<int>(rnd(rng, stall + 1)) : 0);
@@ -372,7 +398,7 @@ TEST(RtlRouter, RandomTraffic) {
         for (int i = 0; i < cfg.active; ++i) {
           for (int n = 0; n < 40; ++n) {
             const int len = rnd(rng, 4) == 0 ? 1 : 1 + static_cast<int>(rnd(rng, 40));
-            t.add(make_packet(rng, cfg.node, table, i, n, len, Dst::kAny));
+            t.add(make_packet(rng, cfg.node, table, i, n, len, Dst::kAny, W::kBits));
           }
         }
         t.run(rng, 400000);
@@ -395,22 +421,24 @@ TEST(RtlRouter, RandomTraffic) {
 }
 
 // All 8 inputs saturate one output: heads in strict round-robin order, one flit every cycle.
-TEST(RtlRouter, SaturationRoundRobin) {
+TYPED_TEST(RtlRouter, SaturationRoundRobin) {
+  using W = TypeParam;
   Rng rng = kFile.rng();
   for (int stall : {0, 50}) {
-    RouterBench bench;
+    RouterBench<W> bench;
     const NodeCfg node{0, 1, true, 9};  // one tile: every packet to output 0
     bench.set_cfg(node);
     const std::vector<uint8_t> table = random_table(rng, 0);
     bench.load_table(table);
-    Traffic t(bench, node, kNumIn);
+    Traffic<W> t(bench, node, kNumIn);
     t.set_stall(0, stall);
     int flits = 0;
     for (int i = 0; i < kNumIn; ++i) {
       for (int n = 0; n < 30; ++n) {
         const int len = 1 + static_cast<int>(rnd(rng, 40));
-        flits += len;
-        t.add(make_packet(rng, node, table, i, n, len, Dst::kLocal));
+        const Packet p = make_packet(rng, node, table, i, n, len, Dst::kLocal, W::kBits);
+        flits += static_cast<int>(p.flits.size());
+        t.add(p);
       }
     }
     t.run(rng, 100000);
@@ -433,17 +461,20 @@ TEST(RtlRouter, SaturationRoundRobin) {
 
 // One input streams back-to-back packets to one output; every output used at once by its own
 // input (8 disjoint streams): each output moves a flit every cycle; latency is 1 cycle.
-TEST(RtlRouter, BackToBackThroughput) {
+TYPED_TEST(RtlRouter, BackToBackThroughput) {
+  using W = TypeParam;
   Rng rng = kFile.rng();
-  RouterBench bench;
+  RouterBench<W> bench;
   const NodeCfg node{0, 8, true, 3};  // 8 tiles: output o = tile o
   bench.set_cfg(node);
   const std::vector<uint8_t> table = random_table(rng, 0);
   bench.load_table(table);
   // Latency: a lone one-flit packet taken in cycle t leaves in t + 1.
   {
-    Packet p = make_packet(rng, node, table, 2, 0, 1, Dst::kLocal);
-    Vxf_router& d = bench.dut();
+    Packet p = make_packet(rng, node, table, 2, 0, 1, Dst::kLocal, W::kBits);
+    p.flits.resize(1);  // one flit at every width (as XREQ)
+    p.flits[0].tail = true;
+    auto& d = bench.dut();
     d.out_ready_i = 0xFF;
     bench.set_in(2, true, p.flits[0]);
     d.eval();
@@ -458,17 +489,17 @@ TEST(RtlRouter, BackToBackThroughput) {
     d.eval();
     EXPECT_EQ(d.out_valid_o, 0u);
   }
-  Traffic t(bench, node, 1);
+  Traffic<W> t(bench, node, 1);
   std::vector<int> flits(kNumOut, 0);
   for (int i = 0; i < kNumIn; ++i) {
     for (int n = 0; n < 50; ++n) {
       const int len = 1 + static_cast<int>(rnd(rng, 40));
-      Packet p = make_packet(rng, node, table, i, n, len, Dst::kLocal);
+      Packet p = make_packet(rng, node, table, i, n, len, Dst::kLocal, W::kBits);
       // Input i to tile i.
       p.flits[0].set(kDstTile, static_cast<uint64_t>(i));
       p.out = route_of(node, table, p.flits[0]);
       ASSERT_EQ(p.out, i);
-      flits[i] += len;
+      flits[i] += static_cast<int>(p.flits.size());
       t.add(p);
     }
   }
@@ -483,9 +514,10 @@ TEST(RtlRouter, BackToBackThroughput) {
 
 // A misrouted packet is consumed at one flit per cycle and counted once; the packet behind it
 // still arrives; misroutes of every kind (0xFF, port >= cfg_num_ports, missing tile).
-TEST(RtlRouter, MisrouteDrop) {
+TYPED_TEST(RtlRouter, MisrouteDrop) {
+  using W = TypeParam;
   Rng rng = kFile.rng();
-  RouterBench bench;
+  RouterBench<W> bench;
   const NodeCfg node{2, 3, true, 40};
   bench.set_cfg(node);
   std::vector<uint8_t> table(kTableEntries, 0xFF);
@@ -494,7 +526,7 @@ TEST(RtlRouter, MisrouteDrop) {
   table[3 * 4096 + 43] = 7;  // an output that exists but is a tile output: not a link
   bench.load_table(table);
   auto header_for = [&](uint32_t chip, uint32_t tile, uint32_t lane, int len, int number) {
-    Packet p = make_packet(rng, node, table, 0, number, len, Dst::kRemote);
+    Packet p = make_packet(rng, node, table, 0, number, len, Dst::kRemote, W::kBits);
     Flit& h = p.flits[0];
     h.set(kDstChip, chip).set(kDstTile, tile).set(kLane, lane);
     p.out = route_of(node, table, h);
@@ -513,7 +545,7 @@ TEST(RtlRouter, MisrouteDrop) {
     ASSERT_EQ(bad.out, c.want_out) << "chip " << c.chip << " tile " << c.tile;
     Packet good = header_for(41, 0, 1, 5, number++);
     // Drive directly: every flit presented back to back; count the cycles to take them.
-    Vxf_router& d = bench.dut();
+    auto& d = bench.dut();
     d.out_ready_i = 0xFF;
     uint64_t first = 0, last = 0;
     int seen_good = 0;
@@ -537,9 +569,12 @@ TEST(RtlRouter, MisrouteDrop) {
       bench.tick();
     }
     if (bad.out < 0) ++expected_misroutes;
-    // 40 flits taken in 40 consecutive cycles, routed or dropped.
-    EXPECT_EQ(last - first, 39u) << "chip " << c.chip << " tile " << c.tile;
-    EXPECT_EQ(seen_good, 5 + (bad.out == 1 ? 40 : 0)) << "chip " << c.chip;
+    // The bad packet's flits (40 at 128 bits) taken in as many consecutive cycles, routed or
+    // dropped.
+    const int nb = static_cast<int>(bad.flits.size()), ng = static_cast<int>(good.flits.size());
+    EXPECT_EQ(last - first, static_cast<uint64_t>(nb - 1))
+        << "chip " << c.chip << " tile " << c.tile;
+    EXPECT_EQ(seen_good, ng + (bad.out == 1 ? nb : 0)) << "chip " << c.chip;
     EXPECT_EQ(d.stat_misroutes_o, expected_misroutes) << "chip " << c.chip;
   }
   std::printf("[  VECTORS ] %s: %zu cases, %u misroutes\n", test_name().c_str(),
@@ -547,9 +582,10 @@ TEST(RtlRouter, MisrouteDrop) {
 }
 
 // The host port: every entry written is read back; a switch node routes its own id remotely.
-TEST(RtlRouter, HostTablePort) {
+TYPED_TEST(RtlRouter, HostTablePort) {
+  using W = TypeParam;
   Rng rng = kFile.rng();
-  RouterBench bench;
+  RouterBench<W> bench;
   const NodeCfg node{4, 0, false, 12};
   bench.set_cfg(node);
   std::vector<uint8_t> table(kTableEntries);
@@ -565,8 +601,8 @@ TEST(RtlRouter, HostTablePort) {
   // A switch node: a packet for chip 12 (its own id) follows the table, not a tile.
   table[2 * 4096 + 12] = 3;
   bench.load_table(table);
-  Traffic t(bench, node, 1);
-  Packet p = make_packet(rng, node, table, 0, 0, 3, Dst::kRemote);
+  Traffic<W> t(bench, node, 1);
+  Packet p = make_packet(rng, node, table, 0, 0, 3, Dst::kRemote, W::kBits);
   p.flits[0].set(kDstChip, 12).set(kLane, 2);
   p.out = route_of(node, table, p.flits[0]);
   ASSERT_EQ(p.out, 3);

@@ -1,7 +1,12 @@
 // RTL_TOP: xf_xb
+// RTL_TOP: xf_xb Vxf_xb_w32 -GFlitBits=32
+// RTL_TOP: xf_xb Vxf_xb_w64 -GFlitBits=64
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_fifo.sv rtl/xf_xb.sv
 // Block test of the RTL exchange block (rtl/xf_xb.sv, Verilated with its defaults: NumTiles =
-// 16, QueueFlits = 32, XOFF at 24, XON at 8) driven by C++ models of the tiles that obey the
+// 16, QueueFlits = 32, XOFF at 24, XON at 8, at each flit width FlitBits 32, 64 and 128: every
+// test runs at the three, names ending in /w32 ... or W32 ...; the thresholds count flits at
+// every width, so the budgets and the traces are the same) driven by C++ models of the tiles that
+// obey the
 // XB protocol of docs/exchange.md section 3 with the real latencies: a message the XB sends in
 // cycle t reaches its tile in t + XbCtrlLatencyCycles (2), and an XREQ, flit or XDONE the tile
 // emits in cycle t reaches the XB in t + ExchangeLatencyCycles (2); one emission per tile and
@@ -20,8 +25,10 @@
 //
 // Space covered (RandomSessions, a parameter sweep): active tiles {1, 2, 4, 16} (tiles above
 // that idle; 1 = only tile 0) x link stalls (out_ready_i low) {0, 25, 50, 75, 90} % x tile idle
-// insertion {0, 30} % x tile XOFF reaction {same cycle, one cycle later}. Sessions of 1..3
-// packets of 0..127 payload flits (mostly short), random gaps 0..12 cycles between sessions
+// insertion {0, 30} % x tile XOFF reaction {same cycle, one cycle later} x flit width (at 32 and
+// 64 bits without the 30 % idle half). Sessions of 1..3 packets of H = 128/FlitBits header flits
+// and 0..127 grains of 128/FlitBits payload flits (mostly short), random gaps 0..12 cycles between
+// sessions
 // (0: XREQ right after XDONE). Directed tests: reset state; the two-session trace of
 // docs/exchange.md 3.1 (cycle-exact, pin level); the XOFF/XON episode of 3.2 (peak 27/28, XON
 // at 8, queue bottoms at 4/3 without running dry); simultaneous and interleaved requests;
@@ -45,6 +52,8 @@
 #include <vector>
 
 #include "Vxf_xb.h"
+#include "Vxf_xb_w32.h"
+#include "Vxf_xb_w64.h"
 #include "model_test_main.hpp"
 #include "rtl_kit.hpp"
 #include "rtl_kit_model.hpp"
@@ -56,6 +65,8 @@ namespace {
 
 using kit::Flit;
 using kit::hdr::kDstAddr;
+using kit::hdr::kDstChip;
+using kit::hdr::kDstTile;
 using kit::hdr::kLen;
 using kit::hdr::kOpcode;
 using kit::hdr::kSeq;
@@ -77,22 +88,61 @@ static_assert(kMsgGrant == static_cast<int>(XbMsg::kGrant) &&
               "msg_kind_o is XbMsg");
 const char* kind_name(int k) { return k == kMsgGrant ? "GRANT" : k == kMsgXon ? "XON" : "XOFF"; }
 
-// Packet p of session s of tile t: a Write header (src_tile, seq, len) and payload flits whose
-// words name the tile, session, packet and flit, so any misplaced flit is recognisable.
+using W32 = kit::Width<Vxf_xb_w32, 32>;
+using W64 = kit::Width<Vxf_xb_w64, 64>;
+using W128 = kit::Width<Vxf_xb, 128>;
+using Widths = ::testing::Types<W32, W64, W128>;
+
+template <class F>
+void with_width(uint32_t bits, F&& f) {
+  if (bits == 32)
+    f(W32{});
+  else if (bits == 64)
+    f(W64{});
+  else
+    f(W128{});
+}
+
+uint32_t mix(uint32_t x) {
+  x ^= x >> 16;
+  x *= 0x7FEB352Du;
+  x ^= x >> 15;
+  x *= 0x846CA68Bu;
+  return x ^ (x >> 16);
+}
+
+// Packet p of session s of tile t at flit width `bits`: a Write header (src_tile, seq, len of
+// `grains` grains; dst_chip, dst_tile, dst_addr and the reserved tag bits name tile, session and
+// packet, so that the header flits of a narrow width differ between the packets of a session and
+// between tiles: the overflow test finds its lost flits by value) as H header flits, and grains *
+// 128/bits payload flits whose words name the tile, session, packet and flit, so any misplaced
+// flit is recognisable.
 std::vector<Flit> make_packet(int tile, uint32_t session, uint32_t pkt, uint32_t seq,
-                              uint32_t payload_flits) {
-  std::vector<Flit> v;
-  v.push_back(Flit::header({{kOpcode, 0},  // Write
-                            {kLen, payload_flits * kFlitBytes},
-                            {kSrcTile, static_cast<uint32_t>(tile)},
-                            {kSeq, seq},
-                            {kDstAddr, session & 0xFFFFFu}},
-                           payload_flits == 0));
-  for (uint32_t i = 0; i < payload_flits; ++i) {
+                              uint32_t grains, uint32_t bits) {
+  const uint32_t t = static_cast<uint32_t>(tile);
+  Flit h = Flit::header({{kOpcode, 0},  // Write
+                         {kLen, grains * kGrainBytes},
+                         {kSrcTile, t},
+                         {kSeq, seq},
+                         {kDstChip, ((session & 0xFFu) << 4) | (pkt & 0xFu)},
+                         {kDstTile, t},
+                         {kDstAddr, (t << 20) | ((pkt & 0xFu) << 16) | ((session & 0xFFFu) << 4)},
+                         {kit::hdr::kTagSrc, t},
+                         {kit::hdr::kTagNum, ((session << 2) | pkt) & 0xFFFFu}},
+                        grains == 0);
+  std::vector<Flit> v = kit::split_packet({h}, bits);
+  const uint32_t n = grains * kit::grain_flits(bits);
+  for (uint32_t i = 0; i < n; ++i) {
     Flit d;
-    d.tail = i + 1 == payload_flits;
-    d.w = {0x5EB10000u | static_cast<uint32_t>(tile), session, (pkt << 16) | i,
-           (session * 2654435761u) ^ (i * 40503u) ^ static_cast<uint32_t>(tile << 24)};
+    d.tail = i + 1 == n;
+    if (bits == 128) {
+      d.w = {0x5EB10000u | t, session, (pkt << 16) | i,
+             (session * 2654435761u) ^ (i * 40503u) ^ (t << 24)};
+    } else {
+      for (uint32_t k = 0; k < bits / 32; ++k)
+        d.w[k] = mix((t << 28) ^ (session << 14) ^ (pkt << 12) ^ (i << 2) ^ k);
+    }
+    v.back().tail = false;
     v.push_back(d);
   }
   return v;
@@ -116,7 +166,8 @@ struct TileModel {
   uint64_t stop_at = 0;      // no new session starts at or after this cycle
   int sessions_left = -1;    // < 0: unlimited (until stop_at)
   int gap = 0;               // cycles before the next session
-  int max_payload = 127;     // largest packet payload in flits
+  int max_payload = 127;     // largest packet payload in grains
+  uint32_t bits = 128;       // flit width
   // Protocol state.
   bool in_session = false, requested = false, xon = false;
   uint32_t session = 0, seq = 0;
@@ -144,7 +195,7 @@ struct TileModel {
                      : r < 95 ? 5 + static_cast<uint32_t>(rng() % 16)
                               : static_cast<uint32_t>(rng() % 128);
       len = std::min<uint32_t>(len, static_cast<uint32_t>(max_payload));
-      const auto pk = make_packet(id, session, static_cast<uint32_t>(p), seq++, len);
+      const auto pk = make_packet(id, session, static_cast<uint32_t>(p), seq++, len, bits);
       cur.insert(cur.end(), pk.begin(), pk.end());
     }
   }
@@ -206,17 +257,23 @@ struct Config {
   bool react_late = false;
 };
 
-// The Verilated XB, the tiles, the model's XB and the end-to-end scoreboard.
+// The Verilated XB at flit width W::kBits, the tiles, the model's XB and the end-to-end
+// scoreboard.
+template <class W>
 class XbBench {
  public:
+  using V = typename W::Dut;
   explicit XbBench(kit::Rng& rng) : rng_(rng), fails_(kFile) {
-    for (int t = 0; t < kNumTiles; ++t) tiles_[t].id = t;
-    dut_.reset([this](Vxf_xb&) { drive_idle(); });
+    for (int t = 0; t < kNumTiles; ++t) {
+      tiles_[t].id = t;
+      tiles_[t].bits = W::kBits;
+    }
+    dut_.reset([this](V&) { drive_idle(); });
   }
 
   TileModel& tile(int t) { return tiles_[t]; }
   VerilatedContext& ctx() { return dut_.ctx(); }
-  Vxf_xb& dut() { return *dut_; }
+  V& dut() { return *dut_; }
   const model::Xb& ref() const { return ref_; }
   uint64_t now() const { return dut_.cycle(); }
   int failures() const { return fails_.count(); }
@@ -352,12 +409,12 @@ class XbBench {
     dut_->xreq_i = static_cast<uint16_t>(xreq);
     dut_->xdone_i = static_cast<uint16_t>(xdone);
     dut_->in_valid_i = in_valid;
-    kit::put_flit(dut_->in_flit_i, 0, in);
+    kit::put_flit(dut_->in_flit_i, 0, in, W::kBits);
     dut_->out_ready_i = ready;
   }
   void drive_idle() { drive(0, 0, false, Flit{}, false); }
 
-  Flit out_flit() { return kit::get_flit(dut_->out_flit_o); }
+  Flit out_flit() { return kit::get_flit(dut_->out_flit_o, 0, W::kBits); }
 
   // Rising edge, inputs held; then the falling edge (inputs change after it).
   void clock() { dut_.tick(); }
@@ -399,7 +456,7 @@ class XbBench {
   }
 
   kit::Rng& rng_;
-  kit::Dut<Vxf_xb> dut_;
+  kit::Dut<V> dut_;
   kit::Failures fails_;
   std::array<TileModel, kNumTiles> tiles_;
   model::Xb ref_;  // the golden XB: the model's own class
@@ -413,13 +470,11 @@ class XbBench {
 
 // ---- Random sessions: the parameter sweep -------------------------------------------------------
 
-class XbRandom : public ::testing::TestWithParam<std::tuple<int, int, int, bool>> {};
+class XbRandom : public ::testing::TestWithParam<std::tuple<uint32_t, int, int, int, bool>> {};
 
-TEST_P(XbRandom, RandomSessions) {
-  Config c;
-  std::tie(c.tiles, c.stall_pct, c.idle_pct, c.react_late) = GetParam();
-  auto rng = kFile.rng();
-  XbBench b(rng);
+template <class W>
+void random_sessions(const Config& c, kit::Rng& rng) {
+  XbBench<W> b(rng);
   b.link.stall_pct = c.stall_pct;
   b.budget_peak = kXoffFlits + (c.react_late ? 4 : 3);
   constexpr uint64_t kCycles = 40000;
@@ -431,7 +486,7 @@ TEST_P(XbRandom, RandomSessions) {
     m.stop_at = kCycles;
     m.gap = static_cast<int>(rng() % 8);
     // Long packets only where the link is fast enough to drain them within the run.
-    m.max_payload = c.stall_pct >= 75 ? 32 : 127;
+    m.max_payload = (c.stall_pct >= 75 ? 32 : 127) * static_cast<int>(W::kBits) / 128;
   }
   while (b.now() < kCycles) b.cycle();
   b.drain(200000);
@@ -451,30 +506,52 @@ TEST_P(XbRandom, RandomSessions) {
     EXPECT_GT(b.msgs_of_kind[kMsgXoff], 0u);
     EXPECT_GT(b.msgs_of_kind[kMsgXon], 0u);
   }
-  std::printf(
-      "[   INFO   ] tiles %2d stall %2d%% idle %2d%% xoff %s: %" PRIu64 " sessions, %" PRIu64
-      " flits, %" PRIu64 " cycles, %" PRIu64 " XOFF, max occupancy %u/%u\n",
-      c.tiles, c.stall_pct, c.idle_pct, c.react_late ? "late" : "same", sessions, flits, b.now(),
-      b.msgs_of_kind[kMsgXoff], static_cast<unsigned>(b.dut().stat_max_occupancy_o), kQueue);
+  std::printf("[   INFO   ] FlitBits %3u tiles %2d stall %2d%% idle %2d%% xoff %s: %" PRIu64
+              " sessions, %" PRIu64 " flits, %" PRIu64 " cycles, %" PRIu64
+              " XOFF, max occupancy %u/%u\n",
+              W::kBits, c.tiles, c.stall_pct, c.idle_pct, c.react_late ? "late" : "same", sessions,
+              flits, b.now(), b.msgs_of_kind[kMsgXoff],
+              static_cast<unsigned>(b.dut().stat_max_occupancy_o), kQueue);
+}
+
+TEST_P(XbRandom, RandomSessions) {
+  Config c;
+  uint32_t bits = 0;
+  std::tie(bits, c.tiles, c.stall_pct, c.idle_pct, c.react_late) = GetParam();
+  auto rng = kFile.rng();
+  with_width(bits, [&](auto w) { random_sessions<decltype(w)>(c, rng); });
 }
 
 std::string sweep_name(const ::testing::TestParamInfo<XbRandom::ParamType>& p) {
-  return "Tiles" + std::to_string(std::get<0>(p.param)) + "Stall" +
-         std::to_string(std::get<1>(p.param)) + "Idle" + std::to_string(std::get<2>(p.param)) +
-         (std::get<3>(p.param) ? "XoffLate" : "XoffSame");
+  return "Tiles" + std::to_string(std::get<1>(p.param)) + "Stall" +
+         std::to_string(std::get<2>(p.param)) + "Idle" + std::to_string(std::get<3>(p.param)) +
+         (std::get<4>(p.param) ? "XoffLate" : "XoffSame") + "W" +
+         std::to_string(std::get<0>(p.param));
 }
 
 INSTANTIATE_TEST_SUITE_P(Sweep, XbRandom,
-                         ::testing::Combine(::testing::Values(1, 2, 4, 16),
+                         ::testing::Combine(::testing::Values(128u), ::testing::Values(1, 2, 4, 16),
                                             ::testing::Values(0, 25, 50, 75, 90),
                                             ::testing::Values(0, 30), ::testing::Bool()),
+                         sweep_name);
+// The narrow widths without the idle half (the tiles' idle insertion does not depend on it).
+INSTANTIATE_TEST_SUITE_P(SweepNarrow, XbRandom,
+                         ::testing::Combine(::testing::Values(32u, 64u),
+                                            ::testing::Values(1, 2, 4, 16),
+                                            ::testing::Values(0, 25, 50, 75, 90),
+                                            ::testing::Values(0), ::testing::Bool()),
                          sweep_name);
 
 // ---- Directed tests ---------------------------------------------------------------------------
 
-TEST(Xb, ResetState) {
+template <class W>
+class Xb : public ::testing::Test {};
+TYPED_TEST_SUITE(Xb, Widths, kit::WidthName);
+
+TYPED_TEST(Xb, ResetState) {
+  using W = TypeParam;
   auto rng = kFile.rng();
-  XbBench b(rng);
+  XbBench<W> b(rng);
   b.drive_idle();
   b.dut().eval();
   EXPECT_EQ(b.dut().msg_valid_o, 0);
@@ -490,30 +567,35 @@ TEST(Xb, ResetState) {
   EXPECT_EQ(b.dut().out_valid_o, 0);
 }
 
-// docs/exchange.md section 3.1 at the XB's pins (cycle numbers of the trace): XREQs of tiles 0
-// and 1 arrive in 16, GRANT 0 in 16; tile 0's H D D arrive in 20..22 and leave the same cycles;
-// its XDONE arrives in 23, GRANT 1 in 23; tile 1's flits arrive in 27..29; XDONE in 30.
-TEST(Xb, SessionTrace) {
+// docs/exchange.md section 3.1 at the XB's pins (cycle numbers of the trace at 128 bits): XREQs
+// of tiles 0 and 1 arrive in 16, GRANT 0 in 16; tile 0's H D D arrive in 20..22 and leave the
+// same cycles; its XDONE arrives in 23, GRANT 1 in 23; tile 1's flits arrive in 27..29; XDONE in
+// 30. At a narrow width the packets (a header and two grains) have n = H + 2*128/FlitBits flits
+// and the trace stretches by n - 3 cycles per packet.
+TYPED_TEST(Xb, SessionTrace) {
+  using W = TypeParam;
   auto rng = kFile.rng();
-  XbBench b(rng);
-  const auto p0 = make_packet(0, 0, 0, 0, 2), p1 = make_packet(1, 0, 0, 0, 2);
-  for (uint64_t cyc = 0; cyc <= 32; ++cyc) {
+  XbBench<W> b(rng);
+  const auto p0 = make_packet(0, 0, 0, 0, 2, W::kBits), p1 = make_packet(1, 0, 0, 0, 2, W::kBits);
+  const uint64_t n = p0.size();  // 3 at 128 bits
+  const uint64_t done0 = 20 + n, start1 = done0 + 4, done1 = start1 + n;
+  for (uint64_t cyc = 0; cyc <= done1 + 2; ++cyc) {
     uint32_t xreq = 0, xdone = 0, want_msg = 0;
     int data = -1, tile = 0;
     if (cyc == 16) {  // both XREQs arrive; tile 0 is granted at once
       xreq = 3;
       want_msg = 1;
     }
-    if (cyc >= 20 && cyc <= 22) data = static_cast<int>(cyc - 20);
-    if (cyc == 23) {  // tile 0's XDONE: tile 1 is granted in the same cycle
+    if (cyc >= 20 && cyc < done0) data = static_cast<int>(cyc - 20);
+    if (cyc == done0) {  // tile 0's XDONE: tile 1 is granted in the same cycle
       xdone = 1;
       want_msg = 2;
     }
-    if (cyc >= 27 && cyc <= 29) {
-      data = static_cast<int>(cyc - 27);
+    if (cyc >= start1 && cyc < done1) {
+      data = static_cast<int>(cyc - start1);
       tile = 1;
     }
-    if (cyc == 30) xdone = 2;
+    if (cyc == done1) xdone = 2;
     const Flit in = data >= 0 ? (tile == 0 ? p0 : p1)[static_cast<size_t>(data)] : Flit{};
     b.drive(xreq, xdone, data >= 0, in, true);
     b.dut().eval();
@@ -525,7 +607,7 @@ TEST(Xb, SessionTrace) {
     if (data >= 0) {
       EXPECT_TRUE(b.out_flit() == in) << "cycle " << cyc;
     }
-    if (cyc == 24) {
+    if (cyc == done0 + 1) {
       EXPECT_EQ(b.dut().stat_granted_valid_o, 1);
       EXPECT_EQ(b.dut().stat_granted_tile_o, 1);
     }
@@ -540,10 +622,11 @@ TEST(Xb, SessionTrace) {
 // XOFF when the queue reaches 24; the queue peaks at 27 (tile stops in the cycle it sees XOFF)
 // or 28 (one cycle later). Then the link drains one flit per cycle: XON at 8, and the queue
 // bottoms out at 4 (3) before the tile's flits arrive again; it never runs dry.
-TEST(Xb, XoffXonEpisode) {
+TYPED_TEST(Xb, XoffXonEpisode) {
+  using W = TypeParam;
   auto rng = kFile.rng();
   for (const bool late : {false, true}) {
-    XbBench b(rng);
+    XbBench<W> b(rng);
     b.budget_peak = kXoffFlits + (late ? 4 : 3);
     TileModel& m = b.tile(0);
     m.active = true;
@@ -552,10 +635,11 @@ TEST(Xb, XoffXonEpisode) {
     m.stop_at = ~0ull;
     m.max_payload = 0;
     b.link.force_stall = true;
-    // One long session: 3 packets of 40 payload flits.
+    // One long session: 3 packets of 40 payload flits (123 flits at 128 bits; 40*FlitBits/128
+    // grains at a narrow width, 126 flits at 64 bits, 132 at 32).
     std::vector<Flit> sess;
     for (uint32_t p = 0; p < 3; ++p) {
-      const auto pk = make_packet(0, 0, p, p, 40);
+      const auto pk = make_packet(0, 0, p, p, 40 * W::kBits / 128, W::kBits);
       sess.insert(sess.end(), pk.begin(), pk.end());
     }
     m.scripted.push_back(sess);
@@ -577,7 +661,7 @@ TEST(Xb, XoffXonEpisode) {
     EXPECT_EQ(b.min_occ_after_xon, late ? 3u : 4u) << "late " << late;
     b.drain(2000);
     EXPECT_EQ(b.failures(), 0);
-    EXPECT_EQ(b.flits_out(), 123u);
+    EXPECT_EQ(b.flits_out(), sess.size());
     std::printf("[   INFO   ] XOFF reaction %s: peak %u, XON at %u, refill bottom %u\n",
                 late ? "one cycle late" : "same cycle", kXoffFlits + (late ? 4u : 3u), kXonFlits,
                 b.min_occ_after_xon);
@@ -586,9 +670,10 @@ TEST(Xb, XoffXonEpisode) {
 
 // Simultaneous requests are served in ascending tile order, later ones after them; an XDONE
 // and a new XREQ in the same cycle; requests wait while the queue is at or above XOFF.
-TEST(Xb, RequestOrder) {
+TYPED_TEST(Xb, RequestOrder) {
+  using W = TypeParam;
   auto rng = kFile.rng();
-  XbBench b(rng);
+  XbBench<W> b(rng);
   auto step = [&](uint32_t xreq, uint32_t xdone, bool valid, bool ready) -> uint32_t {
     Flit f;
     f.head = f.tail = true;
@@ -621,10 +706,11 @@ TEST(Xb, RequestOrder) {
 
 // Protocol errors latch stat_proto_err_o (and change nothing else): data with no grant, an
 // XDONE from a tile without the grant, an XREQ from a tile that already waits.
-TEST(Xb, ProtocolErrors) {
+TYPED_TEST(Xb, ProtocolErrors) {
+  using W = TypeParam;
   auto rng = kFile.rng();
   for (int which = 0; which < 3; ++which) {
-    XbBench b(rng);
+    XbBench<W> b(rng);
     b.ctx().errorLimit(1000000);  // none of these is an assertion; keep running regardless
     Flit f;
     f.head = f.tail = true;
@@ -653,9 +739,10 @@ TEST(Xb, ProtocolErrors) {
 // queue: QueueNoOverflow_A fires (counted, not fatal, here), stat_overflow_o latches and
 // stat_overflow_count_o counts the flits that found the queue full. The XB does not hang: the
 // link drains, the violator's session ends and the next tile's session comes out intact.
-TEST(Xb, XoffViolationOverflows) {
+TYPED_TEST(Xb, XoffViolationOverflows) {
+  using W = TypeParam;
   auto rng = kFile.rng();
-  XbBench b(rng);
+  XbBench<W> b(rng);
   b.ctx().errorLimit(1000000);  // an assertion failure increments errorCount and continues
   b.ctx().fatalOnError(false);
   b.check_budget = false;
@@ -669,10 +756,10 @@ TEST(Xb, XoffViolationOverflows) {
   good.sessions_left = 1;
   good.stop_at = ~0ull;
   good.gap = 5;  // requests after tile 3
-  // The violator's session: 60 flits.
+  // The violator's session: 60 flits (3 packets of 20 flits at every width).
   std::vector<Flit> sess;
   for (uint32_t p = 0; p < 3; ++p) {
-    const auto pk = make_packet(3, 0, p, p, 19);
+    const auto pk = make_packet(3, 0, p, p, 19 * W::kBits / 128, W::kBits);
     sess.insert(sess.end(), pk.begin(), pk.end());
   }
   bad.scripted.push_back(sess);
