@@ -58,7 +58,7 @@ module xf_tile_send #(
   // bits of a DMEM word index or word count (holds DmemBytes / W, W = FlitBits / 8)
   parameter int WordBits = 16,
   // bits of a job's source address and length in 16-byte grains (holds DmemBytes / 16)
-  parameter int GrainBits = WordBits
+  parameter int GrainBits = WordBits - $clog2(128 / FlitBits)
 ) (
   input  logic                  clk_i,            // clock
   input  logic                  rst_ni,           // asynchronous reset, active low

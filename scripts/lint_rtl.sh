@@ -4,6 +4,8 @@
 # 2. Every module top in rtl/ with all of rtl/*.sv, so each module is elaborated with its
 #    default parameters and every module it instantiates (with the parameters used there).
 # 3. xf_switch with the harness's 16 links.
+# 4. The tile and the ALU (and each of their parts) at the narrow flit widths, -GFlitBits=32 and 64
+#    (the default tops above are the 128-bit ones).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t files < <(ls rtl/*.sv)
@@ -31,5 +33,11 @@ for f in "${mods[@]}"; do
 done
 # 3. xf_switch as the machine harness builds it (CMakeLists.txt, tb/rtl_system.hpp).
 verilator --lint-only -Wall --assert -Irtl --top-module xf_switch -GNumLinks=16 "${ordered[@]}"
+# 4. The tile and its parts at every narrow width.
+for w in 32 64; do
+  for top in xf_tile xf_tile_send xf_tile_recv xf_tile_seq xf_reduce_alu; do
+    verilator --lint-only -Wall --assert -Irtl --top-module "$top" -GFlitBits=$w "${ordered[@]}"
+  done
+done
 echo "lint: ${#files[@]} RTL files (${#pkgs[@]} packages, ${#mods[@]} module tops, xf_switch with" \
-  "16 links) clean under verilator --lint-only -Wall"
+  "16 links, the tile and the ALU at FlitBits 32 and 64) clean under verilator --lint-only -Wall"
