@@ -208,7 +208,7 @@ module xf_tile_recv #(
     // (At 128 bits every header flit is a head and the last: the width folds the rest away.)
     hdr_flit = rx_flit.head || (HeaderFlits > 1 && hdr_cnt_q != 2'd0);
     hdr_idx = rx_flit.head ? 2'd0 : hdr_cnt_q;
-    hdr_last = HeaderFlits == 1 || int'(hdr_idx) == HeaderFlits - 1;
+    hdr_last = HeaderFlits == 1 || 32'(hdr_idx) == HeaderFlits - 1;
     hdr_word = hdr_buf_q;
     hdr_word[(HeaderFlits - 1)*FlitBits +: FlitBits] = rx_flit.data;
     hdr = header_unpack(hdr_word);

@@ -2463,8 +2463,9 @@ TYPED_TEST(RtlTileWidth, ReceiveErrors) {
     EXPECT_EQ((info >> 12) & 0xFFF, c.src_known ? 0x123u : 0u) << c.name;
     EXPECT_EQ((info >> 24) & 0xF, c.src_known ? 7u : 0u) << c.name;
     EXPECT_EQ(b.host_read(reg::kTileErrCount), 1u) << c.name;
-    if (c.name != "short payload" && c.name != "long")  // those write their len bytes
+    if (c.name != "short payload" && c.name != "long") {  // those write their len bytes
       EXPECT_EQ(b.read_dmem(0x100, 64), std::vector<uint8_t>(64, 0x11)) << c.name;
+    }
     EXPECT_EQ(b.host_read(reg::kTileCounters + 12), 0u) << c.name;
     EXPECT_EQ(b.host_read(reg::kTileCounters + 16), 1u) << c.name;  // the good packet
     EXPECT_EQ(b.read_dmem(0x200, 16), std::vector<uint8_t>(16, 0x77)) << c.name;
