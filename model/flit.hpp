@@ -38,8 +38,10 @@ Header unpack_header(const std::array<uint64_t, 2>& w);
 
 struct Flit {
   bool head = false, tail = false;
-  Header hdr;                              // valid on head flits
-  std::array<uint8_t, kFlitBytes> data{};  // payload flits
+  Header hdr;  // valid on head flits
+  // The flit's data: its first W = flit_bytes bytes (16, 8 or 4) at the machine's width; a
+  // header flit's part of the packed header or a payload flit's bytes.
+  std::array<uint8_t, kFlitBytes> data{};
   // Exchange routing decided by the sender (tile out pipes only).
   Target target = Target::kTile;
   uint8_t port = 0;  // link port or tile index

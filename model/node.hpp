@@ -32,6 +32,7 @@ struct ChipCtx {
   uint32_t index = 0;  // index value written by the host
   int num_chips = 0;
   int num_tiles = 0, num_ports = 0;
+  uint32_t flit_bytes = kFlitBytes;  // W: the machine's flit width / 8 (Topology::flit_bits)
   const std::vector<uint8_t>* route = nullptr;  // lane * kMaxChips + dst -> port
   Barrier* barrier = nullptr;
   uint64_t start_cycle = 0;  // cycle of the last Control start (Cycles, Geti 3)

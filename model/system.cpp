@@ -10,6 +10,9 @@ namespace xf::model {
 System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_bytes,
                const FaultSpec& faults)
     : topo_(topo), clk_("clk", 1, sc_core::SC_NS) {
+  if (!legal_flit_bits(topo.flit_bits))
+    throw std::invalid_argument("model: flit width " + std::to_string(topo.flit_bits) +
+                                " bits; the fabric has 32, 64 or 128 (--flit-bits)");
   barrier_.members = topo.num_chips * tiles_per_chip;
   for (int n = 0; n < topo.num_nodes; ++n) {
     const bool chip = !topo.is_switch(n);
@@ -17,6 +20,7 @@ System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_byte
     nodes_.emplace_back(new Node(name.c_str(), n, topo.num_ports[n], chip ? tiles_per_chip : 0,
                                  topo.num_chips, &barrier_));
     nodes_.back()->clk_i(clk_);
+    nodes_.back()->ctx.flit_bytes = static_cast<uint32_t>(topo.flit_bytes());
     hosts_.emplace_back(new HostPort(*nodes_.back(), n));
     for (int t = 0; t < nodes_.back()->num_tiles(); ++t)
       nodes_.back()->tile(t).dmem.resize(tile_dmem_bytes);  // zero pages, no write

@@ -37,8 +37,9 @@ void Tile::reset_state() {
   jobs_.clear();
   in_session_ = xon_ = requested_ = false;
   session_link_ = -1;
-  job_off_ = pkt_left_ = 0;
+  job_off_ = pkt_left_ = hdr_left_ = 0;
   rx_active_ = rx_drop_ = false;
+  rx_hdr_flits_ = 0;
   at_barrier = false;
   lw_issued_ = false;
   pending_counts_.clear();
@@ -151,58 +152,30 @@ void Tile::receive() {
   last_progress = now;
   progress_ = true;
   ++flits_received;
+  const uint32_t W = chip_->flit_bytes, H = kHeaderBits / 8 / W;
   if (f.head) {
-    if (rx_active_ && !rx_drop_)  // the open packet never saw its tail
+    if (rx_hdr_flits_)  // the open packet's header never came whole
+      discard(TileErr::kBadPacket, ErrCheck::kShort, 0, 0,
+              "packet cut off by the next header after " + std::to_string(rx_hdr_flits_) +
+                  " of its " + std::to_string(H) + " header flits (source unknown)");
+    else if (rx_active_ && !rx_drop_)  // the open packet never saw its tail
       discard(TileErr::kBadPacket, ErrCheck::kShort, rx_hdr_.src_chip, rx_hdr_.src_tile,
               "packet " + from(rx_hdr_.src_chip, rx_hdr_.src_tile) +
-                  " cut off by the next header after " + std::to_string(rx_off_ / kFlitBytes) +
-                  " of " + std::to_string(rx_hdr_.len / kFlitBytes) +
-                  " payload flits, without its tail");
-    std::array<uint64_t, 2> w;
-    std::memcpy(w.data(), f.data.data(), sizeof w);
-    rx_hdr_ = unpack_header(w);
-    rx_off_ = 0;
-    rx_drop_ = false;
-    rx_active_ = true;
-    const Header& h = rx_hdr_;
-    const std::string bad = "bad packet " + from(h.src_chip, h.src_tile) + ": ";
-    ErrCheck c = ErrCheck::kNone;
-    TileErr e = TileErr::kBadPacket;
-    std::string why;
-    if (h.opcode != Opcode::kWrite && h.opcode != Opcode::kReduce) {
-      c = ErrCheck::kOpcode;
-      why = "opcode " + std::to_string(static_cast<unsigned>(h.opcode)) + " is not write or reduce";
-    } else if (h.len % kFlitBytes) {
-      c = ErrCheck::kLength;
-      why = "len " + std::to_string(h.len) + " is not a multiple of 16";
-    } else if (h.dst_addr % kFlitBytes) {
-      c = ErrCheck::kWindow;
-      why = "dst_addr " + std::to_string(h.dst_addr) + " is not a multiple of 16";
-    } else if (h.len > kMaxPacketPayloadBytes) {
-      c = ErrCheck::kLength;
-      why = "len " + std::to_string(h.len) + " is above " + std::to_string(kMaxPacketPayloadBytes);
-    } else if (h.opcode == Opcode::kReduce && !valid_pair(h.dtype, h.op)) {
-      c = ErrCheck::kPair;
-      why = std::string("reduce with ") + to_string(h.op) + " on " + to_string(h.dtype) +
-            ": not an ALU pair";
-    } else if (static_cast<uint64_t>(h.dst_addr) + h.len > dmem.size()) {
-      c = ErrCheck::kWindow;
-      e = TileErr::kDmemRange;
-      why = "dst_addr " + std::to_string(h.dst_addr) + " + len " + std::to_string(h.len) +
-            " writes outside the data memory of " + std::to_string(dmem.size()) + " bytes";
-    }
-    if (c != ErrCheck::kNone) {
-      discard(e, c, h.src_chip, h.src_tile, bad + why);
-      rx_drop_ = true;
-    }
-    if (h.len == 0) {  // readiness token
-      if (!rx_drop_) count_later(now, h.ctr, 1);
-      rx_active_ = false;
-    } else if (f.tail) {  // a header that is also the tail carries none of its len bytes
-      if (!rx_drop_)
-        discard(TileErr::kBadPacket, ErrCheck::kShort, h.src_chip, h.src_tile,
-                bad + "the header is also the tail, but len is " + std::to_string(h.len));
-      rx_active_ = false;
+                  " cut off by the next header after " + std::to_string(rx_off_ / W) + " of " +
+                  std::to_string(rx_hdr_.len / W) + " payload flits, without its tail");
+    rx_hdr_flits_ = 0;
+    rx_active_ = rx_drop_ = false;
+  }
+  if (f.head || rx_hdr_flits_) {  // a header flit: header bits [8W*i, 8W*i + 8W)
+    std::memcpy(&rx_hword_[rx_hdr_flits_ * W], f.data.data(), W);
+    if (++rx_hdr_flits_ == H) {
+      rx_hdr_flits_ = 0;
+      header_done(now, f.tail);
+    } else if (f.tail) {
+      discard(TileErr::kBadPacket, ErrCheck::kShort, 0, 0,
+              "tail after " + std::to_string(rx_hdr_flits_) + " of a header's " +
+                  std::to_string(H) + " flits (source unknown)");
+      rx_hdr_flits_ = 0;
     }
     return;
   }
@@ -214,7 +187,7 @@ void Tile::receive() {
   if (!rx_drop_ && rx_off_ >= rx_hdr_.len) {  // never written
     discard(TileErr::kBadPacket, ErrCheck::kLong, rx_hdr_.src_chip, rx_hdr_.src_tile,
             "bad packet " + from(rx_hdr_.src_chip, rx_hdr_.src_tile) + ": more than " +
-                std::to_string(rx_hdr_.len / kFlitBytes) + " payload flits (len " +
+                std::to_string(rx_hdr_.len / W) + " payload flits (len " +
                 std::to_string(rx_hdr_.len) + "); the rest is dropped");
     rx_drop_ = true;
   }
@@ -225,14 +198,14 @@ void Tile::receive() {
     for (size_t i = 0; i < jobs_.size(); ++i) {
       const uint32_t b0 = jobs_[i].addr + (i == 0 ? job_off_ : 0),
                      b1 = jobs_[i].addr + jobs_[i].bytes;
-      if (a < b1 && b0 < a + kFlitBytes)
+      if (a < b1 && b0 < a + W)
         fail(TileErr::kHazard,
              "receive at " + std::to_string(a) + " " + from(rx_hdr_.src_chip, rx_hdr_.src_tile) +
                  " overwrote unsent bytes",
              packet_info(ErrCheck::kNone, rx_hdr_.src_chip, rx_hdr_.src_tile));
     }
     if (rx_hdr_.opcode == Opcode::kWrite) {
-      std::memcpy(&dmem[a], f.data.data(), kFlitBytes);
+      std::memcpy(&dmem[a], f.data.data(), W);
     } else {
       AluCfg cfg;
       cfg.dtype = rx_hdr_.dtype;
@@ -242,20 +215,71 @@ void Tile::receive() {
       cfg.avg_final = rx_hdr_.avg_final;
       cfg.avg_scale = avg_scale;
       cfg.scale = scale;
-      alu_reduce(cfg, &dmem[a], f.data.data(), kFlitBytes);
+      alu_reduce(cfg, &dmem[a], f.data.data(), W);
     }
-    rx_off_ += kFlitBytes;
+    rx_off_ += W;
     if (f.tail) {
       if (rx_off_ < rx_hdr_.len)  // written (inside the window), but not counted
         discard(TileErr::kBadPacket, ErrCheck::kShort, rx_hdr_.src_chip, rx_hdr_.src_tile,
                 "bad packet " + from(rx_hdr_.src_chip, rx_hdr_.src_tile) + ": tail after " +
-                    std::to_string(rx_off_ / kFlitBytes) + " of " +
-                    std::to_string(rx_hdr_.len / kFlitBytes) + " payload flits");
+                    std::to_string(rx_off_ / W) + " of " + std::to_string(rx_hdr_.len / W) +
+                    " payload flits");
       else
-        count_later(now, rx_hdr_.ctr, rx_hdr_.len / kFlitBytes);
+        count_later(now, rx_hdr_.ctr, rx_hdr_.len / kGrainBytes);
     }
   }
   if (f.tail) rx_active_ = false;
+}
+
+// The receive engine has the whole header: the checks of docs/packets.md section 6 in order,
+// then a token or a header that is also the tail closes the packet.
+void Tile::header_done(uint64_t now, bool tail) {
+  std::array<uint64_t, 2> w;
+  std::memcpy(w.data(), rx_hword_.data(), sizeof w);
+  rx_hdr_ = unpack_header(w);
+  rx_off_ = 0;
+  rx_drop_ = false;
+  rx_active_ = true;
+  const Header& h = rx_hdr_;
+  const std::string bad = "bad packet " + from(h.src_chip, h.src_tile) + ": ";
+  ErrCheck c = ErrCheck::kNone;
+  TileErr e = TileErr::kBadPacket;
+  std::string why;
+  if (h.opcode != Opcode::kWrite && h.opcode != Opcode::kReduce) {
+    c = ErrCheck::kOpcode;
+    why = "opcode " + std::to_string(static_cast<unsigned>(h.opcode)) + " is not write or reduce";
+  } else if (h.len % kGrainBytes) {
+    c = ErrCheck::kLength;
+    why = "len " + std::to_string(h.len) + " is not a multiple of 16";
+  } else if (h.dst_addr % kGrainBytes) {
+    c = ErrCheck::kWindow;
+    why = "dst_addr " + std::to_string(h.dst_addr) + " is not a multiple of 16";
+  } else if (h.len > kMaxPacketPayloadBytes) {
+    c = ErrCheck::kLength;
+    why = "len " + std::to_string(h.len) + " is above " + std::to_string(kMaxPacketPayloadBytes);
+  } else if (h.opcode == Opcode::kReduce && !valid_pair(h.dtype, h.op)) {
+    c = ErrCheck::kPair;
+    why = std::string("reduce with ") + to_string(h.op) + " on " + to_string(h.dtype) +
+          ": not an ALU pair";
+  } else if (static_cast<uint64_t>(h.dst_addr) + h.len > dmem.size()) {
+    c = ErrCheck::kWindow;
+    e = TileErr::kDmemRange;
+    why = "dst_addr " + std::to_string(h.dst_addr) + " + len " + std::to_string(h.len) +
+          " writes outside the data memory of " + std::to_string(dmem.size()) + " bytes";
+  }
+  if (c != ErrCheck::kNone) {
+    discard(e, c, h.src_chip, h.src_tile, bad + why);
+    rx_drop_ = true;
+  }
+  if (h.len == 0) {  // readiness token
+    if (!rx_drop_) count_later(now, h.ctr, 1);
+    rx_active_ = false;
+  } else if (tail) {  // a header that is also the tail carries none of its len bytes
+    if (!rx_drop_)
+      discard(TileErr::kBadPacket, ErrCheck::kShort, h.src_chip, h.src_tile,
+              bad + "the header is also the tail, but len is " + std::to_string(h.len));
+    rx_active_ = false;
+  }
 }
 
 // XDONE ends the XB session, so the XB can grant its link to the next tile.
@@ -317,7 +341,7 @@ void Tile::send_engine() {
     return;
   }
   if (in_session_ && (tgt != Target::kLink || session_link_ != port) && pkt_left_ == 0 &&
-      job_off_ == 0) {
+      hdr_left_ == 0 && job_off_ == 0) {
     close_session(now);  // the next job does not use this link: let other tiles have it
     return;
   }
@@ -341,7 +365,8 @@ void Tile::send_engine() {
   Flit f;
   f.target = tgt;
   f.port = port;
-  if (pkt_left_ == 0) {
+  const uint32_t W = chip_->flit_bytes;
+  if (pkt_left_ == 0 && hdr_left_ == 0) {
     const uint32_t len = std::min<uint32_t>(kMaxPacketPayloadBytes, j.bytes - job_off_);
     Header h;
     h.opcode = j.d.popc;
@@ -362,20 +387,23 @@ void Tile::send_engine() {
     f.head = true;
     f.hdr = h;
     auto w = pack_header(h);
-    std::memcpy(f.data.data(), w.data(), sizeof w);
-    pkt_left_ = len / kFlitBytes;
-    f.tail = pkt_left_ == 0;
+    std::memcpy(tx_hdr_.data(), w.data(), sizeof w);
+    std::memcpy(f.data.data(), tx_hdr_.data(), W);
+    hdr_left_ = kHeaderBits / 8 / W - 1;
+    pkt_left_ = len / W;
     ++packets_sent;
-    if (f.tail && j.bytes == 0) jobs_.pop_front();  // token: header only
+  } else if (hdr_left_ > 0) {  // header flit i carries header bytes [W*i, W*i + W)
+    std::memcpy(f.data.data(), &tx_hdr_[kHeaderBits / 8 - W * hdr_left_], W);
+    --hdr_left_;
   } else {
-    std::memcpy(f.data.data(), &dmem[j.addr + job_off_], kFlitBytes);
-    job_off_ += kFlitBytes;
+    std::memcpy(f.data.data(), &dmem[j.addr + job_off_], W);
+    job_off_ += W;
     --pkt_left_;
-    f.tail = pkt_left_ == 0;
-    if (f.tail && job_off_ == j.bytes) {
-      jobs_.pop_front();
-      job_off_ = 0;
-    }
+  }
+  f.tail = hdr_left_ == 0 && pkt_left_ == 0;
+  if (f.tail && job_off_ == j.bytes) {  // the job's last packet (a token's only one)
+    jobs_.pop_front();
+    job_off_ = 0;
   }
   ++flits_sent;
   last_progress = now;
@@ -475,7 +503,7 @@ void Tile::sequencer() {
         return;
       }
       Job j{a, b, regs_[rs3], regs_[rs4], unpack_send_imm(imm | regs_[rd])};
-      if (j.addr % kFlitBytes || j.bytes % kFlitBytes || j.dst_addr % kFlitBytes ||
+      if (j.addr % kGrainBytes || j.bytes % kGrainBytes || j.dst_addr % kGrainBytes ||
           static_cast<uint64_t>(j.addr) + j.bytes > dmem.size()) {
         fail(TileErr::kDmemRange, "SEND of " + std::to_string(j.bytes) + " bytes at " +
                                       std::to_string(j.addr) + " outside or unaligned");

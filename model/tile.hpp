@@ -105,6 +105,8 @@ class Tile : public sc_core::sc_module {
   void push_out(uint64_t now, const Flit& f);
   void close_session(uint64_t now);
   void count_later(uint64_t now, unsigned ctr, uint32_t n);
+  // The receive engine has the whole header (rx_hword_): checks, token, tail (section 6).
+  void header_done(uint64_t now, bool tail);
 
   ChipCtx* chip_;
   int id_;
@@ -113,12 +115,20 @@ class Tile : public sc_core::sc_module {
   // send engine
   bool in_session_ = false, xon_ = false, requested_ = false;
   int session_link_ = -1;
-  uint32_t job_off_ = 0, pkt_left_ = 0;  // bytes done in the current job, flits left in packet
+  uint32_t job_off_ = 0, pkt_left_ = 0;  // bytes done in the current job, payload flits left
+  // The header flits of the current packet still to send after its head flit, and the packed
+  // header they come from (docs/packets.md section 3: flit i carries bytes [W*i, W*i + W)).
+  uint32_t hdr_left_ = 0;
+  std::array<uint8_t, kHeaderBits / 8> tx_hdr_{};
   uint16_t seq_ = 0;
   // Valid/ready into the exchange as credits: kExchangeLatencyCycles + 1 cover the loop.
   int out_credits_ = kExchangeLatencyCycles + 1;
   // receive engine
   bool rx_active_ = false, rx_drop_ = false;
+  // A header arriving over several flits: the flits taken so far (0 when none is open) and
+  // its bytes.
+  uint32_t rx_hdr_flits_ = 0;
+  std::array<uint8_t, kHeaderBits / 8> rx_hword_{};
   Header rx_hdr_;
   uint32_t rx_off_ = 0;
   std::string wait_what_;

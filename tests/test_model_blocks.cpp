@@ -478,17 +478,22 @@ TEST(ModelBlocks, HostPortReadsBackProgramsAndCountsCyclesFromStart) {
 
 namespace {
 
-// Flits of a packet as another sender would inject them into a tile's receive pipe: `flits`
-// payload flits of byte `fill`, the tail on payload flit `tail_at` (-1: the last; -2: none; on the
-// header when there is no payload).
-std::vector<Flit> packet(const Header& h, int flits, uint8_t fill, int tail_at = -1) {
+// Flits of a packet as another sender would inject them into a tile's receive pipe at a flit of
+// `w` bytes: the header's 16 / w flits, `flits` payload flits of byte `fill`, the tail on payload
+// flit `tail_at` (-1: the last; -2: none; on the last header flit when there is no payload).
+std::vector<Flit> packet(const Header& h, int flits, uint8_t fill, int tail_at = -1,
+                         uint32_t w = kFlitBytes) {
   std::vector<Flit> v;
-  Flit f;
-  f.head = true;
-  f.tail = flits == 0 && tail_at != -2;
-  const auto w = pack_header(h);
-  std::memcpy(f.data.data(), w.data(), sizeof w);
-  v.push_back(f);
+  const auto hw = pack_header(h);
+  uint8_t bytes[16];
+  std::memcpy(bytes, hw.data(), sizeof bytes);
+  for (uint32_t i = 0; i < 16 / w; ++i) {
+    Flit f;
+    f.head = i == 0;
+    f.tail = i + 1 == 16 / w && flits == 0 && tail_at != -2;
+    std::memcpy(f.data.data(), bytes + w * i, w);
+    v.push_back(f);
+  }
   for (int i = 0; i < flits; ++i) {
     Flit p;
     p.tail = tail_at == -1 ? i + 1 == flits : i == tail_at;
@@ -635,6 +640,67 @@ TEST(ModelBlocks, EveryReceiveCheckIsRecordedCountedAndWritesOnlyInsideItsPacket
   uint32_t v = 0;
   EXPECT_THROW(sys.host_write(0, base + reg::kTileErrInfo, &v, 4), std::out_of_range);
   EXPECT_THROW(sys.host_write(0, base + reg::kTileErrCount, &v, 4), std::out_of_range);
+}
+
+// At 32 bits a header takes four flits (docs/packets.md sections 3 and 6): a packet cut off or
+// ended inside its header is Short with the source unknown; the payload checks count 4-byte
+// flits; counters still count 16-byte grains.
+TEST(ModelBlocks, NarrowFlitHeadersAndPayloadAreCheckedAtTheLastHeaderFlit) {
+  const uint32_t kDmem = 4096, W = 4;
+  Topology topo = parse_topology("ring:2");
+  set_flit_bits(topo, 32);
+  System sys(topo, 1, kDmem);
+  Tile& tl = sys.node(0).tile(0);
+  const uint32_t base = reg::kTileBase;
+  const Opcode kW = Opcode::kWrite;
+  struct Case {
+    std::string name;
+    std::vector<Flit> flits;
+    ErrCheck check;  // None: a good packet
+    uint32_t src_chip, lo, hi, counter3;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"good: 32 bytes in 8 flits", packet(hdr(kW, 0x700, 32, 1, 1), 8, 0xB0, -1, W),
+                   ErrCheck::kNone, 0, 0x700, 0x720, 2});
+  {
+    auto f = packet(hdr(kW, 0x400, 64, 11, 6), 16, 0xA9, -1, W);
+    f.resize(2);  // head and one more header flit, then a good token
+    const auto tok = packet(hdr(kW, 0, 0, 1, 1), 0, 0, -1, W);
+    f.insert(f.end(), tok.begin(), tok.end());
+    cases.push_back({"cut off inside the header", f, ErrCheck::kShort, 0, 0, 0, 1});
+  }
+  {
+    auto f = packet(hdr(kW, 0x400, 64, 11, 6), 16, 0xA9, -1, W);
+    f.resize(2);
+    f[1].tail = true;
+    cases.push_back({"tail inside the header", f, ErrCheck::kShort, 0, 0, 0, 0});
+  }
+  cases.push_back({"short payload", packet(hdr(kW, 0x200, 64, 9, 4), 3, 0xA8, -1, W),
+                   ErrCheck::kShort, 9, 0x200, 0x20C, 0});
+  cases.push_back({"long payload", packet(hdr(kW, 0x500, 16, 12, 8), 5, 0xAA, -1, W),
+                   ErrCheck::kLong, 12, 0x500, 0x510, 0});
+  const std::vector<uint64_t> spin = {
+      enc(Isa::kLi, 1, 0, 0, 0, 0, 300), enc(Isa::kAddi, 1, 1, 0, 0, 0, 0xFFFFFFFF),
+      enc(Isa::kBne, 0, 1, 0, 0, 0, 1), enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
+  std::vector<uint8_t> mirror(kDmem, 0);
+  for (const Case& c : cases) {
+    sys.host_write32(0, reg::kControl, 2);  // clear the previous case's error and counters
+    for (const Flit& f : c.flits) tl.in.push(sys.node(0).ctx.now(), f);
+    load(sys, 0, 0, spin);
+    load(sys, 1, 0, {enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)});
+    const RunStats st = sys.run(5000, 1000);
+    EXPECT_EQ(st.ok, c.check == ErrCheck::kNone) << c.name << ": " << st.error;
+    const uint32_t info = sys.host_read32(0, base + reg::kTileErrInfo);
+    EXPECT_EQ(info & 15u, static_cast<uint32_t>(c.check)) << c.name << ": " << st.error;
+    EXPECT_EQ((info >> 12) & 0xFFFu, c.src_chip) << c.name;
+    EXPECT_EQ(sys.host_read32(0, base + reg::kTileErrCount), c.check == ErrCheck::kNone ? 0u : 1u)
+        << c.name;
+    EXPECT_EQ(sys.host_read32(0, base + reg::kTileCounters + 12), c.counter3) << c.name;
+    for (uint32_t a = c.lo; a < c.hi; ++a) mirror[a] = c.flits.back().data[0];
+    std::vector<uint8_t> got(kDmem);
+    sys.host_read(0, base + reg::kTileDmem, got.data(), kDmem);
+    for (uint32_t a = 0; a < kDmem; ++a) ASSERT_EQ(got[a], mirror[a]) << c.name << ": byte " << a;
+  }
 }
 
 // The watchdog: per WaitKind, with the period rule the RTL shares (xf_tile_seq): it fires in the

@@ -34,6 +34,7 @@ struct Case {
   bool sat = false;
   Algo algo = Algo::kAuto;
   bool lists = false;  // force descriptor lists instead of the ring loop program
+  int flit_bits = kFlitBits;
 };
 
 std::vector<Case> cases() {
@@ -76,6 +77,26 @@ std::vector<Case> cases() {
       v.push_back({t, c, DType::kBf16, RedOp::kSum, 7000, false, Algo::kRing, true});
   for (Algo a : {Algo::kRing, Algo::kBiring, Algo::kLine})
     v.push_back({"ladder:8", Collective::kAllReduce, DType::kBf16, RedOp::kSum, 10000, false, a});
+  // Narrow flits (docs/packets.md section 3): every topology kind and collective at 32 and
+  // 64 bits, integer averages, descriptor lists and the butterfly among them.
+  int n = 0;
+  for (int fb : {32, 64})
+    for (const char* t : {"ring:5", "biring:4", "line:3", "ladder:8", "tree:((2,2),3,(1,4))"})
+      for (Collective c : colls) {
+        const DType d = static_cast<DType>(n % kDTypeCount);
+        const RedOp op = static_cast<RedOp>(n % 3);
+        v.push_back({t, c, d, op, dtype_size(d) * (1300 + 53 * (n % 7)), false, Algo::kAuto,
+                     n % 4 == 3, fb});
+        ++n;
+      }
+  for (int fb : {32, 64}) {
+    v.push_back({"ladder:8", Collective::kAllReduce, DType::kFp32, RedOp::kSum, 256, false,
+                 Algo::kButterfly, false, fb});
+    v.push_back({"biring:8", Collective::kAllReduce, DType::kInt8, RedOp::kAvg, 2000, false,
+                 Algo::kAuto, false, fb});
+    v.push_back({"ring:4", Collective::kAllReduce, DType::kInt16, RedOp::kSum, 3000, true,
+                 Algo::kAuto, false, fb});
+  }
   return v;
 }
 
@@ -88,7 +109,8 @@ class ModelCollective : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ModelCollective, MatchesReference) {
   const Case& c = GetParam();
-  const Topology topo = parse_topology(c.topo);
+  Topology topo = parse_topology(c.topo);
+  set_flit_bits(topo, c.flit_bits);
   CollectiveSpec s;
   s.coll = c.coll;
   s.dtype = c.dtype;
@@ -102,10 +124,10 @@ TEST_P(ModelCollective, MatchesReference) {
   const Plan plan = plan_collective(topo, s);
   const Image img = build_image(topo, plan);
   const auto in = make_inputs(plan, seed(), dtype_is_float(c.dtype) ? 1 : 0);
-  std::printf("seed %llu: %s %s %s %s %llu bytes%s algo %s\n",
-              static_cast<unsigned long long>(seed()), c.topo.c_str(), to_string(c.coll),
-              to_string(c.dtype), to_string(c.op), static_cast<unsigned long long>(c.bytes),
-              c.sat ? " sat" : "", to_string(plan.algo));
+  std::printf("seed %llu: %s %d-bit flits %s %s %s %llu bytes%s algo %s\n",
+              static_cast<unsigned long long>(seed()), c.topo.c_str(), c.flit_bits,
+              to_string(c.coll), to_string(c.dtype), to_string(c.op),
+              static_cast<unsigned long long>(c.bytes), c.sat ? " sat" : "", to_string(plan.algo));
   const model::CollectiveRun run = model::run_on_model(topo, plan, img, in);
   ASSERT_TRUE(run.stats.ok) << run.stats.error;
   EXPECT_EQ(run.stats.xb_overflows, 0u);
@@ -123,8 +145,9 @@ TEST_P(ModelCollective, MatchesReference) {
 std::string name(const ::testing::TestParamInfo<Case>& i) {
   std::string s = i.param.topo + "_" + to_string(i.param.coll) + "_" + to_string(i.param.dtype) +
                   "_" + to_string(i.param.op) + (i.param.sat ? "_sat" : "") +
-                  (i.param.lists ? "_lists" : "") + "_" + to_string(i.param.algo) + "_" +
-                  std::to_string(i.index);
+                  (i.param.lists ? "_lists" : "") + "_" + to_string(i.param.algo) +
+                  (i.param.flit_bits != kFlitBits ? "_w" + std::to_string(i.param.flit_bits) : "") +
+                  "_" + std::to_string(i.index);
   for (auto& ch : s)
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
   return s;

@@ -63,6 +63,39 @@ TEST(Comm, AllreduceOutOfPlaceAndInPlace) {
   EXPECT_EQ(io, out);
 }
 
+// CommConfig::flit_bits: the exact sums at every width (one width per process: SystemC
+// elaborates once).
+class CommWidth : public ::testing::TestWithParam<int> {};
+
+TEST_P(CommWidth, AllreduceSumsExactly) {
+  const size_t n = 3000;
+  auto in = data(4, n, 2);
+  CommConfig cfg;
+  cfg.flit_bits = GetParam();
+  Comm c;
+  const Result r = Comm::create("ring:4", "model", &c, cfg);
+  ASSERT_TRUE(r.ok()) << r.message;
+  std::vector<std::vector<float>> out(4, std::vector<float>(n));
+  ASSERT_TRUE(c.allreduce(cptrs(in), ptrs(out), n, DType::kFp32, RedOp::kSum).ok());
+  for (size_t i = 0; i < n; ++i) {
+    const float s = in[0][i] + in[1][i] + in[2][i] + in[3][i];
+    for (int q = 0; q < 4; ++q) ASSERT_EQ(out[q][i], s) << "chip " << q << " element " << i;
+  }
+  EXPECT_EQ(c.topology().flit_bits, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Widths, CommWidth, ::testing::Values(32, 64, 128));
+
+TEST(CommErrors, FlitWidthMustBeOneTheFabricHas) {
+  CommConfig bad;
+  bad.flit_bits = 48;
+  Comm c;
+  const Result r = Comm::create("ring:4", "model", &c, bad);
+  EXPECT_EQ(r.status, Status::kInvalidArgument);
+  EXPECT_NE(r.message.find("use 32, 64 or 128"), std::string::npos) << r.message;
+  EXPECT_FALSE(c.initialized());
+}
+
 TEST(Comm, ReduceScatterAndAllGatherNcclLayout) {
   Comm c = make("biring:4");
   const size_t n = 37;  // elements per chip's block: 148 bytes, padded to 160 inside

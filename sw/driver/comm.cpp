@@ -295,6 +295,11 @@ Result Comm::create_impl(const std::string& topology, const std::string& backend
   } catch (const std::exception& e) {
     return {Status::kInvalidArgument, std::string("topology: ") + e.what()};
   }
+  try {
+    set_flit_bits(topo, cfg.flit_bits);
+  } catch (const std::exception& e) {
+    return {Status::kInvalidArgument, std::string("CommConfig::flit_bits: ") + e.what()};
+  }
   if (cfg.tiles < 1 || cfg.tiles > static_cast<int>(kMaxTiles))
     return {Status::kInvalidArgument, "CommConfig::tiles = " + std::to_string(cfg.tiles) +
                                           ": use 1.." + std::to_string(kMaxTiles)};
