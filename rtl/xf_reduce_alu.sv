@@ -20,9 +20,10 @@
 // ScaleAdd only on fp32, dtype 7 and op 5..7 undefined) or the dtype or ScaleAdd is not built
 // (AluDtypes), err_o is high with that flit's out_valid_o and out_data_o is in_a_i unchanged.
 //
-// Lanes (little-endian in the flit, lane i at bits [i*w +: w]): 16 x int8/uint8, 8 x
-// int16/fp16/bf16, 4 x int32/fp32. Every lane unit that is built computes every cycle; the
-// output stage selects by dtype and op.
+// Lanes (little-endian in the flit, lane i at bits [i*w +: w]): FlitBits/8 x int8/uint8,
+// FlitBits/16 x int16/fp16/bf16, FlitBits/32 x int32/fp32 (16, 8, 4 at 128 bits; 4, 2, 1 at 32).
+// Every lane unit that is built computes every cycle; the output stage selects by dtype and op.
+// The latency is the same at every width.
 //
 // Build subsets (AluDtypes, bit d = dtype d is built, bit 7 = the fp32 ScaleAdd multipliers):
 // the units a build does not need are not instantiated, and a flit of a dtype that is not built
@@ -40,9 +41,8 @@
 //   cycle 4     result select (int8, int16, int32, fp16 add, bf16 add, fp32 add, fp max/min,
 //               the pass-through of a), output registers
 //
-// Parameter constraints: TagBits >= 1; AluDtypes[7] only with AluDtypes[6] (ScaleAdd is fp32).
-// Lanes follow
-// xf_defs_pkg::FlitBits = 128.
+// Parameter constraints: FlitBits 32, 64 or 128; TagBits >= 1; AluDtypes[7] only with
+// AluDtypes[6] (ScaleAdd is fp32).
 module xf_reduce_alu #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
   parameter int FlitBits = xf_defs_pkg::FlitBits,
@@ -56,8 +56,8 @@ module xf_reduce_alu #(
   input  logic                 rst_ni,          // asynchronous reset, active low
   // input stream, one flit per cycle, no back-pressure
   input  logic                 in_valid_i,      // a flit and its configuration are presented
-  input  logic [127:0]         in_a_i,          // local flit: first operand a of every lane
-  input  logic [127:0]         in_b_i,          // arriving flit: second operand b of every lane
+  input  logic [FlitBits-1:0]  in_a_i,          // local flit: first operand a of every lane
+  input  logic [FlitBits-1:0]  in_b_i,          // arriving flit: second operand b of every lane
   input  xf_defs_pkg::dtype_e  in_dtype_i,      // element type of the lanes
   input  xf_defs_pkg::red_op_e in_op_i,         // reduction op
   input  logic                 in_sat_i,        // integer Sum saturates instead of wrapping
@@ -68,7 +68,7 @@ module xf_reduce_alu #(
   input  logic [TagBits-1:0]   in_tag_i,        // user tag, returned unchanged with the result
   // output stream, LatencyCycles after the input
   output logic                 out_valid_o,     // a result is presented (in_valid_i 4 cycles ago)
-  output logic [127:0]         out_data_o,      // result flit (in_a_i unchanged when err_o)
+  output logic [FlitBits-1:0]  out_data_o,      // result flit (in_a_i unchanged when err_o)
   output logic [TagBits-1:0]   out_tag_o,       // in_tag_i of that flit
   output logic                 err_o            // invalid or unbuilt pair; only with out_valid_o
 );
@@ -80,9 +80,13 @@ module xf_reduce_alu #(
   localparam int LatencyCycles = 4;
   // Latency of the lane units (xf_int_lane, xf_fp_add).
   localparam int UnitLatencyCycles = 3;
+  // Lanes of each element width.
+  localparam int Lanes8 = FlitBits / 8;
+  localparam int Lanes16 = FlitBits / 16;
+  localparam int Lanes32 = FlitBits / 32;
 
   `ASSERT_INIT(TagBitsLegal_A, TagBits >= 1)
-  `ASSERT_INIT(FlitBitsLegal_A, xf_defs_pkg::FlitBits == 128)
+  `ASSERT_INIT(FlitBitsLegal_A, FlitBits == 32 || FlitBits == 64 || FlitBits == 128)
   `ASSERT_INIT(LatencyLegal_A, LatencyCycles == UnitLatencyCycles + 1)
   `ASSERT_INIT(AluDtypesLegal_A, !AluDtypes[7] || AluDtypes[6])
 
@@ -152,11 +156,11 @@ module xf_reduce_alu #(
 
   // ---- Lane units -----------------------------------------------------------------------------
   // Units that are not built drive 0; the decode never selects them.
-  logic [127:0] int8_res, int16_res, int32_res, fp16_add_res, bf16_add_res, fp32_add_res;
-  logic [127:0] fp16_mm, bf16_mm, fp32_mm;  // combinational max/min of every format
+  logic [FlitBits-1:0] int8_res, int16_res, int32_res, fp16_add_res, bf16_add_res, fp32_add_res;
+  logic [FlitBits-1:0] fp16_mm, bf16_mm, fp32_mm;  // combinational max/min of every format
 
   if (BuildInt8) begin : gen_int8
-    for (genvar i = 0; i < 16; i++) begin : gen_lanes8
+    for (genvar i = 0; i < Lanes8; i++) begin : gen_lanes8
       xf_int_lane #(
         .WidthBits(8)
       ) u_int8 (
@@ -177,7 +181,7 @@ module xf_reduce_alu #(
   end
 
   if (BuildInt16) begin : gen_int16
-    for (genvar i = 0; i < 8; i++) begin : gen_lanes16
+    for (genvar i = 0; i < Lanes16; i++) begin : gen_lanes16
       xf_int_lane #(
         .WidthBits(16)
       ) u_int16 (
@@ -198,7 +202,7 @@ module xf_reduce_alu #(
   end
 
   if (BuildInt32) begin : gen_int32
-    for (genvar i = 0; i < 4; i++) begin : gen_lanes32
+    for (genvar i = 0; i < Lanes32; i++) begin : gen_lanes32
       xf_int_lane #(
         .WidthBits(32)
       ) u_int32 (
@@ -219,7 +223,7 @@ module xf_reduce_alu #(
   end
 
   if (BuildFp16) begin : gen_fp16
-    for (genvar i = 0; i < 8; i++) begin : gen_lanes16
+    for (genvar i = 0; i < Lanes16; i++) begin : gen_lanes16
       xf_fp_add #(
         .ExpBits(5),
         .ManBits(10)
@@ -246,7 +250,7 @@ module xf_reduce_alu #(
   end
 
   if (BuildBf16) begin : gen_bf16
-    for (genvar i = 0; i < 8; i++) begin : gen_lanes16
+    for (genvar i = 0; i < Lanes16; i++) begin : gen_lanes16
       xf_fp_add #(
         .ExpBits(8),
         .ManBits(7)
@@ -273,7 +277,7 @@ module xf_reduce_alu #(
   end
 
   if (BuildFp32) begin : gen_fp32
-    for (genvar i = 0; i < 4; i++) begin : gen_lanes32
+    for (genvar i = 0; i < Lanes32; i++) begin : gen_lanes32
       logic [31:0] scaled_b;  // s * b, rounded (combinational); b itself without ScaleAdd
 
       if (BuildScaleAdd) begin : gen_scale_add
@@ -318,12 +322,12 @@ module xf_reduce_alu #(
   // format that is not built falls back to one that is (its flits are errors: never selected),
   // so a build with one float format has no multiplexer here. When no integer lanes are built,
   // this line also carries a through for the errors.
-  logic [127:0] fp_mm_any;  // the fallback: fp32, else bf16, else fp16
-  logic [127:0] fp_mm_delayed;
+  logic [FlitBits-1:0] fp_mm_any;  // the fallback: fp32, else bf16, else fp16
+  logic [FlitBits-1:0] fp_mm_delayed;
   assign fp_mm_any = BuildFp32 ? fp32_mm : BuildBf16 ? bf16_mm : fp16_mm;
 
   if (BuildFpMaxMin) begin : gen_fp_mm
-    logic [127:0] fp_mm;
+    logic [FlitBits-1:0] fp_mm;
 
     always_comb begin
       case (in_dtype_i)
@@ -335,7 +339,7 @@ module xf_reduce_alu #(
     end
 
     xf_delay #(
-      .WidthBits(128),
+      .WidthBits(FlitBits),
       .Depth    (UnitLatencyCycles)
     ) u_fp_mm_delay (
       .clk_i (clk_i),
@@ -354,7 +358,7 @@ module xf_reduce_alu #(
                            fp_mm_any};
 
   // The pass-through of a and the int8/uint8 results (the output stage's default).
-  logic [127:0] pass_res;
+  logic [FlitBits-1:0] pass_res;
 
   if (PassUnit == PassInt8) begin : gen_pass_int8
     assign pass_res = int8_res;
@@ -366,7 +370,7 @@ module xf_reduce_alu #(
     assign pass_res = fp_mm_delayed;
   end else begin : gen_pass_delay
     xf_delay #(
-      .WidthBits(128),
+      .WidthBits(FlitBits),
       .Depth    (UnitLatencyCycles)
     ) u_pass_delay (
       .clk_i (clk_i),
@@ -393,10 +397,10 @@ module xf_reduce_alu #(
   );
 
   // ---- Output stage (cycle 4) -----------------------------------------------------------------
-  logic               out_valid_d, out_valid_q;
-  logic               err_d, err_q;
-  logic [127:0]       out_data_d, out_data_q;
-  logic [TagBits-1:0] out_tag_d, out_tag_q;
+  logic                out_valid_d, out_valid_q;
+  logic                err_d, err_q;
+  logic [FlitBits-1:0] out_data_d, out_data_q;
+  logic [TagBits-1:0]  out_tag_d, out_tag_q;
 
   always_comb begin
     out_valid_d = ctrl_valid;

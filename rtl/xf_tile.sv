@@ -20,11 +20,13 @@
 //         or the host for one cycle (the sequencer then refetches: one cycle lost).
 //   PMEM  PmemWords x 32, write: host; 1 read port: Lw (first cycle), or the host, which has
 //         priority (a Lw issue waits one cycle).
-//   DMEM  DmemBytes/16 x 128, 4 write lanes of 32; read port A: send engine payload reads, or
-//         the host, which has priority (a payload flit waits one cycle); read port B: receive
-//         engine (Reduce); write port: receive engine (all lanes); a host write waits for a
-//         cycle in which the receive engine does not write (at most 129 cycles: a packet is
-//         at most 128 payload flits and its header writes nothing).
+//   DMEM  DmemBytes/W x FlitBits (W = FlitBits / 8 bytes, one flit a word), FlitBits/32 write
+//         lanes of 32; read port A: send engine payload reads, or the host, which has priority
+//         (a payload flit waits one cycle); read port B: receive engine (Reduce); write port:
+//         receive engine (all lanes); a host write waits for a cycle in which the receive engine
+//         does not write (at most 2048/W + 1 cycles: a packet is at most 2048/W payload flits
+//         and its header flits write nothing). The host's 32-bit word is lane (addr / 4) mod
+//         (FlitBits / 32) of DMEM word addr / W.
 //
 // Host port: one 32-bit access per cycle, response (host_rsp_valid_o) in the cycle after
 // acceptance, in order. host_req_ready_o is low only for a DMEM write while the receive engine
@@ -42,7 +44,7 @@
 // an invalid pair (BadPacket, ErrCheck Pair) and a Send of one fails as an invalid pair
 // (IllegalInstr), as they do for an invalid (dtype, op) pair.
 //
-// Parameter constraints: NumLinks 1..8; ImemWords 2..4096 and PmemWords 2..16384, powers of two;
+// Parameter constraints: FlitBits 32, 64 or 128; NumLinks 1..8; ImemWords 2..4096 and PmemWords 2..16384, powers of two;
 // DmemBytes a multiple of 16, 32..786432 (the host window); AluDtypes[7] (ScaleAdd) only with
 // AluDtypes[6] (fp32).
 module xf_tile #(
@@ -64,7 +66,7 @@ module xf_tile #(
   input  logic                  rst_ni,            // asynchronous reset, active low
   // tile -> exchange path
   output logic                  tx_valid_o,        // a flit/control enters the path
-  output logic [129:0]          tx_flit_o,         // {head, tail, data}; XREQ/XDONE: data 0
+  output logic [FlitBits+1:0]   tx_flit_o,         // {head, tail, data}; XREQ/XDONE: data 0
   output logic                  tx_link_o,         // link-bound
   output logic [3:0]            tx_port_o,         // link port (tile-bound: the dst tile)
   output logic [1:0]            tx_ctrl_o,         // 0 data, 1 XREQ, 2 XDONE
@@ -72,7 +74,7 @@ module xf_tile #(
   // exchange -> tile receive path
   input  logic                  rx_valid_i,        // a flit is offered
   output logic                  rx_ready_o,        // taken (low only for read after write)
-  input  logic [129:0]          rx_flit_i,         // {head, tail, data}
+  input  logic [FlitBits+1:0]   rx_flit_i,         // {head, tail, data}
   // XB messages
   input  logic [NumLinks-1:0]   xb_msg_valid_i,    // message from link l
   input  logic [2*NumLinks-1:0] xb_msg_kind_i,     // per link: 0 GRANT, 1 XON, 2 XOFF
@@ -109,12 +111,17 @@ module xf_tile #(
   `include "xf_assert.svh"
   `include "xf_types.svh"
 
-  localparam int DmemWords = DmemBytes / 16;
-  localparam int WordBits = $clog2(DmemWords + 1);
+  localparam int FlitBytes = FlitBits / 8;  // W: bytes of a flit and of a DMEM word
+  localparam int ByteShift = $clog2(FlitBytes);
+  localparam int DmemLanes = FlitBits / 32;  // 32-bit host lanes of a DMEM word
+  localparam int DmemWords = DmemBytes / FlitBytes;
+  localparam int WordBits = $clog2(DmemWords + 1);  // a DMEM word index or count
+  localparam int GrainBits = $clog2(DmemBytes / xf_defs_pkg::GrainBytes + 1);  // in grains
   localparam int ImemAddrBits = $clog2(ImemWords);
   localparam int PmemAddrBits = $clog2(PmemWords);
   localparam int DmemAddrBits = $clog2(DmemWords);
 
+  `ASSERT_INIT(FlitBitsLegal_A, FlitBits == 32 || FlitBits == 64 || FlitBits == 128)
   `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 8)
   `ASSERT_INIT(DmemBytesLegal_A, DmemBytes % 16 == 0 && DmemBytes >= 32 && DmemBytes <= 786432)
   `ASSERT_INIT(WordBitsLegal_A, WordBits >= DmemAddrBits)
@@ -148,7 +155,7 @@ module xf_tile #(
   logic [2:0]              jobs_after;
   logic                    session_after;
   logic                    push;
-  logic [WordBits-1:0]     push_addr, push_words;
+  logic [GrainBits-1:0]    push_addr, push_words;
   logic [11:0]             push_dst_chip;
   logic [23:0]             push_dst_addr;
   logic                    push_local;
@@ -159,8 +166,8 @@ module xf_tile #(
   logic [WordBits-1:0]     send_raddr;
   logic                    recv_re, recv_we;
   logic [WordBits-1:0]     recv_raddr, recv_waddr;
-  logic [127:0]            recv_wdata;
-  logic [255:0]            dmem_rdata;
+  logic [FlitBits-1:0]     recv_wdata;
+  logic [2*FlitBits-1:0]   dmem_rdata;
   logic [3:0]              hz_valid;
   logic [4*WordBits-1:0]   hz_lo, hz_hi;
 
@@ -172,6 +179,7 @@ module xf_tile #(
   logic        rsp_valid_d, rsp_valid_q, rsp_err_d, rsp_err_q;
   logic [1:0]  rsp_src_d, rsp_src_q;      // 0 register value, 1 IMEM, 2 PMEM, 3 DMEM
   logic [1:0]  rsp_sel_d, rsp_sel_q;      // IMEM half (bit 0) or DMEM lane
+  logic [1:0]  h_lane;                    // the host's DMEM lane
   logic [31:0] rsp_reg_d, rsp_reg_q;
   reg_tile_status_t tile_status;          // TileStatus
 
@@ -185,8 +193,8 @@ module xf_tile #(
   logic [1:0]                     dmem_re;
   logic [2*DmemAddrBits-1:0]      dmem_raddr;
   logic [DmemAddrBits-1:0]        dmem_waddr;
-  logic [3:0]                     dmem_we;
-  logic [127:0]                   dmem_wdata;
+  logic [DmemLanes-1:0]           dmem_we;
+  logic [FlitBits-1:0]            dmem_wdata;
 
   always_comb begin
     h_status = host_req_addr_i[19:4] == '0;  // TileStatus, ErrInfo, ErrCount, Watchdog
@@ -211,7 +219,8 @@ module xf_tile #(
     rsp_valid_d = h_accept;
     rsp_err_d = h_accept && h_err;
     rsp_src_d = 2'd0;
-    rsp_sel_d = host_req_addr_i[3:2];
+    h_lane = host_req_addr_i[3:2] & 2'(DmemLanes - 1);
+    rsp_sel_d = h_dmem ? h_lane : host_req_addr_i[3:2];
     rsp_reg_d = '0;
     tile_status = '0;
     tile_status.err = err_q;
@@ -248,19 +257,19 @@ module xf_tile #(
     pmem_we = h_pmem_wr;
     // DMEM port A: the host has priority over a payload read (the send engine waits).
     dmem_re[0] = h_dmem_rd || send_re;
-    dmem_raddr[0 +: DmemAddrBits] = h_dmem_rd ? h_dmem_off[4 +: DmemAddrBits] :
+    dmem_raddr[0 +: DmemAddrBits] = h_dmem_rd ? h_dmem_off[ByteShift +: DmemAddrBits] :
                                                 send_raddr[DmemAddrBits-1:0];
     dmem_re[1] = recv_re;
     dmem_raddr[DmemAddrBits +: DmemAddrBits] = recv_raddr[DmemAddrBits-1:0];
     // DMEM write: the receive engine, else the host (one lane).
     if (recv_we) begin
-      dmem_we = 4'hF;
+      dmem_we = '1;
       dmem_waddr = recv_waddr[DmemAddrBits-1:0];
       dmem_wdata = recv_wdata;
     end else begin
-      dmem_we = h_dmem_wr ? 4'b0001 << host_req_addr_i[3:2] : 4'b0000;
-      dmem_waddr = h_dmem_off[4 +: DmemAddrBits];
-      dmem_wdata = {4{host_req_wdata_i}};
+      dmem_we = h_dmem_wr ? DmemLanes'(1) << h_lane : '0;
+      dmem_waddr = h_dmem_off[ByteShift +: DmemAddrBits];
+      dmem_wdata = {DmemLanes{host_req_wdata_i}};
     end
   end
 
@@ -339,7 +348,7 @@ module xf_tile #(
     case (rsp_src_q)
       2'd1: host_rsp_rdata_o = rsp_sel_q[0] ? imem_rdata[63:32] : imem_rdata[31:0];
       2'd2: host_rsp_rdata_o = pmem_rdata;
-      2'd3: host_rsp_rdata_o = dmem_rdata[32*rsp_sel_q +: 32];
+      2'd3: host_rsp_rdata_o = dmem_rdata[32*rsp_sel_q +: 32];  // a lane of port A
       default: host_rsp_rdata_o = rsp_reg_q;
     endcase
   end
@@ -388,7 +397,7 @@ module xf_tile #(
 
   xf_tile_ram #(
     .Words       (DmemWords),
-    .DataBits    (128),
+    .DataBits    (FlitBits),
     .LaneBits    (32),
     .NumReadPorts(2)
   ) u_dmem (
@@ -404,6 +413,7 @@ module xf_tile #(
 
   // ---- Engines ------------------------------------------------------------------------------
   xf_tile_seq #(
+    .FlitBits (FlitBits),
     .ImemWords(ImemWords),
     .PmemWords(PmemWords),
     .DmemBytes(DmemBytes),
@@ -453,8 +463,10 @@ module xf_tile #(
   );
 
   xf_tile_send #(
-    .NumLinks(NumLinks),
-    .WordBits(WordBits)
+    .FlitBits (FlitBits),
+    .NumLinks (NumLinks),
+    .WordBits (WordBits),
+    .GrainBits(GrainBits)
   ) u_send (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
@@ -483,7 +495,7 @@ module xf_tile #(
     .tx_credit_i    (tx_credit_i),
     .dmem_re_o      (send_re),
     .dmem_raddr_o   (send_raddr),
-    .dmem_rdata_i   (dmem_rdata[127:0]),
+    .dmem_rdata_i   (dmem_rdata[0 +: FlitBits]),
     .stall_i        (h_dmem_rd),
     .hz_valid_o     (hz_valid),
     .hz_lo_o        (hz_lo),
@@ -493,6 +505,7 @@ module xf_tile #(
   );
 
   xf_tile_recv #(
+    .FlitBits (FlitBits),
     .DmemBytes(DmemBytes),
     .AluDtypes(AluDtypes)
   ) u_recv (
@@ -509,7 +522,7 @@ module xf_tile #(
     .scale_i         (scale),
     .dmem_re_o       (recv_re),
     .dmem_raddr_o    (recv_raddr),
-    .dmem_rdata_i    (dmem_rdata[255:128]),
+    .dmem_rdata_i    (dmem_rdata[FlitBits +: FlitBits]),
     .dmem_we_o       (recv_we),
     .dmem_waddr_o    (recv_waddr),
     .dmem_wdata_o    (recv_wdata),

@@ -22,6 +22,14 @@
 //   DMEM write                                      <wr>
 //   Wait sees                                       <+n>
 //
+// Width (docs/packets.md sections 3 and 6): a packet's HeaderFlits = 128 / FlitBits header flits
+// are collected into hbuf (flit i at bits [i*FlitBits +: FlitBits]); the checks run in the cycle
+// the last one is taken (the head flit at 128 bits), in the model's order. A head flit while a
+// header is being collected, or a tail before it is complete, drops that packet as Short (source
+// unknown: 0). Each payload flit then writes or reduces one DMEM word of W = FlitBits / 8 bytes;
+// the word addresses, the RAW hold and the hazard ranges are in DMEM words, the counter
+// increment in 16-byte grains.
+//
 // Read after write between packets: a Reduce payload flit whose word is still in the pipeline
 // (accepted in t-5 .. t-1) is held with rx_ready_o = 0 until that write is done; inside a packet
 // the words increase, so this never happens there. Write flits are never held.
@@ -40,8 +48,8 @@
 // wait_count_o from wait_ctr_i; host_ctr_rdata_o from host_ctr_i. dmem_we_o/waddr/wdata are
 // the ALU's registers.
 //
-// Parameter constraints: DmemBytes a multiple of 16, >= 32; WordBits holds DmemBytes / 16;
-// AluDtypes[7] (ScaleAdd) only with AluDtypes[6] (fp32).
+// Parameter constraints: FlitBits 32, 64 or 128; DmemBytes a multiple of 16, >= 32; WordBits
+// holds DmemBytes / W; AluDtypes[7] (ScaleAdd) only with AluDtypes[6] (fp32).
 module xf_tile_recv #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
   parameter int FlitBits = xf_defs_pkg::FlitBits,
@@ -50,8 +58,8 @@ module xf_tile_recv #(
   // units the ALU is built with (xf_reduce_alu): bit d = dtype d, bit 7 = fp32 ScaleAdd; a Reduce
   // of another is a Pair
   parameter logic [7:0] AluDtypes = 8'hFF,
-  // bits of a DMEM word index (derived; do not override)
-  parameter int WordBits = $clog2(DmemBytes / 16 + 1)
+  // bits of a DMEM word index, words of FlitBits (derived; do not override)
+  parameter int WordBits = $clog2(DmemBytes / (FlitBits / 8) + 1)
 ) (
   input  logic                  clk_i,             // clock
   input  logic                  rst_ni,            // asynchronous reset, active low
@@ -59,7 +67,7 @@ module xf_tile_recv #(
   // from the exchange
   input  logic                  rx_valid_i,        // a flit is offered
   output logic                  rx_ready_o,        // taken (low only for read after write)
-  input  logic [129:0]          rx_flit_i,         // {head, tail, data}
+  input  logic [FlitBits+1:0]   rx_flit_i,         // {head, tail, data}
   // send queue's unread ranges (hazard check), entry i at [i*WordBits +: WordBits]
   input  logic [3:0]            hz_valid_i,        // entry i holds a job
   input  logic [4*WordBits-1:0] hz_lo_i,           // first unread word
@@ -70,10 +78,10 @@ module xf_tile_recv #(
   // DMEM: read port B and the write port
   output logic                  dmem_re_o,         // Reduce: read the local word in this cycle
   output logic [WordBits-1:0]   dmem_raddr_o,      // its word index
-  input  logic [127:0]          dmem_rdata_i,      // read register (the word read last cycle)
+  input  logic [FlitBits-1:0]   dmem_rdata_i,      // read register (the word read last cycle)
   output logic                  dmem_we_o,         // write a result word in this cycle
   output logic [WordBits-1:0]   dmem_waddr_o,      // its word index
-  output logic [127:0]          dmem_wdata_o,      // the result
+  output logic [FlitBits-1:0]   dmem_wdata_o,      // the result
   // errors in this cycle
   output logic                  fail_o,            // an error (fail_code_o)
   output logic [3:0]            fail_code_o,       // BadPacket, DmemRange or Hazard
@@ -92,9 +100,14 @@ module xf_tile_recv #(
   `include "xf_assert.svh"
   `include "xf_types.svh"
 
-  localparam int DmemWords = DmemBytes / 16;
+  localparam int FlitBytes = FlitBits / 8;  // W
+  localparam int ByteShift = $clog2(FlitBytes);
+  localparam int HeaderBits = xf_defs_pkg::HeaderBits;
+  localparam int HeaderFlits = HeaderBits / FlitBits;
+  localparam int DmemWords = DmemBytes / FlitBytes;
   localparam int AluLatencyCycles = 4;
 
+  `ASSERT_INIT(FlitBitsLegal_A, FlitBits == 32 || FlitBits == 64 || FlitBits == 128)
   `ASSERT_INIT(DmemBytesLegal_A, DmemBytes % 16 == 0 && DmemBytes >= 32)
   `ASSERT_INIT(WordBitsLegal_A, (1 << WordBits) > DmemWords && WordBits <= 20)
   `ASSERT_INIT(AluDtypesLegal_A, !AluDtypes[7] || AluDtypes[6])
@@ -113,7 +126,7 @@ module xf_tile_recv #(
     logic              active;    // a packet is open
     logic              drop;      // ... and is being dropped
     logic              reduce;
-    logic [WordBits:0] addr;      // word of the next payload flit
+    logic [WordBits:0] addr;      // DMEM word of the next payload flit
     logic [WordBits:0] limit;     // one past the packet's last payload word
     logic [11:0]       src_chip;
     logic [3:0]        src_tile;
@@ -129,7 +142,7 @@ module xf_tile_recv #(
     logic                we;         // ... which writes DMEM
     logic                reduce;
     logic [WordBits-1:0] waddr;
-    logic [127:0]        data;
+    logic [FlitBits-1:0] data;
     red_cfg_t            cfg;
     logic [31:0]         avg_scale;  // CSR 16
     logic [31:0]         scale;      // CSR 17, the ScaleAdd factor
@@ -157,11 +170,22 @@ module xf_tile_recv #(
   logic [31:0] counters_d [32], counters_q [32];
   logic [2:0]  kill_d, kill_q;  // cycles left in which increments are squashed after a clear
 
+  // ---- Header collection ---------------------------------------------------------------------
+  // Header flits taken so far of a header being collected (0: none), and their data. The last
+  // header flit is never stored: the checks read it from rx_flit_i.
+  logic [1:0]            hdr_cnt_d, hdr_cnt_q;
+  logic [HeaderBits-1:0] hdr_buf_d, hdr_buf_q;
+  logic [HeaderBits-1:0] hdr_word;  // the whole header, valid with the last header flit
+  logic [1:0]            hdr_idx;   // which header flit rx_flit_i is (when it is one)
+  logic                  hdr_flit;  // rx_flit_i is a header flit
+  logic                  hdr_last;  // ... the last one: the checks run
+
   // ---- Header decode ---------------------------------------------------------------------------
   flit_t       rx_flit;
   header_t     hdr;
   logic [23:0] h_dst;
   logic [11:0] h_len;
+  logic [11:0] h_len_words;  // len / W: the payload flits
   logic        h_pair_ok, h_range_bad;
   logic [3:0]  h_check;  // ErrCheck of the header, None if it passes
   logic [3:0]  h_code;   // its TileErr
@@ -174,16 +198,23 @@ module xf_tile_recv #(
 
   // ALU
   logic                alu_out_valid, unused_alu_err;
-  logic [127:0]        alu_out_data;
+  logic [FlitBits-1:0] alu_out_data;
   logic [TagBits-1:0]  alu_out_tag;
   tag_t                out;
   logic                inc_now;
 
   always_comb begin
     rx_flit = rx_flit_i;
-    hdr = header_unpack(rx_flit.data);
+    // (At 128 bits every header flit is a head and the last: the width folds the rest away.)
+    hdr_flit = rx_flit.head || (HeaderFlits > 1 && hdr_cnt_q != 2'd0);
+    hdr_idx = rx_flit.head ? 2'd0 : hdr_cnt_q;
+    hdr_last = HeaderFlits == 1 || 32'(hdr_idx) == HeaderFlits - 1;
+    hdr_word = hdr_buf_q;
+    hdr_word[(HeaderFlits - 1)*FlitBits +: FlitBits] = rx_flit.data;
+    hdr = header_unpack(hdr_word);
     h_dst = hdr.dst_addr;
     h_len = hdr.len;
+    h_len_words = h_len >> ByteShift;
     h_pair_ok = AluDtypes != 8'h00 && built_pair(AluDtypes, hdr.dtype, hdr.op);
     h_range_bad = ({1'b0, h_dst} + {13'b0, h_len}) > 25'(DmemBytes);
     // The header checks in the model's order; an unaligned dst_addr is a Window BadPacket.
@@ -204,7 +235,7 @@ module xf_tile_recv #(
       h_code = xf_defs_pkg::TILE_ERR_DMEM_RANGE;
     end
 
-    pay_ok = !rx_flit.head && pkt_q.active && !pkt_q.drop && pkt_q.addr < pkt_q.limit;
+    pay_ok = !hdr_flit && pkt_q.active && !pkt_q.drop && pkt_q.addr < pkt_q.limit;
     a_w = WordBits'(pkt_q.addr);
     // Read after write: the word is still in stage 1 or in the ALU.
     raw = s1_q.we && s1_q.waddr == a_w;
@@ -232,6 +263,8 @@ module xf_tile_recv #(
     fail_src_tile_o = pkt_q.src_tile;
     discard = 2'd0;
     short_tail = 1'b0;
+    hdr_cnt_d = hdr_cnt_q;
+    hdr_buf_d = hdr_buf_q;
     dmem_re_o = 1'b0;
     dmem_raddr_o = a_w;
     s1_d.valid = 1'b0;
@@ -247,18 +280,44 @@ module xf_tile_recv #(
     s1_d.amt = pkt_q.len_w;
 
     if (take && rx_flit.head) begin
-      // The open kept packet never saw its tail: dropped (Short); the first error is its own.
-      if (pkt_q.active && !pkt_q.drop) begin
+      if (hdr_cnt_q != 2'd0) begin
+        // The header being collected never came whole: dropped (Short), source unknown.
+        fail_o = 1'b1;
+        fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
+        fail_src_chip_o = '0;
+        fail_src_tile_o = '0;
+        discard = 2'd1;
+      end else if (pkt_q.active && !pkt_q.drop) begin
+        // The open kept packet never saw its tail: dropped (Short); the first error is its own.
         fail_o = 1'b1;
         fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
         fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
         discard = 2'd1;
       end
+      pkt_d.active = 1'b0;
+      pkt_d.drop = 1'b0;
+      hdr_cnt_d = 2'd0;
+    end
+    if (take && hdr_flit && !hdr_last) begin  // a header flit before the last: collected
+      hdr_buf_d[hdr_idx*FlitBits +: FlitBits] = rx_flit.data;
+      hdr_cnt_d = hdr_idx + 2'd1;
+      if (rx_flit.tail) begin  // the tail before the header is whole: Short, source unknown
+        fail_o = 1'b1;
+        fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
+        fail_src_chip_o = '0;
+        fail_src_tile_o = '0;
+        discard = discard + 2'd1;
+        hdr_cnt_d = 2'd0;
+      end
+    end else if (take && hdr_flit) begin  // the last header flit: the checks
+      hdr_cnt_d = 2'd0;
       pkt_d.active = 1'b1;
       pkt_d.drop = 1'b0;
       pkt_d.reduce = hdr.opcode == xf_defs_pkg::OPCODE_REDUCE;
-      pkt_d.addr = (WordBits + 1)'(h_dst[23:4]);
-      pkt_d.limit = (WordBits + 1)'(h_dst[23:4]) + (WordBits + 1)'(h_len[11:4]);
+      pkt_d.addr = (WordBits + 1)'(h_dst >> ByteShift);
+      pkt_d.limit = (WordBits + 1)'(h_dst >> ByteShift) + (WordBits + 1)'(h_len_words);
       pkt_d.src_chip = hdr.src_chip;
       pkt_d.src_tile = hdr.src_tile;
       pkt_d.len_w = h_len[11:4];
@@ -285,7 +344,7 @@ module xf_tile_recv #(
         s1_d.inc = !pkt_d.drop;
         s1_d.ctr = pkt_d.ctr;
         s1_d.amt = 8'd1;
-      end else if (rx_flit.tail) begin  // a head that is also the tail carries none of its len bytes
+      end else if (rx_flit.tail) begin  // a header flit that is also the tail: none of len
         pkt_d.active = 1'b0;
         if (!pkt_d.drop) begin
           if (!fail_o) begin
@@ -344,6 +403,7 @@ module xf_tile_recv #(
     if (clear_i) begin
       pkt_d.active = 1'b0;
       pkt_d.drop = 1'b0;
+      hdr_cnt_d = 2'd0;
       s1_d.valid = 1'b0;
       s1_d.we = 1'b0;
       s1_d.inc = 1'b0;
@@ -351,9 +411,11 @@ module xf_tile_recv #(
     discard_o = discard;
   end
 
-  // The header fields the receive engine does not read (the exchange routed by them).
+  // The header fields the receive engine does not read (the exchange routed by them), and the
+  // buffer's slot of the last header flit (never stored: all of it at 128 bits).
   logic unused_hdr;
-  assign unused_hdr = ^{hdr.dst_chip, hdr.dst_tile, hdr.lane, hdr.seq};
+  assign unused_hdr = ^{hdr.dst_chip, hdr.dst_tile, hdr.lane, hdr.seq,
+                        hdr_buf_q[(HeaderFlits - 1)*FlitBits +: FlitBits]};
 
   // Shadow of the ALU stages' write addresses (the ALU does not expose its tags in flight).
   always_comb begin
@@ -376,6 +438,7 @@ module xf_tile_recv #(
   end
 
   xf_reduce_alu #(
+    .FlitBits (FlitBits),
     .TagBits  (TagBits),
     .AluDtypes(AluDtypes)
   ) u_alu (
@@ -425,6 +488,8 @@ module xf_tile_recv #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       pkt_q <= '0;
+      hdr_cnt_q <= '0;
+      hdr_buf_q <= '0;
       s1_q <= '0;
       fl_we_q <= '0;
       for (int k = 0; k < AluLatencyCycles; k++) fl_addr_q[k] <= '0;
@@ -432,6 +497,8 @@ module xf_tile_recv #(
       kill_q <= '0;
     end else begin
       pkt_q <= pkt_d;
+      hdr_cnt_q <= hdr_cnt_d;
+      hdr_buf_q <= hdr_buf_d;
       s1_q <= s1_d;
       fl_we_q <= fl_we_d;
       for (int k = 0; k < AluLatencyCycles; k++) fl_addr_q[k] <= fl_addr_d[k];
@@ -441,6 +508,7 @@ module xf_tile_recv #(
   end
 
   `ASSERT(NoRawWithinPacket_A, !(rx_valid_i && !rx_ready_o && !pay_ok))
+  `ASSERT(HdrCntInRange_A, int'(hdr_cnt_q) < HeaderFlits)
   // A payload flit is written only inside its packet's window, which lies inside DMEM.
   `ASSERT(WriteInsideWindow_A, !(s1_d.we && !clear_i) ||
                                (pkt_q.addr < pkt_q.limit &&

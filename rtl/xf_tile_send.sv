@@ -7,9 +7,10 @@
 //   2. adds tx_credit_i to its credits, and, with at least one credit, decides at most one
 //      emission exactly as Tile::send_engine: XDONE when the queue is empty and a session is
 //      open; BadPacket and drop the job on no route; XDONE when the front job leaves elsewhere
-//      (pkt_left == 0 && job_off == 0); XREQ for a link-bound job without a session; nothing
-//      while waiting for the grant or stopped by XOFF; otherwise the next flit of the front job
-//      (a header, or a payload flit whose DMEM read dmem_re_o/dmem_raddr_o is issued in t),
+//      (pkt_left == 0, hdr_left == 0 and job_off == 0); XREQ for a link-bound job without a
+//      session; nothing while waiting for the grant or stopped by XOFF; otherwise the next flit
+//      of the front job (a header flit, or a payload flit whose DMEM read
+//      dmem_re_o/dmem_raddr_o is issued in t),
 //   3. pops the front job after its last flit (or a token's header, or on no route) and
 //      appends the job the sequencer pushes in t (push_i): a job pushed in t is first
 //      decided on in t+1 (model: a job queued by Send in t is started in t+1).
@@ -18,10 +19,16 @@
 // registered mux. So the flit is the first stage of the path into the exchange (the exchange
 // adds ExchangeLatencyCycles - 1 = 1 more stage, docs/tile.md "Interfaces").
 //
+// Width (docs/packets.md section 3): a packet is HeaderFlits = 128 / FlitBits header flits
+// (flit i = bits [i*FlitBits +: FlitBits] of header_pack, head on flit 0, tail on the last iff
+// len == 0), each decided like a payload flit (credits, XON), then len / W payload flits of
+// W = FlitBits / 8 bytes, one DMEM word each. Jobs arrive in 16-byte grains (push_*); DMEM
+// addresses, the packet's flit counts and the hazard ranges are in DMEM words of W bytes.
+//
 //   cycle          t-1    t      t+1    t+2    t+3
 //   Send retires   <S>                              (sequencer, push_i)
 //   route lookup   <addr> <data>                    (route_raddr_o by the sequencer in t-1)
-//   decision              <H>    <D0>   <D1>        header, then payload flits
+//   decision              <H>    <D0>   <D1>        header (H flits), then payload flits
 //   dmem_re_o                    <D0>   <D1>
 //   tx_valid_o                   <H>    <D0>   <D1>
 //
@@ -41,15 +48,17 @@
 // at the exchange's front in t+2 at the earliest, the credit pulse arrives in t+3 and is
 // usable in t+3: 3 credits sustain one flit per cycle). At most 3 are ever held (asserted).
 //
-// Parameter constraints: NumLinks 1..8, WordBits >= 1 (source addresses and lengths are DMEM
-// word indices, at most DmemWords, which WordBits must hold).
+// Parameter constraints: FlitBits 32, 64 or 128; NumLinks 1..8; GrainBits holds the DMEM size in
+// grains and WordBits in DMEM words (WordBits = GrainBits + log2(16 / W) is enough).
 module xf_tile_send #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
   parameter int FlitBits = xf_defs_pkg::FlitBits,
   // links (width of xb_msg_*)
   parameter int NumLinks = 4,
-  // bits of a DMEM word index or word count (holds DmemBytes / 16)
-  parameter int WordBits = 16
+  // bits of a DMEM word index or word count (holds DmemBytes / W, W = FlitBits / 8)
+  parameter int WordBits = 16,
+  // bits of a job's source address and length in 16-byte grains (holds DmemBytes / 16)
+  parameter int GrainBits = WordBits - $clog2(128 / FlitBits)
 ) (
   input  logic                  clk_i,            // clock
   input  logic                  rst_ni,           // asynchronous reset, active low
@@ -61,8 +70,8 @@ module xf_tile_send #(
   input  logic [3:0]            cfg_num_ports_i,  // route entry >= this: no route
   // job push from the sequencer (Send retiring)
   input  logic                  push_i,           // append a job
-  input  logic [WordBits-1:0]   push_addr_i,      // source DMEM word index
-  input  logic [WordBits-1:0]   push_words_i,     // payload length in 16-byte words
+  input  logic [GrainBits-1:0]  push_addr_i,      // source address in 16-byte grains
+  input  logic [GrainBits-1:0]  push_words_i,     // payload length in 16-byte grains
   input  logic [11:0]           push_dst_chip_i,  // destination chip
   input  logic [23:0]           push_dst_addr_i,  // destination byte address (24 bits)
   input  logic                  push_local_i,     // destination chip == this chip
@@ -76,7 +85,7 @@ module xf_tile_send #(
   input  logic [2*NumLinks-1:0] xb_msg_kind_i,    // per link: 0 GRANT, 1 XON, 2 XOFF
   // path into the exchange
   output logic                  tx_valid_o,       // a flit/control enters the path
-  output logic [129:0]          tx_flit_o,        // {head, tail, data}
+  output logic [FlitBits+1:0]   tx_flit_o,        // {head, tail, data}
   output logic                  tx_link_o,        // link-bound (data, XREQ, XDONE)
   output logic [3:0]            tx_port_o,        // link port (tile-bound: the dst tile)
   output logic [1:0]            tx_ctrl_o,        // 0 data, 1 XREQ, 2 XDONE
@@ -84,7 +93,7 @@ module xf_tile_send #(
   // DMEM read port (payload)
   output logic                  dmem_re_o,        // read a payload word in this cycle
   output logic [WordBits-1:0]   dmem_raddr_o,     // word index
-  input  logic [127:0]          dmem_rdata_i,     // read register (word read last cycle)
+  input  logic [FlitBits-1:0]   dmem_rdata_i,     // read register (word read last cycle)
   input  logic                  stall_i,          // the host has the read port this cycle
   // hazard ranges (unread words of each queued job), entry i at [i*WordBits +: WordBits]
   output logic [3:0]            hz_valid_o,       // entry i holds a job
@@ -100,23 +109,33 @@ module xf_tile_send #(
 
   localparam int QueueJobs = 4;
   localparam logic [2:0] InitCredits = 3'(xf_defs_pkg::ExchangeLatencyCycles + 1);
-  localparam logic [7:0] MaxPacketWords = 8'(xf_defs_pkg::MaxPacketPayloadBytes / 16);
+  // Payload bytes per flit (W), DMEM words per grain, header flits per packet.
+  localparam int FlitBytes = FlitBits / 8;
+  localparam int GrainShift = $clog2(xf_defs_pkg::GrainBytes / FlitBytes);
+  localparam int ByteShift = $clog2(FlitBytes);
+  localparam int HeaderFlits = xf_defs_pkg::HeaderBits / FlitBits;
+  // Payload flits of a maximal packet (128, 256 or 512) and the bits of a packet's flit count.
+  localparam int MaxPacketFlits = xf_defs_pkg::MaxPacketPayloadBytes / FlitBytes;
+  localparam int PktBits = $clog2(MaxPacketFlits + 1);
+  localparam logic [PktBits-1:0] MaxPacketWords = PktBits'(MaxPacketFlits);
 
+  `ASSERT_INIT(FlitBitsLegal_A, FlitBits == 32 || FlitBits == 64 || FlitBits == 128)
   `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 8)
-  `ASSERT_INIT(WordBitsLegal_A, WordBits >= 1 && WordBits <= 20)
+  `ASSERT_INIT(WordBitsLegal_A, WordBits >= GrainBits + GrainShift && WordBits <= 20)
+  `ASSERT_INIT(GrainBitsLegal_A, GrainBits >= 1)
 
   // ---- Job queue (entry 0 is the front) ------------------------------------------------------
   // A job: what the sequencer pushes, and the route entry that arrives a cycle later (fill_*).
   typedef struct packed {
-    logic [WordBits-1:0] addr;      // source DMEM word index
-    logic [WordBits-1:0] words;     // payload length in 16-byte words
+    logic [GrainBits-1:0] addr;     // source address in grains
+    logic [GrainBits-1:0] words;    // payload length in grains
     logic [11:0]         dst_chip;  // destination chip
     logic [23:0]         dst_addr;  // destination byte address
     logic                to_local;  // destination chip == this chip
     send_imm_t           desc;      // the send descriptor
     logic [7:0]          route;     // RouteTable entry (used for a link-bound job)
   } job_t;
-  localparam int JobBits = 2 * WordBits + 12 + 24 + 1 + SendImmTypeBits + 8;
+  localparam int JobBits = 2 * GrainBits + 12 + 24 + 1 + SendImmTypeBits + 8;
   // Entries are vectors, read and written whole through job_t variables (Yosys 0.23 infers a
   // latch for an array of structs written field by field).
   logic [JobBits-1:0] jobs_q [QueueJobs], jobs_d [QueueJobs];
@@ -132,7 +151,8 @@ module xf_tile_send #(
   logic                xon_d, xon_q;
   logic [3:0]          link_d, link_q;
   logic [WordBits-1:0] off_d, off_q;            // words of the front job already emitted
-  logic [7:0]          pkt_left_d, pkt_left_q;  // payload flits left in the current packet
+  logic [PktBits-1:0]  pkt_left_d, pkt_left_q;  // payload flits left in the current packet
+  logic [1:0]          hdr_left_d, hdr_left_q;  // header flits left after the one emitted
   logic [15:0]         seq_d, seq_q;
   logic [2:0]          credits_d, credits_q;
 
@@ -141,8 +161,8 @@ module xf_tile_send #(
     logic       valid;    // a flit/control enters the path
     logic       head;
     logic       tail;
-    logic       payload;  // 1: data is the DMEM read register; 0: hdr
-    header_t    hdr;
+    logic       payload;  // 1: data is the DMEM read register; 0: hdr_part
+    logic [FlitBits-1:0] hdr_part;  // header flit: its part of the packed header; else 0
     logic       link;
     logic [3:0] port;
     logic [1:0] ctrl;     // 0 data, 1 XREQ, 2 XDONE
@@ -152,14 +172,17 @@ module xf_tile_send #(
   // The front job.
   job_t        front;
   send_imm_t   f_desc;
-  header_t     hdr;  // the header of the front job's next packet
+  header_t     hdr;  // the header of the front job's next (or current) packet
+  logic [xf_defs_pkg::HeaderBits-1:0] hdr_word;  // header_pack(hdr)
+  logic [1:0]  hdr_idx;  // the header flit decided now
   logic [7:0]  f_route;
   logic        f_link, f_noroute;
   logic [3:0]  f_port;
   logic [2:0]  credits_avail;
   logic        pop;
+  logic [WordBits-1:0] f_addr, f_words;  // the front job in DMEM words
   logic [WordBits-1:0] rem_words;
-  logic [7:0]  len_words;
+  logic [PktBits-1:0]  len_words;
   logic [2:0]  cnt_after_pop;
 
   always_comb begin
@@ -174,14 +197,16 @@ module xf_tile_send #(
       f_port = 4'(f_route);
       f_noroute = f_route >= {4'b0, cfg_num_ports_i};
     end
-    rem_words = front.words - off_q;
-    len_words = (32'(rem_words) >= 32'(MaxPacketWords)) ? MaxPacketWords : 8'(rem_words);
+    f_addr = WordBits'(front.addr) << GrainShift;
+    f_words = WordBits'(front.words) << GrainShift;
+    rem_words = f_words - off_q;
+    len_words = (32'(rem_words) >= 32'(MaxPacketWords)) ? MaxPacketWords : PktBits'(rem_words);
     hdr = '0;
     hdr.opcode = f_desc.popc;  // Write or Reduce (FrontPopcLegal_A)
     hdr.dst_chip = front.dst_chip;
     hdr.dst_tile = f_desc.tile;
-    hdr.dst_addr = front.dst_addr + 24'({off_q, 4'b0});
-    hdr.len = {len_words, 4'b0};
+    hdr.dst_addr = front.dst_addr + (24'(off_q) << ByteShift);
+    hdr.len = 12'(len_words) << ByteShift;
     hdr.dtype = f_desc.dtype;
     hdr.op = f_desc.op;
     hdr.sat = f_desc.sat;
@@ -191,7 +216,11 @@ module xf_tile_send #(
     hdr.lane = f_desc.lane;
     hdr.src_chip = cfg_chip_id_i;
     hdr.src_tile = cfg_tile_id_i;
-    hdr.seq = seq_q;
+    // The header flits after the first rebuild the header: only seq has moved on since.
+    hdr.seq = (HeaderFlits > 1 && hdr_left_q != 2'd0) ? seq_q - 16'd1 : seq_q;
+    hdr_word = header_pack(hdr);
+    // Header flit 0 when none is under way, else flit HeaderFlits - hdr_left_q.
+    hdr_idx = (HeaderFlits == 1 || hdr_left_q == 2'd0) ? 2'd0 : 2'(HeaderFlits) - hdr_left_q;
 
     // 1. XB messages, link order (model: Tile::tick).
     requested_d = requested_q;
@@ -214,12 +243,13 @@ module xf_tile_send #(
     link_d = link_q;
     off_d = off_q;
     pkt_left_d = pkt_left_q;
+    hdr_left_d = hdr_left_q;
     seq_d = seq_q;
     credits_avail = credits_q + {2'b0, tx_credit_i};
     pop = 1'b0;
     fail_o = 1'b0;
     dmem_re_o = 1'b0;
-    dmem_raddr_o = front.addr + off_q;
+    dmem_raddr_o = f_addr + off_q;
     tx_d = '0;
     tx_d.head = 1'b1;
     tx_d.tail = 1'b1;
@@ -236,8 +266,8 @@ module xf_tile_send #(
       end else if (f_noroute) begin
         fail_o = 1'b1;
         pop = 1'b1;
-      end else if (in_session_q && (!f_link || link_q != f_port) && pkt_left_q == 8'd0 &&
-                   off_q == '0) begin  // the next job leaves elsewhere: XDONE
+      end else if (in_session_q && (!f_link || link_q != f_port) && pkt_left_q == '0 &&
+                   hdr_left_q == 2'd0 && off_q == '0) begin  // the next job leaves elsewhere: XDONE
         tx_d.valid = 1'b1;
         tx_d.ctrl = 2'd2;
         in_session_d = 1'b0;
@@ -253,22 +283,30 @@ module xf_tile_send #(
       end else if (!f_link || xon_d) begin
         tx_d.link = f_link;
         tx_d.port = f_port;
-        if (pkt_left_q == 8'd0) begin  // header
+        if (pkt_left_q == '0 && (HeaderFlits == 1 || hdr_left_q == 2'd0)) begin  // flit 0: head
           tx_d.valid = 1'b1;
-          tx_d.hdr = hdr;
+          tx_d.hdr_part = hdr_word[hdr_idx*FlitBits +: FlitBits];
           seq_d = seq_q + 16'd1;
           pkt_left_d = len_words;
-          tx_d.tail = len_words == 8'd0;
-          if (len_words == 8'd0 && front.words == '0) pop = 1'b1;  // token: header only
+          hdr_left_d = 2'(HeaderFlits - 1);
+          tx_d.tail = HeaderFlits == 1 && len_words == '0;
+          if (tx_d.tail && front.words == '0) pop = 1'b1;  // token: header only
+        end else if (HeaderFlits > 1 && hdr_left_q != 2'd0) begin  // header flit hdr_idx
+          tx_d.valid = 1'b1;
+          tx_d.head = 1'b0;
+          tx_d.hdr_part = hdr_word[hdr_idx*FlitBits +: FlitBits];
+          hdr_left_d = hdr_left_q - 2'd1;
+          tx_d.tail = hdr_left_d == 2'd0 && pkt_left_q == '0;
+          if (tx_d.tail && front.words == '0) pop = 1'b1;  // token: header only
         end else if (!stall_i) begin  // payload flit: DMEM read now, data in the next cycle
           tx_d.valid = 1'b1;
           tx_d.head = 1'b0;
           tx_d.payload = 1'b1;
           dmem_re_o = 1'b1;
           off_d = off_q + 1'b1;
-          pkt_left_d = pkt_left_q - 8'd1;
-          tx_d.tail = pkt_left_d == 8'd0;
-          if (pkt_left_d == 8'd0 && off_d == front.words) begin
+          pkt_left_d = pkt_left_q - 1'b1;
+          tx_d.tail = pkt_left_d == '0;
+          if (pkt_left_d == '0 && off_d == f_words) begin
             pop = 1'b1;
             off_d = '0;
           end
@@ -285,6 +323,7 @@ module xf_tile_send #(
       link_d = '0;
       off_d = '0;
       pkt_left_d = '0;
+      hdr_left_d = '0;
       seq_d = '0;
       credits_d = InitCredits;
       tx_d.valid = 1'b0;
@@ -349,8 +388,10 @@ module xf_tile_send #(
     for (int i = 0; i < QueueJobs; i++) begin
       hz_job = jobs_q[i];
       hz_valid_o[i] = 3'(i) < cnt_q;
-      hz_lo_o[i*WordBits +: WordBits] = hz_job.addr + (i == 0 ? off_q : '0);
-      hz_hi_o[i*WordBits +: WordBits] = hz_job.addr + hz_job.words;
+      hz_lo_o[i*WordBits +: WordBits] = (WordBits'(hz_job.addr) << GrainShift) +
+                                        (i == 0 ? off_q : '0);
+      hz_hi_o[i*WordBits +: WordBits] = (WordBits'(hz_job.addr) + WordBits'(hz_job.words)) <<
+                                        GrainShift;
     end
   end
 
@@ -365,6 +406,7 @@ module xf_tile_send #(
       link_q <= '0;
       off_q <= '0;
       pkt_left_q <= '0;
+      hdr_left_q <= '0;
       seq_q <= '0;
       credits_q <= InitCredits;
       tx_q <= '0;
@@ -378,6 +420,7 @@ module xf_tile_send #(
       link_q <= link_d;
       off_q <= off_d;
       pkt_left_q <= pkt_left_d;
+      hdr_left_q <= hdr_left_d;
       seq_q <= seq_d;
       credits_q <= credits_d;
       tx_q <= tx_d;
@@ -393,7 +436,7 @@ module xf_tile_send #(
   always_comb begin
     tx_flit.head = tx_q.head;
     tx_flit.tail = tx_q.tail;
-    tx_flit.data = tx_q.payload ? dmem_rdata_i : header_pack(tx_q.hdr);
+    tx_flit.data = tx_q.payload ? dmem_rdata_i : tx_q.hdr_part;
   end
   assign tx_valid_o = tx_q.valid;
   assign tx_flit_o = tx_flit;
@@ -405,6 +448,7 @@ module xf_tile_send #(
   `ASSERT(QueueInRange_A, int'(cnt_q) <= QueueJobs)
   `ASSERT(NoPushWhenFull_A, !(push_i && cnt_after_pop == 3'(QueueJobs)))
   `ASSERT(PktLeftInRange_A, pkt_left_q <= MaxPacketWords)
+  `ASSERT(HdrLeftInRange_A, int'(hdr_left_q) < HeaderFlits)
   `ASSERT(NoEmitWithoutCredit_A, !(tx_d.valid && credits_avail == 3'd0))
   // Send accepts Write and Reduce only (the sequencer's check): popc is the header's opcode.
   `ASSERT(FrontPopcLegal_A, cnt_q == 3'd0 || f_desc.popc == xf_defs_pkg::OPCODE_WRITE ||

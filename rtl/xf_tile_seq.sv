@@ -83,8 +83,8 @@ module xf_tile_seq #(
   input  logic [2:0]              jobs_after_i,     // jobs queued after the send engine's step
   input  logic                    session_after_i,  // XB session open after that step
   output logic                    push_o,           // Send retires: queue the job
-  output logic [WordBits-1:0]     push_addr_o,      // source word index
-  output logic [WordBits-1:0]     push_words_o,     // length in words
+  output logic [WordBits-1:0]     push_addr_o,      // source address in 16-byte grains
+  output logic [WordBits-1:0]     push_words_o,     // length in 16-byte grains
   output logic [11:0]             push_dst_chip_o,  // destination chip
   output logic [23:0]             push_dst_addr_o,  // destination address (24 bits)
   output logic                    push_local_o,     // destination chip == this chip

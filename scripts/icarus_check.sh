@@ -50,8 +50,27 @@ for entry in "${blocks[@]}"; do
     done
   done
 done
+# The tile (not a top above: the chip holds it) and the ALU at every flit width (-P: FlitBits).
+tile_files="rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv \
+rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv \
+rtl/xf_tile.sv"
+for w in 32 64 128; do
+  for top in xf_tile xf_reduce_alu; do
+    for defs in -DSYNTHESIS ""; do
+      rc=0
+      msgs=$(iverilog -g2012 $defs -I rtl -s "$top" -P"$top.FlitBits=$w" -o /dev/null \
+               rtl/xf_defs_pkg.sv $tile_files 2>&1) || rc=$?
+      msgs=$(grep -vE "$harmless" <<< "$msgs" || true)
+      [[ -n $msgs ]] && echo "$msgs"
+      if [[ $rc != 0 ]]; then
+        echo "icarus-check: ERROR: $top at FlitBits $w ${defs:-(no -DSYNTHESIS)} failed" >&2
+        failed=1
+      fi
+    done
+  done
+done
 [[ $failed == 0 ]] || { echo "icarus-check: FAILED" >&2; exit 1; }
 wt=$(xargs <<< "$width_tops")
-echo "icarus-check: ${#blocks[@]} block tops ($wt also at FlitBits 32, 64) compile under" \
-  "$(iverilog -V 2>&1 | head -1 | awk '{print "Icarus", $4}') (iverilog -g2012, with and" \
-  "without -DSYNTHESIS)"
+echo "icarus-check: ${#blocks[@]} block tops ($wt also at FlitBits 32, 64; the tile and the ALU at" \
+  "32, 64, 128) compile under $(iverilog -V 2>&1 | head -1 | awk '{print "Icarus", $4}')" \
+  "(iverilog -g2012, with and without -DSYNTHESIS)"

@@ -6,7 +6,7 @@
 # 3. xf_switch with the harness's 16 links.
 # 4. The flit-width blocks at the narrow widths (FlitBits 32 and 64; step 2 lints them at the
 #    default 128): the link, its array, the XB, the router, the exchange, the switch (also with
-#    16 links) and the chip, each with -GFlitBits=N.
+#    16 links), the chip, the tile, its parts and the ALU, each with -GFlitBits=N.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mapfile -t files < <(ls rtl/*.sv)
@@ -35,7 +35,8 @@ done
 # 3. xf_switch as the machine harness builds it (CMakeLists.txt, tb/rtl_system.hpp).
 verilator --lint-only -Wall --assert -Irtl --top-module xf_switch -GNumLinks=16 "${ordered[@]}"
 # 4. The narrow flit widths (docs/packets.md section 2).
-width_tops=(xf_link xf_link_array xf_xb xf_router xf_exchange xf_switch xf_chip)
+width_tops=(xf_link xf_link_array xf_xb xf_router xf_exchange xf_switch xf_chip xf_tile xf_tile_send
+  xf_tile_recv xf_tile_seq xf_reduce_alu)
 for w in 32 64; do
   for top in "${width_tops[@]}"; do
     verilator --lint-only -Wall --assert -Irtl --top-module "$top" -GFlitBits=$w "${ordered[@]}"

@@ -4,6 +4,8 @@
 // RTL_TOP: xf_reduce_alu Vxf_reduce_alu_d24 -GAluDtypes=8'h24
 // RTL_TOP: xf_reduce_alu Vxf_reduce_alu_d50 -GAluDtypes=8'h50
 // RTL_TOP: xf_reduce_alu Vxf_reduce_alu_d00 -GAluDtypes=8'h00
+// RTL_TOP: xf_reduce_alu Vxf_reduce_alu_w64 -GFlitBits=64
+// RTL_TOP: xf_reduce_alu Vxf_reduce_alu_w32 -GFlitBits=32
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
 // RTL_SRCS: rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv
 // Block test of the RTL reduction ALU (rtl/xf_reduce_alu.sv, Verilated) against the C++
@@ -84,6 +86,14 @@
 // the largest normal, infinity; then the NaNs 0x7FC00000, 0xFFC00000, 0x7FC00001, 0x7FFFFFFF,
 // 0x7F800001, 0xFF800001, 0x7FBFFFFF, 0xFFFFFFFF (quiet and signalling, both signs, payloads).
 //
+// Flit widths (RtlAluWidth.*, docs/alu.md section 1): two more models with FlitBits = 64 (8 int8,
+// 4 16-bit, 2 32-bit lanes) and 32 (4, 2, 1). Every 16-byte vector goes in as 16 / W flits of
+// W = FlitBits / 8 bytes in consecutive cycles, each with the vector's configuration, and every
+// flit's result must be its W bytes of xf::alu_reduce on the whole vector: the same per-element
+// results as at 128 bits. Each model gets a random mixed stream of every source below (an
+// eighth of each), every (dtype, op) code 16 times, and the latency and throughput checks (a
+// result in every cycle).
+//
 // Throughput: 10^5 flits with random valid (dtype, op) and configuration in 10^5 consecutive
 // cycles; the test checks each result and that the 10^5 results leave in 10^5 consecutive
 // cycles (one result per cycle).
@@ -116,6 +126,8 @@
 #include "Vxf_reduce_alu_d08.h"
 #include "Vxf_reduce_alu_d24.h"
 #include "Vxf_reduce_alu_d50.h"
+#include "Vxf_reduce_alu_w32.h"
+#include "Vxf_reduce_alu_w64.h"
 #endif
 #include "rtl_kit.hpp"
 #include "xf/alu.hpp"
@@ -166,48 +178,40 @@ std::string describe(const Vec& v) {
   return buf;
 }
 
+// FlitBits of a Verilated ALU class (its RTL_TOP line): 128 unless named here.
+template <class Dut>
+struct FlitBitsOf {
+  static constexpr uint32_t kBits = 128;
+};
+#ifndef XF_ALU_REGRESS
+template <>
+struct FlitBitsOf<Vxf_reduce_alu_w64> {
+  static constexpr uint32_t kBits = 64;
+};
+template <>
+struct FlitBitsOf<Vxf_reduce_alu_w32> {
+  static constexpr uint32_t kBits = 32;
+};
+#endif
+
 // The Verilated ALU with a scoreboard: step() presents one input (or an idle cycle), clocks
 // once and checks the output of the flit presented kLatencyCycles earlier. Dut is a Verilated
 // class of xf_reduce_alu built with AluDtypes = dtypes: a flit of a dtype outside it must come
-// out as an invalid pair's (err_o, a unchanged).
+// out as an invalid pair's (err_o, a unchanged). A Dut narrower than 128 bits takes a vector as
+// kParts flits of kBytes bytes in consecutive cycles (step() clocks kParts times).
 template <class Dut>
 class AluBenchT {
  public:
+  static constexpr uint32_t kBytes = FlitBitsOf<Dut>::kBits / 8;
+  static constexpr uint32_t kParts = 16 / kBytes;
+
   explicit AluBenchT(uint8_t dtypes = kAluAllUnits) : dtypes_(dtypes), fails_(kFile) {
     dut_.reset([](Dut& d) { d.in_valid_i = 0; });
   }
 
   // Presents v (or an idle cycle when !v.valid), clocks, and checks the oldest flit in flight.
   void step(const Vec& v) {
-    for (int w = 0; w < 4; ++w) {
-      uint32_t wa, wb;
-      std::memcpy(&wa, v.a.data() + 4 * w, 4);
-      std::memcpy(&wb, v.b.data() + 4 * w, 4);
-      dut_->in_a_i[w] = wa;
-      dut_->in_b_i[w] = wb;
-    }
-    dut_->in_valid_i = v.valid;
-    dut_->in_dtype_i = static_cast<uint8_t>(v.cfg.dtype);
-    dut_->in_op_i = static_cast<uint8_t>(v.cfg.op);
-    dut_->in_sat_i = v.cfg.sat;
-    dut_->in_avg_shift_i = v.cfg.avg_shift;
-    dut_->in_avg_final_i = v.cfg.avg_final;
-    dut_->in_avg_scale_i = v.cfg.avg_scale;
-    dut_->in_scale_i = v.cfg.scale;
-    dut_->in_tag_i = v.tag;
-    in_flight_.push_back(v);
-    dut_.tick();
-    if (dut_->out_valid_o) {
-      if (results_ == 0) first_result_cycle_ = dut_.cycle();
-      last_result_cycle_ = dut_.cycle();
-      ++results_;
-    }
-    if (static_cast<int>(in_flight_.size()) == kLatencyCycles) {
-      check(in_flight_.front());
-      in_flight_.pop_front();
-    } else if (dut_->out_valid_o) {
-      fail("out_valid_o high with no flit in flight since reset");
-    }
+    for (uint32_t part = 0; part < kParts; ++part) step_part(v, part);
     if (v.valid) ++vectors_;
   }
 
@@ -215,7 +219,7 @@ class AluBenchT {
   void drain() {
     Vec idle;
     idle.valid = false;
-    for (int i = 0; i < kLatencyCycles; ++i) step(idle);
+    for (int i = 0; i < kLatencyCycles; ++i) step_part(idle, 0);
   }
 
   uint64_t vectors() const { return vectors_; }
@@ -226,9 +230,48 @@ class AluBenchT {
   uint64_t last_result_cycle() const { return last_result_cycle_; }
 
  private:
+  struct InFlight {
+    Vec v;
+    uint32_t part;
+  };
+
+  // One flit: bytes [part * kBytes, part * kBytes + kBytes) of the vector's a and b.
+  void step_part(const Vec& v, uint32_t part) {
+    for (uint32_t w = 0; w < kBytes / 4; ++w) {
+      uint32_t wa, wb;
+      std::memcpy(&wa, v.a.data() + part * kBytes + 4 * w, 4);
+      std::memcpy(&wb, v.b.data() + part * kBytes + 4 * w, 4);
+      kit::put_word(dut_->in_a_i, w, wa);
+      kit::put_word(dut_->in_b_i, w, wb);
+    }
+    dut_->in_valid_i = v.valid;
+    dut_->in_dtype_i = static_cast<uint8_t>(v.cfg.dtype);
+    dut_->in_op_i = static_cast<uint8_t>(v.cfg.op);
+    dut_->in_sat_i = v.cfg.sat;
+    dut_->in_avg_shift_i = v.cfg.avg_shift;
+    dut_->in_avg_final_i = v.cfg.avg_final;
+    dut_->in_avg_scale_i = v.cfg.avg_scale;
+    dut_->in_scale_i = v.cfg.scale;
+    dut_->in_tag_i = v.tag;
+    in_flight_.push_back({v, part});
+    dut_.tick();
+    if (dut_->out_valid_o) {
+      if (results_ == 0) first_result_cycle_ = dut_.cycle();
+      last_result_cycle_ = dut_.cycle();
+      ++results_;
+    }
+    if (static_cast<int>(in_flight_.size()) == kLatencyCycles) {
+      check(in_flight_.front().v, in_flight_.front().part);
+      in_flight_.pop_front();
+    } else if (dut_->out_valid_o) {
+      fail("out_valid_o high with no flit in flight since reset");
+    }
+  }
+
   void fail(const std::string& what) { fails_.fail(dut_.cycle(), what); }
 
-  void check(const Vec& v) {
+  // The flit `part` of v: its kBytes of the reference result on the whole vector.
+  void check(const Vec& v, uint32_t part) {
     if (dut_->out_valid_o != (v.valid ? 1 : 0)) {
       fail(std::string("out_valid_o is ") + (dut_->out_valid_o ? "1" : "0") + ", expected " +
            (v.valid ? "1" : "0") + " for " + describe(v));
@@ -238,10 +281,10 @@ class AluBenchT {
     std::array<uint8_t, 16> want = v.a;
     const bool want_err = !built_pair(dtypes_, v.cfg.dtype, v.cfg.op);
     if (!want_err) alu_reduce(v.cfg, want.data(), v.b.data(), want.size());
-    std::array<uint8_t, 16> got{};
-    for (int w = 0; w < 4; ++w) {
-      const uint32_t word = dut_->out_data_o[w];
-      std::memcpy(got.data() + 4 * w, &word, 4);
+    std::array<uint8_t, 16> got = want;  // the other parts of the vector: as expected
+    for (uint32_t w = 0; w < kBytes / 4; ++w) {
+      const uint32_t word = kit::get_word(dut_->out_data_o, w);
+      std::memcpy(got.data() + part * kBytes + 4 * w, &word, 4);
     }
     if (dut_->err_o != (want_err ? 1 : 0)) {
       fail(std::string("err_o is ") + (dut_->err_o ? "1" : "0") + " for " + describe(v));
@@ -272,7 +315,7 @@ class AluBenchT {
   uint8_t dtypes_;
   kit::Dut<Dut> dut_;
   kit::Failures fails_;
-  std::deque<Vec> in_flight_;
+  std::deque<InFlight> in_flight_;
   uint64_t vectors_ = 0;
   uint64_t results_ = 0;
   uint64_t first_result_cycle_ = 0;
@@ -856,6 +899,78 @@ TEST(RtlAluSubset, Int8AndUint8) { subset_stream<Vxf_reduce_alu_d03>(0x03); }
 TEST(RtlAluSubset, Int16AndBf16) { subset_stream<Vxf_reduce_alu_d24>(0x24); }
 TEST(RtlAluSubset, Fp16AndFp32) { subset_stream<Vxf_reduce_alu_d50>(0x50); }
 TEST(RtlAluSubset, NoDtypes) { subset_stream<Vxf_reduce_alu_d00>(0x00); }
+
+// A narrower ALU (the header's "Flit widths"): a random mixed stream of an eighth of every
+// source, every (dtype, op) code 16 times, with an idle cycle now and then; then 10^4 vectors
+// back to back, whose flits' results must leave in consecutive cycles.
+template <class Dut>
+void width_stream() {
+  Rng rng = kFile.rng();
+  AluBenchT<Dut> bench;
+  std::vector<uint64_t> per_source(std::size(kSources), 0);
+  uint64_t total = 0;
+  for (size_t s = 0; s < std::size(kSources); ++s) {
+    for (uint64_t i = 0; i < kSources[s].count; i += 8) {
+      if (rnd(rng, 100) == 0) {
+        Vec idle;
+        make_invalid(0, rng, idle);
+        idle.valid = false;
+        bench.step(idle);
+      }
+      Vec v;
+      kSources[s].make(i + rnd(rng, 8) % (kSources[s].count - i), rng, v);
+      v.tag = static_cast<uint32_t>(rng());
+      bench.step(v);
+      ++per_source[s];
+      ++total;
+    }
+    if (bench.failures() > kMaxReportedFailures) break;
+  }
+  for (int rep = 0; rep < 16; ++rep) {
+    for (unsigned t = 0; t < 8; ++t) {
+      for (unsigned op = 0; op < 8; ++op) {
+        Vec v;
+        make_invalid(0, rng, v);
+        v.cfg.dtype = static_cast<DType>(t);
+        v.cfg.op = static_cast<RedOp>(op);
+        v.tag = static_cast<uint32_t>(rng());
+        bench.step(v);
+        ++total;
+      }
+    }
+  }
+  bench.drain();
+  const uint64_t before = bench.results();
+  constexpr uint64_t kBurst = 10000;
+  for (uint64_t i = 0; i < kBurst; ++i) {
+    Vec v;
+    const uint32_t t = rnd(rng, 7);
+    if (t < 4) {
+      make_int_random(static_cast<DType>(t), rng, v);
+    } else {
+      make_float_random(t == 4 ? kFp16 : (t == 5 ? kBf16 : kFp32), rng, v);
+    }
+    v.tag = static_cast<uint32_t>(rng());
+    bench.step(v);
+    ++total;
+  }
+  bench.drain();
+  for (size_t s = 0; s < std::size(kSources); ++s)
+    std::printf("[  VECTORS ] %-24s %8" PRIu64 " vectors\n", kSources[s].name, per_source[s]);
+  std::printf("[  VECTORS ] %s: FlitBits %u, %" PRIu64 " vectors as %" PRIu64 " flits in %" PRIu64
+              " cycles, %d mismatches\n",
+              test_name().c_str(), AluBenchT<Dut>::kBytes * 8, bench.vectors(),
+              bench.vectors() * AluBenchT<Dut>::kParts, bench.cycles(), bench.failures());
+  EXPECT_EQ(bench.failures(), 0);
+  EXPECT_EQ(bench.vectors(), total);
+  // One result per cycle: every flit of the burst left exactly kLatencyCycles after it went in
+  // (the bench checks each), and the last of them in the drain's last cycle.
+  EXPECT_EQ(bench.results() - before, kBurst * AluBenchT<Dut>::kParts);
+  EXPECT_EQ(bench.last_result_cycle(), bench.cycles());
+}
+
+TEST(RtlAluWidth, Flit64) { width_stream<Vxf_reduce_alu_w64>(); }
+TEST(RtlAluWidth, Flit32) { width_stream<Vxf_reduce_alu_w32>(); }
 
 #endif  // XF_ALU_REGRESS
 

@@ -1,5 +1,7 @@
 // RTL_TOP: xf_tile
 // RTL_TOP: xf_tile Vxf_tile_d08 -GAluDtypes=8'h08
+// RTL_TOP: xf_tile Vxf_tile_w64 -GFlitBits=64
+// RTL_TOP: xf_tile Vxf_tile_w32 -GFlitBits=32
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
 // RTL_SRCS: rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv
 // RTL_SRCS: rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv rtl/xf_tile.sv
@@ -56,6 +58,18 @@
 // IllegalInstr at its pc, as an invalid pair; int32 Reduce and Write packets still work
 // (checked against xf::alu_reduce).
 //
+// Flit widths (RtlTileWidth/*, a typed test over the default tile and two more Verilated with
+// FlitBits = 64 and 32, docs/packets.md sections 3 and 6): the send engine's packets are H =
+// 128 / FlitBits header flits (flit i = header bits [i*FlitBits +: FlitBits], head on flit 0,
+// tail on the last iff len == 0) and len / W payload flits of W = FlitBits / 8 bytes, all back
+// to back at one flit per cycle with the same XREQ/grant/XDONE timing as at 128 bits (a 4096-byte
+// job and a token: 2 (H + 2048 / W) + H flits); received Write and Reduce packets of many
+// dtype/op pairs (xf::alu_reduce), tokens and counters in grains, under random idle insertion;
+// simultaneous receive-reduce and send at one flit per cycle each; the host's 32-bit DMEM lanes;
+// the header checks and the narrow-only Short cases (a head while a header is collected, a tail
+// before the header is complete: source 0) with TileErrInfo and TileErrCount, and a good packet
+// after each.
+//
 // Inputs change away from the rising edge. Random data: std::mt19937_64 seeded with a fixed
 // default that XF_SEED overrides; each test prints its seed.
 #include <gtest/gtest.h>
@@ -77,6 +91,8 @@
 
 #include "Vxf_tile.h"
 #include "Vxf_tile_d08.h"
+#include "Vxf_tile_w32.h"
+#include "Vxf_tile_w64.h"
 #include "model_test_main.hpp"
 #include "rtl_kit.hpp"
 #include "rtl_kit_model.hpp"
@@ -148,6 +164,60 @@ std::vector<Flit> make_packet(const Hdr& h, const std::vector<uint8_t>& payload)
   return v;
 }
 
+// FlitBits of a Verilated tile class (its RTL_TOP line): 128 unless named here.
+template <class Dut>
+struct TileBits {
+  static constexpr uint32_t kBits = 128;
+};
+template <>
+struct TileBits<Vxf_tile_w64> {
+  static constexpr uint32_t kBits = 64;
+};
+template <>
+struct TileBits<Vxf_tile_w32> {
+  static constexpr uint32_t kBits = 32;
+};
+
+// A packet at flit width `bits` (docs/packets.md section 3): 128 / bits header flits, then
+// payload flits of bits / 8 bytes; the tail on the last flit.
+std::vector<Flit> make_packet_w(const Hdr& h, const std::vector<uint8_t>& payload, uint32_t bits) {
+  const uint32_t w = bits / 8, nh = 128 / bits;
+  const Flit whole = pack(h, false);
+  std::vector<Flit> v;
+  for (uint32_t i = 0; i < nh; ++i) {
+    Flit f;
+    f.head = i == 0;
+    f.tail = i + 1 == nh && payload.empty();
+    for (uint32_t k = 0; k < bits; k += 32) f.w[k / 32] = whole.w[(i * bits + k) / 32];
+    v.push_back(f);
+  }
+  for (size_t i = 0; i < payload.size() / w; ++i) {
+    Flit f;
+    std::memcpy(f.w.data(), &payload[w * i], w);
+    f.tail = (i + 1) * w == payload.size();
+    v.push_back(f);
+  }
+  return v;
+}
+
+// The header of a packet at width `bits`, from its first 128 / bits flits.
+Hdr header_of(const std::vector<Flit>& pkt, uint32_t bits) {
+  Flit whole;
+  for (uint32_t i = 0; i < 128 / bits && i < pkt.size(); ++i)
+    for (uint32_t k = 0; k < bits; k += 32) whole.w[(i * bits + k) / 32] = pkt[i].w[k / 32];
+  return unpack(whole);
+}
+
+// The payload bytes of a packet at width `bits`.
+std::vector<uint8_t> payload_of(const std::vector<Flit>& pkt, uint32_t bits) {
+  std::vector<uint8_t> out;
+  for (size_t i = 128 / bits; i < pkt.size(); ++i) {
+    const auto* p = reinterpret_cast<const uint8_t*>(pkt[i].w.data());
+    out.insert(out.end(), p, p + bits / 8);
+  }
+  return out;
+}
+
 // ---- Instructions ------------------------------------------------------------------------------
 uint64_t I(Isa o, unsigned rd = 0, unsigned rs1 = 0, unsigned rs2 = 0, unsigned rs3 = 0,
            unsigned rs4 = 0, uint32_t imm = 0) {
@@ -199,6 +269,10 @@ struct XbMsgRec {
 template <class Dut>
 class TileBenchT {
  public:
+  static constexpr uint32_t kBits = TileBits<Dut>::kBits;  // FlitBits
+  static constexpr uint32_t kW = kBits / 8;                // payload bytes per flit
+  static constexpr uint32_t kH = 128 / kBits;              // header flits per packet
+
   // Configuration (cfg_*), route table, random knobs.
   uint32_t chip = kChip, tile = kTileId, index = 0x00C0FFEEu, num_chips = 4096, num_tiles = 4,
            num_ports = kLinks;
@@ -243,7 +317,11 @@ class TileBenchT {
     dut_->tx_credit_i = credits_due_.count(n) ? 1 : 0;
     credits_due_.erase(n);
     dut_->rx_valid_i = rx_reg_valid_;
-    kit::put_flit(dut_->rx_flit_i, 0, rx_reg_);
+    if constexpr (kBits == 128) {
+      kit::put_flit(dut_->rx_flit_i, 0, rx_reg_);
+    } else {
+      kit::put_flit_w(dut_->rx_flit_i, kBits, 0, rx_reg_);
+    }
     dut_->route_rdata_i = route_next_;
     dut_->cycles_i = static_cast<uint32_t>(n - start_cycle);
     dut_->bar_release_i = std::find(release_.begin(), release_.end(), n) != release_.end();
@@ -356,7 +434,11 @@ class TileBenchT {
     if (dut_->tx_valid_o) {
       TxRec r;
       r.cycle = n;
-      r.f = kit::get_flit(dut_->tx_flit_o);
+      if constexpr (kBits == 128) {
+        r.f = kit::get_flit(dut_->tx_flit_o);
+      } else {
+        r.f = kit::get_flit_w(dut_->tx_flit_o, kBits, 0);
+      }
       r.link = dut_->tx_link_o;
       r.port = dut_->tx_port_o;
       r.ctrl = dut_->tx_ctrl_o;
@@ -2065,6 +2147,328 @@ TEST(RtlTile, RandomLoopback) {
     EXPECT_EQ(b.bad_link_flits, 0);
     EXPECT_LE(b.max_xb_occ, kXbQueueFlits);
     EXPECT_LE(b.max_path, 3u);
+  }
+}
+
+// ---- Flit widths
+// ---------------------------------------------------------------------------------
+
+template <class Dut>
+class RtlTileWidth : public ::testing::Test {};
+using TileWidths = ::testing::Types<Vxf_tile, Vxf_tile_w64, Vxf_tile_w32>;
+TYPED_TEST_SUITE(RtlTileWidth, TileWidths);
+
+// A 4096-byte Reduce job and a token to one link: XREQ and grant as at 128 bits, then two
+// packets of H + 2048 / W flits and the token's H flits back to back, XDONE right after; every
+// header flit's head/tail bits, the assembled headers and the payload bytes.
+TYPED_TEST(RtlTileWidth, SendFullRate) {
+  using Bench = TileBenchT<TypeParam>;
+  constexpr uint32_t kBits = Bench::kBits, kW = Bench::kW, kH = Bench::kH;
+  auto rng = kFile.rng();
+  Bench b;
+  b.route[1 * 4096 + 7] = 3;  // lane 1, chip 7 -> link 3
+  const auto data = random_bytes(rng, 4096);
+  b.load_dmem(0x1000, data);
+  const uint32_t d = desc(9, 1, Opcode::kReduce, DType::kInt16, RedOp::kMax, 17, true, 3, true);
+  std::vector<uint64_t> p = {LI(1, 0x1000),       LI(2, 4096), LI(3, 7),
+                             LI(4, 0x200),        LI(5, 0),    SEND(1, 2, 3, 4, d),
+                             SEND(1, 5, 3, 4, d), END()};
+  b.load_imem(p);
+  b.start();
+  const uint64_t t0 = b.cycle();
+  ASSERT_TRUE(b.run_to_halt());
+  b.settle();
+  const size_t per_pkt = kH + 2048 / kW, flits = 2 * per_pkt + kH;
+  ASSERT_EQ(b.tx.size(), flits + 2);
+  EXPECT_EQ(b.tx[0].ctrl, 1);
+  EXPECT_EQ(b.tx[0].cycle, t0 + 7);  // one Li more than SendSessionFullRate
+  EXPECT_EQ(b.tx[1].cycle, t0 + 11);
+  for (size_t i = 1; i <= flits; ++i) {
+    EXPECT_EQ(b.tx[i].cycle, b.tx[1].cycle + i - 1) << "flit " << i;
+    EXPECT_EQ(b.tx[i].ctrl, 0);
+  }
+  EXPECT_EQ(b.tx[flits + 1].ctrl, 2);
+  EXPECT_EQ(b.tx[flits + 1].cycle, b.tx[flits].cycle + 1);
+  const auto pk = Bench::packets(b.link_out[3]);
+  ASSERT_EQ(pk.size(), 3u);
+  for (uint32_t k = 0; k < 3; ++k) {
+    ASSERT_EQ(pk[k].size(), k < 2 ? per_pkt : kH) << "packet " << k;
+    for (size_t i = 0; i < pk[k].size(); ++i) {
+      EXPECT_EQ(pk[k][i].head, i == 0) << "packet " << k << " flit " << i;
+      EXPECT_EQ(pk[k][i].tail, i + 1 == pk[k].size()) << "packet " << k << " flit " << i;
+      for (uint32_t w = kBits / 32; w < 4; ++w) EXPECT_EQ(pk[k][i].w[w], 0u);
+    }
+    const Hdr h = header_of(pk[k], kBits);
+    EXPECT_EQ(h.opcode, 1u);
+    EXPECT_EQ(h.dst_chip, 7u);
+    EXPECT_EQ(h.dst_tile, 9u);
+    EXPECT_EQ(h.dst_addr, k == 1 ? 0x200u + 2048 : 0x200u);
+    EXPECT_EQ(h.len, k < 2 ? 2048u : 0u);
+    EXPECT_EQ(h.dtype, 2u);
+    EXPECT_EQ(h.op, 1u);
+    EXPECT_EQ(h.sat, 1u);
+    EXPECT_EQ(h.avg_final, 1u);
+    EXPECT_EQ(h.avg_shift, 3u);
+    EXPECT_EQ(h.ctr, 17u);
+    EXPECT_EQ(h.lane, 1u);
+    EXPECT_EQ(h.src_chip, kChip);
+    EXPECT_EQ(h.src_tile, kTileId);
+    EXPECT_EQ(h.seq, k);
+  }
+  EXPECT_EQ(payload_of(pk[0], kBits), std::vector<uint8_t>(data.begin(), data.begin() + 2048));
+  EXPECT_EQ(payload_of(pk[1], kBits), std::vector<uint8_t>(data.begin() + 2048, data.end()));
+  EXPECT_EQ(b.dut().stat_done_o, 1);
+  EXPECT_EQ(b.bad_link_flits, 0);
+}
+
+// Receive: Write and Reduce of many dtype/op pairs and tokens under random idle insertion, DMEM
+// against xf::alu_reduce, counters in grains, the Wait latency of 5 cycles after the last tail.
+TYPED_TEST(RtlTileWidth, ReceiveWriteReduce) {
+  using Bench = TileBenchT<TypeParam>;
+  auto rng = kFile.rng();
+  Bench b;
+  b.rng.seed(rng());
+  const std::pair<DType, RedOp> pairs[] = {
+      {DType::kInt8, RedOp::kSum},  {DType::kUint8, RedOp::kAvg}, {DType::kInt16, RedOp::kMin},
+      {DType::kInt32, RedOp::kSum}, {DType::kFp16, RedOp::kSum},  {DType::kBf16, RedOp::kMax},
+      {DType::kFp32, RedOp::kSum},  {DType::kFp32, RedOp::kMin},  {DType::kInt32, RedOp::kAvg}};
+  std::map<uint32_t, std::vector<uint8_t>> ref;
+  uint32_t ctr_total[32] = {};
+  uint32_t addr = 0x2000;
+  for (size_t i = 0; i < std::size(pairs); ++i) {
+    const uint32_t n = 16 * (1 + rng() % 20);
+    auto local = random_bytes(rng, n), in = random_bytes(rng, n);
+    b.load_dmem(addr, local);
+    Hdr h;
+    h.opcode = 1;
+    h.dst_chip = kChip;
+    h.dst_tile = kTileId;
+    h.dst_addr = addr;
+    h.len = n;
+    h.dtype = static_cast<uint32_t>(pairs[i].first);
+    h.op = static_cast<uint32_t>(pairs[i].second);
+    h.sat = rng() & 1;
+    h.ctr = static_cast<uint32_t>(i % 3);
+    b.inject(make_packet_w(h, in, Bench::kBits));
+    AluCfg cfg;
+    cfg.dtype = pairs[i].first;
+    cfg.op = pairs[i].second;
+    cfg.sat = h.sat;
+    alu_reduce(cfg, local.data(), in.data(), n);
+    ref[addr] = local;
+    ctr_total[h.ctr] += n / 16;
+    addr += n + 16 * (rng() % 3);
+  }
+  auto in = random_bytes(rng, 512);
+  Hdr w;
+  w.dst_chip = kChip;
+  w.dst_tile = kTileId;
+  w.dst_addr = 0x9000;
+  w.len = 512;
+  w.ctr = 5;
+  b.inject(make_packet_w(w, in, Bench::kBits));
+  ref[0x9000] = in;
+  ctr_total[5] += 32;
+  Hdr t;
+  t.ctr = 6;
+  b.inject(make_packet_w(t, {}, Bench::kBits));
+  b.inject(make_packet_w(t, {}, Bench::kBits));
+  ctr_total[6] += 2;
+  std::vector<uint64_t> p;
+  for (int c : {0, 1, 2, 5, 6}) {
+    p.push_back(LI(2, ctr_total[c]));
+    p.push_back(WAIT(2, 0, static_cast<uint32_t>(c)));
+  }
+  p.push_back(END());
+  b.load_imem(p);
+  b.start();
+  b.rx_idle = 0.3;
+  ASSERT_TRUE(b.run_to_halt());
+  b.settle();
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+  EXPECT_EQ(b.dut().stat_done_o, 1);
+  for (const auto& [a, bytes] : ref)
+    EXPECT_EQ(b.read_dmem(a, static_cast<uint32_t>(bytes.size())), bytes) << std::hex << a;
+  for (int c : {0, 1, 2, 5, 6})
+    EXPECT_EQ(b.host_read(reg::kTileCounters + 4 * c), ctr_total[c]) << "counter " << c;
+  // Wait latency: a tail accepted in t retires the Wait in t + 5.
+  Bench b2;
+  b2.load_imem({LI(1, 2), WAIT(1, 0, 4), NOP(), END()});
+  b2.start();
+  b2.run(20);
+  Hdr h;
+  h.dst_chip = kChip;
+  h.dst_tile = kTileId;
+  h.dst_addr = 0x100;
+  h.len = 32;
+  h.ctr = 4;
+  b2.inject(make_packet_w(h, std::vector<uint8_t>(32, 7), Bench::kBits));
+  b2.run_until([&] { return !b2.rx_taken.empty() && b2.rx_taken.back().second.tail; });
+  const uint64_t tt = b2.rx_taken.back().first;
+  while (b2.cycle() <= tt + kWaitLatency) {
+    EXPECT_EQ(b2.dut().stat_pc_o, 1) << "cycle " << b2.cycle();
+    b2.step();
+  }
+  EXPECT_EQ(b2.dut().stat_pc_o, 2);
+}
+
+// Receive-reduce one stream and send another at one flit per cycle each, at the same time.
+TYPED_TEST(RtlTileWidth, SimultaneousReduceAndSend) {
+  using Bench = TileBenchT<TypeParam>;
+  auto rng = kFile.rng();
+  Bench b;
+  b.route[7] = 0;
+  const uint32_t n = 4096;
+  auto src = random_bytes(rng, n), local = random_bytes(rng, n), in = random_bytes(rng, n);
+  b.load_dmem(0, src);
+  b.load_dmem(0x10000, local);
+  b.load_imem({LI(1, 0), LI(2, n), LI(3, 7), LI(4, 0), LI(5, n / 16),
+               SEND(1, 2, 3, 4, desc(0, 0, Opcode::kWrite)), WAIT(5, 0, 9), END()});
+  b.start();
+  Hdr h;
+  h.opcode = 1;
+  h.dst_chip = kChip;
+  h.dst_tile = kTileId;
+  h.dtype = static_cast<uint32_t>(DType::kFp32);
+  h.ctr = 9;
+  h.len = 2048;
+  for (uint32_t off = 0; off < n; off += 2048) {
+    h.dst_addr = 0x10000 + off;
+    b.inject(make_packet_w(h, std::vector<uint8_t>(in.begin() + off, in.begin() + off + 2048),
+                           Bench::kBits));
+  }
+  ASSERT_TRUE(b.run_to_halt());
+  b.settle();
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+  for (size_t i = 1; i < b.rx_taken.size(); ++i)
+    EXPECT_EQ(b.rx_taken[i].first, b.rx_taken[i - 1].first + 1);
+  std::vector<uint64_t> txc;
+  for (const auto& r : b.tx)
+    if (r.ctrl == 0) txc.push_back(r.cycle);
+  ASSERT_EQ(txc.size(), 2 * (Bench::kH + 2048 / Bench::kW));
+  for (size_t i = 1; i < txc.size(); ++i) EXPECT_EQ(txc[i], txc[i - 1] + 1);
+  EXPECT_LT(b.rx_taken.front().first, txc.back());
+  EXPECT_GT(b.rx_taken.back().first, txc.front());
+  AluCfg cfg;
+  alu_reduce(cfg, local.data(), in.data(), n);
+  EXPECT_EQ(b.read_dmem(0x10000, n), local);
+  std::vector<uint8_t> got;
+  for (const auto& q : Bench::packets(b.link_out[0])) {
+    const auto part = payload_of(q, Bench::kBits);
+    got.insert(got.end(), part.begin(), part.end());
+  }
+  EXPECT_EQ(got, src);
+}
+
+// The host's 32-bit words in every lane of the DMEM word (4, 2 or 1 lanes): written, read back,
+// a lane write leaving the others alone; the last word of DMEM.
+TYPED_TEST(RtlTileWidth, HostDmemLanes) {
+  auto rng = kFile.rng();
+  TileBenchT<TypeParam> b;
+  std::map<uint32_t, uint32_t> vals;
+  for (uint32_t a : {0u, 4u, 8u, 12u, 16u, 20u, 0x1234u * 4, kDmemBytes - 8, kDmemBytes - 4}) {
+    vals[a] = static_cast<uint32_t>(rng());
+    b.host_write(reg::kTileDmem + a, vals[a]);
+  }
+  for (const auto& [a, v] : vals) EXPECT_EQ(b.host_read(reg::kTileDmem + a), v) << std::hex << a;
+  b.host_write(reg::kTileDmem + 4, 0xA5A5A5A5u);
+  EXPECT_EQ(b.host_read(reg::kTileDmem), vals[0]);
+  EXPECT_EQ(b.host_read(reg::kTileDmem + 8), vals[8]);
+  EXPECT_EQ(b.host_read(reg::kTileDmem + 4), 0xA5A5A5A5u);
+  EXPECT_TRUE(b.host(false, reg::kTileDmem + kDmemBytes).err);
+}
+
+// Header checks at every width, and the Short cases only a narrow width has: each bad packet is
+// counted once with its ErrCheck and source (0 when the header never came whole), writes
+// nothing, and the good packet after it is received.
+TYPED_TEST(RtlTileWidth, ReceiveErrors) {
+  using Bench = TileBenchT<TypeParam>;
+  constexpr uint32_t kBits = Bench::kBits, kH = Bench::kH;
+  struct Case {
+    std::string name;
+    std::vector<Flit> flits;
+    ErrCheck check;
+    bool src_known;
+  };
+  auto hdr = [](uint32_t opc, uint32_t len, uint32_t addr, uint32_t dt = 6, uint32_t op = 0) {
+    Hdr h;
+    h.opcode = opc;
+    h.dst_chip = kChip;
+    h.dst_tile = kTileId;
+    h.len = len;
+    h.dst_addr = addr;
+    h.dtype = dt;
+    h.op = op;
+    h.ctr = 3;
+    h.src_chip = 0x123;
+    h.src_tile = 7;
+    return h;
+  };
+  auto pkt = [](const Hdr& h) {
+    return make_packet_w(h, std::vector<uint8_t>(h.len, 0x55), kBits);
+  };
+  std::vector<Case> cases = {
+      {"opcode 15", pkt(hdr(15, 32, 0x100)), ErrCheck::kOpcode, true},
+      {"len % 16", make_packet_w(hdr(0, 24, 0x100), std::vector<uint8_t>(32, 0x55), kBits),
+       ErrCheck::kLength, true},
+      {"dst % 16", pkt(hdr(0, 32, 0x108)), ErrCheck::kWindow, true},
+      {"avg on fp32", pkt(hdr(1, 32, 0x100, 6, 3)), ErrCheck::kPair, true},
+      {"range", pkt(hdr(0, 32, kDmemBytes - 16)), ErrCheck::kWindow, true},
+  };
+  {  // Long: one payload flit more than len / W.
+    auto v = pkt(hdr(0, 32, 0x100));
+    v.back().tail = false;
+    Flit f;
+    f.tail = true;
+    v.push_back(f);
+    cases.push_back({"long", v, ErrCheck::kLong, true});
+  }
+  {  // Short: the tail one payload flit early (written, not counted).
+    auto v = pkt(hdr(0, 32, 0x100));
+    v.pop_back();
+    v.back().tail = true;
+    cases.push_back({"short payload", v, ErrCheck::kShort, true});
+  }
+  {  // Headless: a payload flit without a header.
+    Flit f;
+    f.tail = true;
+    cases.push_back({"headless", {f}, ErrCheck::kHeadless, false});
+  }
+  if (kH > 1) {
+    // A head while a header is being collected: the first packet's header was cut off.
+    auto v = pkt(hdr(0, 32, 0x100));
+    v.resize(kH - 1);
+    cases.push_back({"head while collecting", v, ErrCheck::kShort, false});
+    // The tail before the header is whole.
+    auto t = pkt(hdr(0, 0, 0x100));
+    t.resize(kH - 1);
+    t.back().tail = true;
+    cases.push_back({"tail inside the header", t, ErrCheck::kShort, false});
+  }
+  for (const auto& c : cases) {
+    Bench b;
+    b.load_dmem(0x100, std::vector<uint8_t>(64, 0x11));
+    b.load_imem({NOP(), NOP(), I(Isa::kJmp, 0, 0, 0, 0, 0, 2)});
+    b.start();
+    b.run(10);
+    b.inject(c.flits);
+    Hdr good = hdr(0, 16, 0x200);
+    good.ctr = 4;
+    b.inject(make_packet_w(good, std::vector<uint8_t>(16, 0x77), kBits));
+    b.settle();
+    const TileErr want = c.name == "range" ? TileErr::kDmemRange : TileErr::kBadPacket;
+    EXPECT_EQ(b.dut().stat_err_o, static_cast<int>(want)) << c.name;
+    const uint32_t info = b.host_read(reg::kTileErrInfo);
+    EXPECT_EQ(info & 0xF, static_cast<uint32_t>(c.check)) << c.name;
+    EXPECT_EQ((info >> 12) & 0xFFF, c.src_known ? 0x123u : 0u) << c.name;
+    EXPECT_EQ((info >> 24) & 0xF, c.src_known ? 7u : 0u) << c.name;
+    EXPECT_EQ(b.host_read(reg::kTileErrCount), 1u) << c.name;
+    if (c.name != "short payload" && c.name != "long") {  // those write their len bytes
+      EXPECT_EQ(b.read_dmem(0x100, 64), std::vector<uint8_t>(64, 0x11)) << c.name;
+    }
+    EXPECT_EQ(b.host_read(reg::kTileCounters + 12), 0u) << c.name;
+    EXPECT_EQ(b.host_read(reg::kTileCounters + 16), 1u) << c.name;  // the good packet
+    EXPECT_EQ(b.read_dmem(0x200, 16), std::vector<uint8_t>(16, 0x77)) << c.name;
   }
 }
 
