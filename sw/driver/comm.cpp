@@ -292,6 +292,7 @@ Result Comm::create_impl(const std::string& topology, const std::string& backend
   Topology topo;
   try {
     topo = parse_topology(topology);
+    set_flit_bits(topo, cfg.flit_bits);
   } catch (const std::exception& e) {
     return {Status::kInvalidArgument, std::string("topology: ") + e.what()};
   }

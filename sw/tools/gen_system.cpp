@@ -2,7 +2,7 @@
 // (docs/simulators.md).
 //
 //   gen_system --topology T --collective C --dtype D --op O --bytes N [--tiles N] [--seed S]
-//              [--algo A] --out DIR
+//              [--algo A] [--flit-bits 128] --out DIR      (gen_system --help: every option)
 //
 // Writes into DIR:
 //   xf_system_top.sv       module xf_system_top: one xf_chip per chip and one xf_switch per switch
@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "options.hpp"
 #include "system.hpp"
 #include "xf/alu.hpp"
 #include "xf/checks.hpp"
@@ -48,7 +49,6 @@
 #include "xf/topology.hpp"
 
 using namespace xf;
-using cli::parse_bytes;
 using cli::parse_int;
 using cli::Usage;
 
@@ -479,224 +479,227 @@ void make_dirs(const std::string& dir) {
     }
 }
 
+// gen_system's options (one declaration each in add_options).
+struct Args {
+  std::string topology, out, top, alu_dtypes;
+  int flit_bits = kFlitBits;
+  CollectiveSpec spec;
+  std::string tiles = "";  // checked per mode: 1..kRtlTiles for a collective, 1..16 for --top
+  uint64_t seed = 1;
+  NodeBuild nb;  // --top: the nodes' sizes (-1: the module's default)
+  uint64_t dmem_bytes = 0;
+};
+
 // --top FILE: only the system top, with package xf_system_pkg, for an FPGA build
 // (fpga/<board>/xf_system_top.sv; docs/fpga.md): chips as small as the options say.
-int top_only(std::map<std::string, std::string>& opt) {
-  for (const char* o : {"collective", "dtype", "op", "bytes", "seed", "algo", "out"})
-    if (opt.count(o)) throw Usage(std::string("--") + o + " is not used with --top");
-  if (!opt.count("topology")) throw Usage("--topology is required");
-  const Topology topo = parse_topology(opt["topology"]);
-  NodeBuild nb;
+int top_only(const CLI::App& app, Args& a) {
+  for (const char* o : {"--collective", "--dtype", "--op", "--bytes", "--seed", "--algo", "--out"})
+    if (tool::given(app, o)) throw Usage(std::string(o) + " is not used with --top");
+  if (a.topology.empty()) throw Usage("--topology is required");
+  Topology topo = parse_topology(a.topology);
+  set_flit_bits(topo, a.flit_bits);
+  NodeBuild& nb = a.nb;
   nb.package = true;
-  nb.tiles = static_cast<int>(parse_int("tiles", opt.count("tiles") ? opt["tiles"] : "1", 1, 16));
+  nb.tiles = static_cast<int>(parse_int("tiles", a.tiles.empty() ? "1" : a.tiles, 1, 16));
   nb.tiles_in_use = nb.tiles;
   int ports = 1;
   for (int n = 0; n < topo.num_nodes; ++n) ports = std::max(ports, topo.num_ports[n]);
-  nb.links = opt.count("links") ? static_cast<int>(parse_int("links", opt["links"], 1, 8)) : ports;
+  if (nb.links < 0) nb.links = ports;
   if (nb.links < ports)
     throw Usage("--links " + std::to_string(nb.links) + ": --topology " + topo.spec +
                 " has a node with " + std::to_string(ports) + " ports");
-  auto num = [&](const char* o, int lo, int hi) {
-    return opt.count(o) ? static_cast<int>(parse_int(o, opt[o], lo, hi)) : -1;
-  };
-  nb.imem_words = num("imem-words", 1, 4096);
-  nb.pmem_words = num("pmem-words", 1, 16384);
-  if (opt.count("dmem-bytes")) {
-    const uint64_t b = parse_bytes("dmem-bytes", opt["dmem-bytes"]);
+  if (tool::given(app, "--dmem-bytes")) {
+    const uint64_t b = a.dmem_bytes;
     if (b < 32 || b > kRtlDmemBytes || b % 16)
-      throw Usage("--dmem-bytes " + opt["dmem-bytes"] +
+      throw Usage("--dmem-bytes " + app.get_option("--dmem-bytes")->as<std::string>() +
                   ": a multiple of 16 from 32 to 768K (the tile's limits)");
     nb.dmem_bytes = static_cast<int>(b);
   }
-  nb.table_chips = num("table-chips", 1, 4096);
   if (nb.table_chips >= 0 &&
       ((nb.table_chips & (nb.table_chips - 1)) != 0 || nb.table_chips < topo.num_nodes))
-    throw Usage("--table-chips " + opt["table-chips"] + ": a power of two of at least " +
-                std::to_string(topo.num_nodes) + " (the nodes of " + topo.spec + ")");
-  if (opt.count("alu-dtypes")) {
+    throw Usage("--table-chips " + std::to_string(nb.table_chips) +
+                ": a power of two of at least " + std::to_string(topo.num_nodes) +
+                " (the nodes of " + topo.spec + ")");
+  if (!a.alu_dtypes.empty()) {
     nb.alu_dtypes = 0;
-    std::stringstream ss(opt["alu-dtypes"]);
+    std::stringstream ss(a.alu_dtypes);
     for (std::string d; std::getline(ss, d, ',');)
       nb.alu_dtypes |=
           d == "scaleadd" ? 1 << kAluScaleAddBit : 1 << static_cast<int>(parse_dtype(d));
     if (((nb.alu_dtypes >> kAluScaleAddBit) & 1) &&
         !((nb.alu_dtypes >> static_cast<int>(DType::kFp32)) & 1))
-      throw Usage("--alu-dtypes " + opt["alu-dtypes"] +
-                  ": scaleadd is an fp32 unit; list fp32 too");
+      throw Usage("--alu-dtypes " + a.alu_dtypes + ": scaleadd is an fp32 unit; list fp32 too");
   }
-  const std::string path = opt["top"];
+  const std::string& path = a.top;
   std::ofstream f(path);
   if (!f) throw Usage("--top: cannot write " + path);
   f << system_top(topo, nb);
   if (!f) throw Usage("--top: cannot write " + path);
-  std::printf("gen_system: %s, %d chips of %d tiles and %d links; wrote %s\n", topo.spec.c_str(),
-              topo.num_chips, nb.tiles, nb.links, path.c_str());
+  std::printf("gen_system: %s, %d chips of %d tiles and %d links; wrote %s; flit %d bits\n",
+              topo.spec.c_str(), topo.num_chips, nb.tiles, nb.links, path.c_str(), topo.flit_bits);
   return 0;
 }
 
-int usage(const char* why) {
-  if (why) std::fprintf(stderr, "gen_system: %s\n", cli::printable(why).c_str());
-  std::fprintf(
-      stderr,
-      "usage: gen_system --topology T --collective C --dtype D --op O --bytes N\n"
-      "                  [--tiles N] [--seed S] [--algo A] --out DIR\n"
-      "writes DIR/xf_system_top.sv, the host-port stimulus and the expected results of\n"
-      "the SystemC model for tb/icarus/xf_system_tb.sv (docs/simulators.md)\n"
-      "       gen_system --topology T --top FILE [--tiles N] [--links L] [--imem-words W]\n"
-      "                  [--pmem-words W] [--dmem-bytes B] [--table-chips C]\n"
-      "                  [--alu-dtypes int8,uint8,...,fp32,scaleadd]\n"
-      "writes only the system top (and package xf_system_pkg) for an FPGA build\n"
-      "(docs/fpga.md)\n");
-  return 2;
+void add_options(CLI::App& app, Args& a) {
+  tool::add_text(app, "--topology", a.topology, "T",
+                 "ring:P biring:P line:P ladder:P tree:SPEC file:PATH (docs/topology.md)");
+  tool::add_flit_bits(app, a.flit_bits);
+  tool::add_collective(app, a.spec);
+  tool::add_dtype(app, a.spec);
+  tool::add_op(app, a.spec);
+  tool::add_bytes(app, "--bytes", a.spec.bytes, "size of the vector per chip (required)");
+  tool::add_text(app, "--tiles", a.tiles, "N",
+                 "tiles per chip: 1..4 (the RTL chip's), with --top 1..16")
+      ->default_str("4, with --top 1");
+  tool::add_seed(app, a.seed);
+  tool::add_algo(app, a.spec);
+  tool::add_file(app, "--out", a.out, "the directory to write (required)", "DIR");
+  auto fpga = [](CLI::Option* o) { return o->group("FPGA build (--top)"); };
+  fpga(tool::add_file(app, "--top", a.top,
+                      "write only the system top (and package xf_system_pkg) for an FPGA build "
+                      "(docs/fpga.md)"));
+  fpga(tool::add_int(app, "--links", a.nb.links, 1, 8,
+                     "links per node (default: the most any "
+                     "node of the topology has)"));
+  fpga(tool::add_int(app, "--imem-words", a.nb.imem_words, 1, 4096, "ImemWords of every tile"));
+  fpga(tool::add_int(app, "--pmem-words", a.nb.pmem_words, 1, 16384, "PmemWords of every tile"));
+  fpga(tool::add_bytes(app, "--dmem-bytes", a.dmem_bytes, "DmemBytes of every tile"));
+  fpga(tool::add_int(app, "--table-chips", a.nb.table_chips, 1, 4096,
+                     "TableChips: routing-table entries (a power of two)"));
+  fpga(tool::add_text(app, "--alu-dtypes", a.alu_dtypes, "LIST",
+                      "the types the ALUs reduce: int8,uint8,...,fp32,scaleadd"));
 }
+
+int collective(const CLI::App& app, Args& a);
 
 }  // namespace
 
 int sc_main(int argc, char** argv) {
-  std::map<std::string, std::string> opt;
-  const char* known[] = {"topology",   "collective", "dtype",       "op",
-                         "bytes",      "tiles",      "seed",        "algo",
-                         "out",        "top",        "links",       "imem-words",
-                         "pmem-words", "dmem-bytes", "table-chips", "alu-dtypes"};
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "-h" || a == "--help") {
-      usage(nullptr);
-      return 0;
-    }
-    if (a.rfind("--", 0) != 0) return usage(("unexpected argument '" + a + "'").c_str());
-    a = a.substr(2);
-    std::string val;
-    const size_t eq = a.find('=');
-    if (eq != std::string::npos) {
-      val = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    } else if (i + 1 < argc) {
-      val = argv[++i];
-    } else {
-      return usage(("--" + a + " needs a value").c_str());
-    }
-    if (std::find(std::begin(known), std::end(known), a) == std::end(known))
-      return usage(("unknown option --" + a).c_str());
-    opt[a] = val;
-  }
-  try {
-    if (opt.count("top")) return top_only(opt);
-    for (const char* o :
-         {"links", "imem-words", "pmem-words", "dmem-bytes", "table-chips", "alu-dtypes"})
-      if (opt.count(o)) throw Usage(std::string("--") + o + " is for --top (an FPGA build)");
-    for (const char* req : {"topology", "bytes", "out"})
-      if (!opt.count(req)) throw Usage(std::string("--") + req + " is required");
-    const Topology topo = parse_topology(opt["topology"]);
-    for (int n = 0; n < topo.num_nodes; ++n)
-      if (topo.num_ports[n] > kRtlLinks)
-        throw Usage("--topology " + topo.spec + ": node " + std::to_string(n) + " has " +
-                    std::to_string(topo.num_ports[n]) + " ports; the RTL chip and switch have " +
-                    std::to_string(kRtlLinks));
-    if (static_cast<uint32_t>(topo.num_chips) > kRtlTableChips)
-      throw Usage("--topology " + topo.spec + ": " + std::to_string(topo.num_chips) +
-                  " chips; the RTL routing table holds " + std::to_string(kRtlTableChips));
-    CollectiveSpec spec;
-    spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
-    spec.dtype = parse_dtype(opt.count("dtype") ? opt["dtype"] : "fp32");
-    spec.op = parse_op(opt.count("op") ? opt["op"] : "sum");
-    spec.bytes = parse_bytes("bytes", opt["bytes"]);
-    if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
-    if (opt.count("tiles"))
-      spec.tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, kRtlTiles));
-    const uint64_t seed =
-        opt.count("seed") ? static_cast<uint64_t>(parse_int("seed", opt["seed"], 0, 1ll << 62)) : 1;
-    const std::string dir = opt["out"];
-    make_dirs(dir);
-    const Writer w(dir);
-    std::ofstream probe = w.open("expected.txt");  // fails early on an unwritable DIR
-
-    const Plan plan = plan_collective(topo, spec);
-    const Image img = build_image(topo, plan);
-    const std::vector<Bytes> inputs =
-        make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);  // as `fabric run`
-
-    // Record the driver's sequence on the model.
-    uint32_t dmem = 0;
-    for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
-    model::System sys(topo, plan.tiles, dmem);
-    RecordingHost host(sys, topo.num_nodes, topo.num_chips);
-    const HostRun<model::RunStats> run = run_collective(host, plan, img, inputs, 2'000'000'000);
-    if (!run.stats.ok) {
-      std::fprintf(stderr, "gen_system: the model run failed: %s\n", run.stats.error.c_str());
-      return 1;
-    }
-    const Check chk = check_outputs(plan, inputs, run.outputs);
-    if (!chk.ok()) {
-      std::fprintf(stderr, "gen_system: the model's outputs disagree with the reference\n");
-      return 1;
-    }
-
-    // DMEM reads: the output bytes of each word are compared; the backdoor files likewise.
-    const int P = topo.num_chips;
-    std::vector<std::vector<Bytes>> masks(P), before(P), after(P);
-    std::vector<std::vector<uint32_t>> words(P);
-    for (int c = 0; c < P; ++c) {
-      masks[c] = output_masks(plan, c);
-      for (int t = 0; t < plan.tiles; ++t) {
-        const uint32_t n = (tile_footprint(plan, t) + 15) / 16 * 16;
-        before[c].emplace_back(n, 0);
-        after[c].emplace_back(n, 0);
-        masks[c][t].resize(n, 0);
-        words[c].push_back(n / 16);
-      }
-    }
-    uint64_t compared_bytes = 0;
-    for (int c = 0; c < P; ++c) {
-      for (int phase = 0; phase < 2; ++phase)
-        for (Access& a : (phase ? host.post : host.load)[c]) {
-          if (a.dmem_tile < 0) continue;
-          const int t = a.dmem_tile;
-          const uint32_t off = a.addr - reg::kTileBase - t * reg::kTileStride - reg::kTileDmem;
-          Bytes& img_bytes = phase ? after[c][t] : before[c][t];
-          std::memcpy(&img_bytes.at(off), &a.data, 4);
-          if (phase && a.kind == kRead) {
-            std::memcpy(&a.mask, &masks[c][t].at(off), 4);
-            for (int i = 0; i < 4; ++i) compared_bytes += masks[c][t][off + i] != 0;
-          }
-        }
-    }
-    uint64_t out_bytes = 0;
-    for (int c = 0; c < P; ++c) out_bytes += io_out_bytes(plan, c);
-    if (compared_bytes != out_bytes)
-      throw std::runtime_error("gen_system: the read-back covers " +
-                               std::to_string(compared_bytes) + " output bytes, expected " +
-                               std::to_string(out_bytes));
-
-    size_t pins_words = 0, bd_words = 0;
-    write_stimulus(w, "stim_pins.hex", host, false, &pins_words);
-    write_stimulus(w, "stim_backdoor.hex", host, true, &bd_words);
-    for (int c = 0; c < P; ++c)
-      for (int t = 0; t < plan.tiles; ++t) {
-        std::ofstream fb = w.open("dmem_c" + std::to_string(c) + "_t" + std::to_string(t) + ".hex");
-        std::ofstream fe =
-            w.open("dmem_exp_c" + std::to_string(c) + "_t" + std::to_string(t) + ".hex");
-        for (uint32_t i = 0; i < words[c][t]; ++i) {
-          fb << hex128(&before[c][t][16 * i]) << "\n";
-          fe << hex128(&masks[c][t][16 * i]) << hex128(&after[c][t][16 * i]) << "\n";
-        }
-      }
-    NodeBuild nb;
-    nb.tiles_in_use = spec.tiles;
-    w.open("xf_system_top.sv") << system_top(topo, nb);
-    w.open("xf_system_tb_gen.svh")
-        << tb_include(topo, plan, pins_words, bd_words, run.stats.cycles, words);
-    probe << "model_cycles " << run.stats.cycles << "\n"
-          << "model_run_seconds " << run.stats.seconds << "\n"
-          << "topology " << topo.spec << "\nchips " << P << "\nnodes " << topo.num_nodes
-          << "\ntiles " << plan.tiles << "\nbytes " << spec.bytes << "\noutput_bytes " << out_bytes
-          << "\nstim_pins_words " << pins_words << "\nstim_backdoor_words " << bd_words << "\n";
-    if (!probe) throw Usage("--out: cannot write " + dir + "/expected.txt");
-    std::printf("gen_system: %s, %d chips, %d nodes, %d tiles: model %llu cycles; wrote %s\n",
-                topo.spec.c_str(), P, topo.num_nodes, plan.tiles,
-                static_cast<unsigned long long>(run.stats.cycles), dir.c_str());
-    return 0;
-  } catch (...) {
-    return cli::exit_status("gen_system", usage);
-  }
+  auto app = tool::make_app(
+      "gen_system",
+      "Writes DIR/xf_system_top.sv, the host-port stimulus and the expected results of the "
+      "SystemC model for tb/icarus/xf_system_tb.sv (docs/simulators.md); with --top FILE only "
+      "the system top for an FPGA build (docs/fpga.md).");
+  Args a;
+  a.nb.links = -1;  // --top: the topology's widest node unless given
+  add_options(*app, a);
+  return tool::run_tool("gen_system", *app, std::vector<std::string>(argv + 1, argv + argc),
+                        [&] { return a.top.empty() ? collective(*app, a) : top_only(*app, a); });
 }
+
+namespace {
+
+// The system top, its stimulus and the expected results of one collective.
+int collective(const CLI::App& app, Args& a) {
+  for (const char* o :
+       {"--links", "--imem-words", "--pmem-words", "--dmem-bytes", "--table-chips", "--alu-dtypes"})
+    if (tool::given(app, o)) throw Usage(std::string(o) + " is for --top (an FPGA build)");
+  for (const char* req : {"--topology", "--bytes", "--out"})
+    if (!tool::given(app, req)) throw Usage(std::string(req) + " is required");
+  Topology topo = parse_topology(a.topology);
+  set_flit_bits(topo, a.flit_bits);
+  for (int n = 0; n < topo.num_nodes; ++n)
+    if (topo.num_ports[n] > kRtlLinks)
+      throw Usage("--topology " + topo.spec + ": node " + std::to_string(n) + " has " +
+                  std::to_string(topo.num_ports[n]) + " ports; the RTL chip and switch have " +
+                  std::to_string(kRtlLinks));
+  if (static_cast<uint32_t>(topo.num_chips) > kRtlTableChips)
+    throw Usage("--topology " + topo.spec + ": " + std::to_string(topo.num_chips) +
+                " chips; the RTL routing table holds " + std::to_string(kRtlTableChips));
+  CollectiveSpec spec = a.spec;
+  if (!a.tiles.empty()) spec.tiles = static_cast<int>(parse_int("tiles", a.tiles, 1, kRtlTiles));
+  const uint64_t seed = a.seed;
+  const std::string dir = a.out;
+  make_dirs(dir);
+  const Writer w(dir);
+  std::ofstream probe = w.open("expected.txt");  // fails early on an unwritable DIR
+
+  const Plan plan = plan_collective(topo, spec);
+  const Image img = build_image(topo, plan);
+  const std::vector<Bytes> inputs =
+      make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);  // as `fabric run`
+
+  // Record the driver's sequence on the model.
+  uint32_t dmem = 0;
+  for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
+  model::System sys(topo, plan.tiles, dmem);
+  RecordingHost host(sys, topo.num_nodes, topo.num_chips);
+  const HostRun<model::RunStats> run = run_collective(host, plan, img, inputs, 2'000'000'000);
+  if (!run.stats.ok) {
+    std::fprintf(stderr, "gen_system: the model run failed: %s\n", run.stats.error.c_str());
+    return 1;
+  }
+  const Check chk = check_outputs(plan, inputs, run.outputs);
+  if (!chk.ok()) {
+    std::fprintf(stderr, "gen_system: the model's outputs disagree with the reference\n");
+    return 1;
+  }
+
+  // DMEM reads: the output bytes of each word are compared; the backdoor files likewise.
+  const int P = topo.num_chips;
+  std::vector<std::vector<Bytes>> masks(P), before(P), after(P);
+  std::vector<std::vector<uint32_t>> words(P);
+  for (int c = 0; c < P; ++c) {
+    masks[c] = output_masks(plan, c);
+    for (int t = 0; t < plan.tiles; ++t) {
+      const uint32_t n = (tile_footprint(plan, t) + 15) / 16 * 16;
+      before[c].emplace_back(n, 0);
+      after[c].emplace_back(n, 0);
+      masks[c][t].resize(n, 0);
+      words[c].push_back(n / 16);
+    }
+  }
+  uint64_t compared_bytes = 0;
+  for (int c = 0; c < P; ++c) {
+    for (int phase = 0; phase < 2; ++phase)
+      for (Access& a : (phase ? host.post : host.load)[c]) {
+        if (a.dmem_tile < 0) continue;
+        const int t = a.dmem_tile;
+        const uint32_t off = a.addr - reg::kTileBase - t * reg::kTileStride - reg::kTileDmem;
+        Bytes& img_bytes = phase ? after[c][t] : before[c][t];
+        std::memcpy(&img_bytes.at(off), &a.data, 4);
+        if (phase && a.kind == kRead) {
+          std::memcpy(&a.mask, &masks[c][t].at(off), 4);
+          for (int i = 0; i < 4; ++i) compared_bytes += masks[c][t][off + i] != 0;
+        }
+      }
+  }
+  uint64_t out_bytes = 0;
+  for (int c = 0; c < P; ++c) out_bytes += io_out_bytes(plan, c);
+  if (compared_bytes != out_bytes)
+    throw std::runtime_error("gen_system: the read-back covers " + std::to_string(compared_bytes) +
+                             " output bytes, expected " + std::to_string(out_bytes));
+
+  size_t pins_words = 0, bd_words = 0;
+  write_stimulus(w, "stim_pins.hex", host, false, &pins_words);
+  write_stimulus(w, "stim_backdoor.hex", host, true, &bd_words);
+  for (int c = 0; c < P; ++c)
+    for (int t = 0; t < plan.tiles; ++t) {
+      std::ofstream fb = w.open("dmem_c" + std::to_string(c) + "_t" + std::to_string(t) + ".hex");
+      std::ofstream fe =
+          w.open("dmem_exp_c" + std::to_string(c) + "_t" + std::to_string(t) + ".hex");
+      for (uint32_t i = 0; i < words[c][t]; ++i) {
+        fb << hex128(&before[c][t][16 * i]) << "\n";
+        fe << hex128(&masks[c][t][16 * i]) << hex128(&after[c][t][16 * i]) << "\n";
+      }
+    }
+  NodeBuild nb;
+  nb.tiles_in_use = spec.tiles;
+  w.open("xf_system_top.sv") << system_top(topo, nb);
+  w.open("xf_system_tb_gen.svh") << tb_include(topo, plan, pins_words, bd_words, run.stats.cycles,
+                                               words);
+  probe << "model_cycles " << run.stats.cycles << "\n"
+        << "model_run_seconds " << run.stats.seconds << "\n"
+        << "topology " << topo.spec << "\nchips " << P << "\nnodes " << topo.num_nodes << "\ntiles "
+        << plan.tiles << "\nbytes " << spec.bytes << "\noutput_bytes " << out_bytes
+        << "\nstim_pins_words " << pins_words << "\nstim_backdoor_words " << bd_words
+        << "\nflit_bits " << topo.flit_bits << "\n";
+  if (!probe) throw Usage("--out: cannot write " + dir + "/expected.txt");
+  std::printf(
+      "gen_system: %s, %d chips, %d nodes, %d tiles: model %llu cycles; wrote %s; flit %d bits\n",
+      topo.spec.c_str(), P, topo.num_nodes, plan.tiles,
+      static_cast<unsigned long long>(run.stats.cycles), dir.c_str(), topo.flit_bits);
+  return 0;
+}
+
+}  // namespace

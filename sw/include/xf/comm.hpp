@@ -90,10 +90,11 @@ class Backend {
 };
 
 struct CommConfig {
-  int tiles = 4;             // tiles per chip the collectives use
-  Algo algo = Algo::kAuto;   // the compiler's choice unless set
-  uint32_t chunk_bytes = 0;  // 0 = the compiler's automatic chunk
-  bool saturate = false;     // integer sums clamp instead of wrapping
+  int tiles = 4;              // tiles per chip the collectives use
+  int flit_bits = kFlitBits;  // the machine's flit width: 32, 64 or 128 (set_flit_bits)
+  Algo algo = Algo::kAuto;    // the compiler's choice unless set
+  uint32_t chunk_bytes = 0;   // 0 = the compiler's automatic chunk
+  bool saturate = false;      // integer sums clamp instead of wrapping
   uint64_t max_cycles = 50'000'000;
   std::string faults;  // link faults under the retry layer (model, rtl), e.g. "wer=1e-3"
 };
