@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -377,7 +379,9 @@ Point measure_in_child(const Topology& topo, const CollectiveSpec& spec, const s
   return pt;
 }
 
-std::string json_escape(const std::string& s) {
+// A text field of the CSV: within double quotes, a quote or backslash escaped by a backslash,
+// control characters as spaces.
+std::string csv_text(const std::string& s) {
   std::string o;
   for (char c : s) {
     if (c == '"' || c == '\\') o += '\\';
@@ -426,11 +430,11 @@ int bench(const CLI::App& app, Args& a) {
     csv << "topology,chips,algo,collective,bytes,count,dtype,op,tiles,backend,cycles,bound_cycles,"
            "algbw,busbw,eff,wrong,ok,wall_s,run_s,sim_cycles_per_s,peak_rss_mb,error,flit_bits\n";
   }
-  std::ofstream json;
+  std::ofstream json;  // the points, written at the end
+  nlohmann::ordered_json json_points = nlohmann::ordered_json::array();
   if (!a.json_file.empty()) {
     json.open(a.json_file);
     if (!json) throw Usage("--json: cannot write " + a.json_file + " (does the directory exist?)");
-    json << "[";
   }
   // SystemC's banner would interleave with the table, once per child.
   setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);
@@ -490,28 +494,39 @@ int bench(const CLI::App& app, Args& a) {
         csv << '"' << topo.spec << "\"," << topo.num_chips << ',' << pt.algo << ','
             << to_string(spec.coll) << ',' << b << ',' << b / es << ',' << to_string(spec.dtype)
             << ',' << to_string(spec.op) << ',' << spec.tiles << ',' << backend << ',' << fields
-            << ",\"" << json_escape(pt.error) << "\"," << topo.flit_bits << "\n";
+            << ",\"" << csv_text(pt.error) << "\"," << topo.flit_bits << "\n";
         csv.flush();
       }
       if (json.is_open()) {
-        char num[1024];
-        std::snprintf(num, sizeof num,
-                      "\"cycles\": %llu, \"bound_cycles\": %.1f, \"algbw\": %.6f, \"busbw\": "
-                      "%.6f, \"eff\": %.6f, \"wrong\": %llu, \"ok\": %s, \"wall_s\": %.3f, "
-                      "\"run_s\": %.6f, \"sim_cycles_per_s\": %.1f, \"peak_rss_mb\": %.1f",
-                      static_cast<unsigned long long>(pt.cycles), pt.bound, algbw, busbw, eff,
-                      static_cast<unsigned long long>(pt.wrong), pt.ok ? "true" : "false",
-                      pt.wall_s, pt.run_s, cps, rss);
-        json << (points > 1 ? ",\n " : "\n ") << "{\"topology\": \"" << json_escape(topo.spec)
-             << "\", \"chips\": " << topo.num_chips << ", \"algo\": \"" << pt.algo
-             << "\", \"collective\": \"" << to_string(spec.coll) << "\", \"bytes\": " << b
-             << ", \"count\": " << b / es << ", \"dtype\": \"" << to_string(spec.dtype)
-             << "\", \"op\": \"" << to_string(spec.op) << "\", \"tiles\": " << spec.tiles
-             << ", \"backend\": \"" << backend << "\", " << num << ", \"error\": \""
-             << json_escape(pt.error) << "\", \"flit_bits\": " << topo.flit_bits << "}";
+        // The CSV's numbers, as rounded there.
+        auto fixed = [](double v, double scale) { return std::round(v * scale) / scale; };
+        json_points.push_back({{"topology", topo.spec},
+                               {"chips", topo.num_chips},
+                               {"algo", pt.algo},
+                               {"collective", to_string(spec.coll)},
+                               {"bytes", b},
+                               {"count", b / es},
+                               {"dtype", to_string(spec.dtype)},
+                               {"op", to_string(spec.op)},
+                               {"tiles", spec.tiles},
+                               {"backend", backend},
+                               {"cycles", pt.cycles},
+                               {"bound_cycles", fixed(pt.bound, 1e1)},
+                               {"algbw", fixed(algbw, 1e6)},
+                               {"busbw", fixed(busbw, 1e6)},
+                               {"eff", fixed(eff, 1e6)},
+                               {"wrong", pt.wrong},
+                               {"ok", pt.ok != 0},
+                               {"wall_s", fixed(pt.wall_s, 1e3)},
+                               {"run_s", fixed(pt.run_s, 1e6)},
+                               {"sim_cycles_per_s", fixed(cps, 1e1)},
+                               {"peak_rss_mb", fixed(rss, 1e1)},
+                               {"error", pt.error},
+                               {"flit_bits", topo.flit_bits}});
       }
     }
-  if (json.is_open()) json << "\n]\n";
+  if (json.is_open())
+    json << json_points.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   std::printf("# %d points, %d failed\n", points, failed);
   return status;
 }
