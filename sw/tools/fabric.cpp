@@ -35,22 +35,19 @@
 #include <string>
 #include <vector>
 
-#include "Vxf_chip.h"
-#include "Vxf_switch.h"
 #include "cosim_checker.hpp"
 #include "driver.hpp"
 #include "options.hpp"
-#include "rtl_system.hpp"
 #include "subcommands.hpp"
 #include "xf/alu.hpp"
 #include "xf/average_study.hpp"
 #include "xf/checks.hpp"
 #include "xf/cli.hpp"
+#include "xf/comm.hpp"
 #include "xf/compiler.hpp"
 #include "xf/faults.hpp"
 #include "xf/layout.hpp"
 #include "xf/reference.hpp"
-#include "xf/serial.hpp"
 #include "xf/topo_dot.hpp"
 #include "xf/topology.hpp"
 
@@ -60,10 +57,6 @@ using cli::Usage;
 
 namespace {
 
-// The machine of Verilated chips and switch nodes (its NumLinks: 4 per chip, 16 per switch).
-using RtlSys = rtl::RtlSystem<Vxf_chip, Vxf_switch>;
-constexpr int kRtlTiles = 4;                  // NumTiles of the Verilated chip
-constexpr int kRtlTableChips = 64;            // TableChips of the Verilated chip and switch
 constexpr uint64_t kDefaultBytes = 64 << 10;  // fabric run/plan without --bytes (docs/fabric.md)
 
 // The command that reruns this one on both backends with waves: the same arguments, with
@@ -127,58 +120,6 @@ Bytes read_file(const std::string& path, uint64_t want) {
   return b;
 }
 
-// Under --faults: what the wires did and what the retry layer did about it, one line per backend
-// ("# faults rtl: ..."), so that scripts (scripts/bench_faults.py) can compute goodput.
-struct LinkCounts {
-  uint64_t words, corrupted, dropped, stall, down, crc_errors, replays, timeouts, discards,
-      escalated;
-};
-
-void print_link_counts(const char* backend, const LinkCounts& c) {
-  std::printf(
-      "# faults %s: words %llu corrupted %llu dropped %llu stall %llu down %llu | "
-      "crc_errors %llu replays %llu timeouts %llu discards %llu escalated %llu\n",
-      backend, static_cast<unsigned long long>(c.words),
-      static_cast<unsigned long long>(c.corrupted), static_cast<unsigned long long>(c.dropped),
-      static_cast<unsigned long long>(c.stall), static_cast<unsigned long long>(c.down),
-      static_cast<unsigned long long>(c.crc_errors), static_cast<unsigned long long>(c.replays),
-      static_cast<unsigned long long>(c.timeouts), static_cast<unsigned long long>(c.discards),
-      static_cast<unsigned long long>(c.escalated));
-}
-
-LinkCounts model_link_counts(const model::RunStats& st) {
-  const model::LinkStats& l = st.link;
-  return {l.words,     l.corrupted, l.dropped,  l.stall_cycles, l.lost_down,
-          l.corrupted, l.replays,   l.timeouts, l.discards,     l.escalations};
-}
-
-// The RTL's counts: the retry layer's from every node's link registers (links 0..7: the register
-// map has no slots for the links 8 and up of a wider switch), the wires' from the harness, after
-// the register reads (which run the machine a few more cycles), from reset: the RTL's wires also
-// carry faults while the host loads and reads back.
-template <class Sys>
-LinkCounts rtl_link_counts(Sys& sys, const Topology& topo) {
-  constexpr int kRegLinks = static_cast<int>(reg::kLinkCrcErrorsSize / 4);
-  LinkCounts c{};
-  for (int n = 0; n < topo.num_nodes; ++n)
-    for (int p = 0; p < std::min(topo.num_ports[n], kRegLinks); ++p) {
-      c.crc_errors += sys.host_read32(n, reg::kLinkCrcErrors + 4 * p) & 0xFFFFu;
-      const uint32_t st = sys.host_read32(n, reg::kLinkStatus + 4 * p);
-      const uint32_t di = sys.host_read32(n, reg::kLinkDiscards + 4 * p);
-      c.replays += st >> 16;
-      c.escalated += st & 1u;
-      c.discards += di & 0xFFFFu;
-      c.timeouts += di >> 16;
-    }
-  const FaultCounts f = sys.fault_counts();
-  c.words = f.words;
-  c.corrupted = f.flipped_words;
-  c.dropped = f.dropped;
-  c.stall = f.stall_cycles;
-  c.down = f.down_cycles;
-  return c;
-}
-
 // The options of run, plan and bench (one declaration each in add_options).
 struct Args {
   std::vector<std::string> topologies;  // bench takes several
@@ -187,6 +128,7 @@ struct Args {
   uint64_t seed = 1;
   int flit_bits = kFlitBits;
   FaultSpec faults;
+  std::string faults_text;  // as given: each backend parses it again (CommConfig::faults)
   std::string input, output, packet_log, trace, csv_file, json_file;
   uint64_t min_bytes = 8, max_bytes = 1u << 20;
   bool no_header = false;
@@ -233,7 +175,11 @@ void add_options(CLI::App& app, Args& a, Cmd cmd) {
       ->default_str("model");
   tool::add_seed(app, a.seed);
   only(app.add_option_function<std::string>(
-              "--faults", [&a](const std::string& s) { a.faults = parse_faults(s); },
+              "--faults",
+              [&a](const std::string& s) {
+                a.faults = parse_faults(s);
+                a.faults_text = s;
+              },
               "link faults under the retry layer: ber=P,wer=P,drop=P,stall=P,down=P,downlen=N,"
               "seed=S (docs/reliability.md)")
            ->type_name("SPEC"),
@@ -260,20 +206,24 @@ void add_options(CLI::App& app, Args& a, Cmd cmd) {
   tool::add_flag(app, "--no-header", a.no_header, "leave out the column header");
 }
 
-// Refuses what the Verilated nodes cannot build (4 tiles, 4 links per chip, 16 per switch, 64
-// chips in the routing tables), in one line without the usage.
-void check_rtl_fits(const Topology& topo, const CollectiveSpec& spec) {
-  if (topo.num_chips > kRtlTableChips)
-    throw cli::Refused("--topology " + topo.spec + ": " + std::to_string(topo.num_chips) +
-                       " chips, but the RTL nodes' routing tables hold " +
-                       std::to_string(kRtlTableChips) + "; use --backend model for it");
-  if (spec.tiles > kRtlTiles)
-    throw cli::Refused("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
-                       std::to_string(kRtlTiles) + " tiles; use --tiles 1.." +
-                       std::to_string(kRtlTiles) + " with --backend rtl or both");
-  const std::string why = RtlSys::unfit(topo);
-  if (!why.empty())
-    throw cli::Refused("--topology " + topo.spec + ": " + why + "; use --backend model for it");
+// The configuration of the machines a plan runs on.
+CommConfig machine_config(const Plan& plan, const std::string& faults = "",
+                          const std::string& trace = "") {
+  CommConfig cfg;
+  cfg.tiles = plan.tiles;
+  cfg.faults = faults;
+  cfg.trace = trace;
+  for (int t = 0; t < plan.tiles; ++t)  // the model holds what the plan needs, no more
+    cfg.model_dmem_bytes = std::max(cfg.model_dmem_bytes, tile_footprint(plan, t));
+  return cfg;
+}
+
+// Refuses, before planning, a machine the backend cannot build, in one line without the usage.
+void check_fits(const std::string& backend, const Topology& topo, const CollectiveSpec& spec) {
+  CommConfig cfg;
+  cfg.tiles = spec.tiles;
+  const std::string why = backend_refuses(backend, topo, cfg);
+  if (!why.empty()) throw cli::Refused(why);
 }
 
 // One point of `fabric bench`, measured in a child process (SystemC elaborates once per process)
@@ -299,25 +249,14 @@ Point measure_point(const Topology& topo, const CollectiveSpec& spec, const std:
   std::snprintf(pt.algo, sizeof pt.algo, "%s", to_string(plan.algo));
   pt.bound = bound_cycles(plan);
   const std::vector<Bytes> inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
-  bool ok = false;
-  std::string error;
-  std::vector<Bytes> outputs;
-  auto take = [&](const auto& run) {  // a model::CollectiveRun or an rtl::RtlCollectiveRun
-    ok = run.stats.ok;
-    error = run.stats.error;
-    pt.cycles = run.stats.cycles;
-    pt.run_s = run.stats.seconds;
-    outputs = run.outputs;
-  };
-  if (backend == "model") {
-    take(model::run_on_model(topo, plan, img, inputs));
-  } else {
-    VerilatedContext ctx;
-    RtlSys sys(topo, spec.tiles, &ctx);
-    take(rtl::run_on_rtl(sys, plan, img, inputs));
-  }
+  const std::unique_ptr<Backend> machine = make_backend(backend, topo, machine_config(plan));
+  const BackendRun run = machine->run(plan, img, inputs, machine->cycle_limit(), nullptr, nullptr);
+  bool ok = run.ok;
+  std::string error = run.error;
+  pt.cycles = run.cycles;
+  pt.run_s = run.seconds;
   if (ok) {
-    const Check chk = check_outputs(plan, inputs, outputs);
+    const Check chk = check_outputs(plan, inputs, run.outputs);
     pt.wrong = chk.wrong + chk.not_identical + chk.inexact;
     if (pt.wrong) error = std::to_string(pt.wrong) + " wrong elements";
   }
@@ -421,7 +360,7 @@ int bench(const CLI::App& app, Args& a) {
   for (const std::string& t : a.topologies) {
     topos.push_back(parse_topology(t));
     set_flit_bits(topos.back(), a.flit_bits);
-    if (backend == "rtl") check_rtl_fits(topos.back(), spec);
+    check_fits(backend, topos.back(), spec);
   }
   std::ofstream csv;
   if (!a.csv_file.empty()) {
@@ -565,7 +504,12 @@ int run(const CLI::App& app, Args& a, Cmd cmd, int argc, char** argv) {
   const CollectiveSpec& spec = a.spec;
   const uint64_t seed = a.seed;
 
-  if (backend == "rtl" || backend == "both") check_rtl_fits(topo, spec);
+  // The machines to run on, each an xf::Backend made from its name: one, or with --backend both
+  // the model and then the RTL, which the checker holds to the model's run.
+  const std::vector<std::string> names = backend == "both"
+                                             ? std::vector<std::string>{"model", "rtl"}
+                                             : std::vector<std::string>{backend};
+  for (const std::string& n : names) check_fits(n, topo, spec);
   const Plan plan = plan_collective(topo, spec);
   const Image img = build_image(topo, plan);
   if (cmd == Cmd::kPlan) {
@@ -608,135 +552,77 @@ int run(const CLI::App& app, Args& a, Cmd cmd, int argc, char** argv) {
   // its own copy (the run updates it) and the check runs the reference from this one.
   const bool sgd = spec.coll == Collective::kSgdStep;
   const std::vector<SgdState> state0 = sgd ? make_sgd_state(plan, seed) : std::vector<SgdState>{};
-  std::vector<SgdState> state_model = state0, state_rtl = state0;
   auto sgd_reference = [&] {  // the reference's outputs, from the state before the step
     std::vector<SgdState> st = state0;
     return run_reference(plan, inputs, sgd ? &st : nullptr);
   };
-  const auto t0 = std::chrono::steady_clock::now();
-  // --packet-log: the model's packets (or, with --backend rtl, the RTL's) to FILE; with
-  // --backend both the RTL's go to FILE.rtl, same format, cycles counted from the start.
-  std::ofstream plog, plog_rtl;
+  const CommConfig cfg = machine_config(plan, a.faults_text, a.trace);
   auto open_log = [](std::ofstream& f, const std::string& path) {
     f.open(path);
     if (!f) throw Usage("--packet-log: cannot write " + path);
     f << "# cycle node port src_chip src_tile seq opcode dst_chip dst_tile dst_addr len "
          "lane ctr payload_crc32 transit\n";
   };
-  auto log_line = [](std::ofstream& f, const model::PacketEvent& e) {
+  auto log_line = [](std::ofstream& f, const PacketSeen& p) {
+    const model::Header h = model::unpack_header(p.header);
     char line[200];
     std::snprintf(line, sizeof line, "%llu %d %d %u %u %u %s %u %u %u %u %u %u %08x %d\n",
-                  static_cast<unsigned long long>(e.cycle), e.node, e.port, e.hdr.src_chip,
-                  e.hdr.src_tile, e.hdr.seq, to_string(e.hdr.opcode), e.hdr.dst_chip,
-                  e.hdr.dst_tile, e.hdr.dst_addr, e.hdr.len, e.hdr.lane, e.hdr.ctr, e.payload_crc,
-                  e.transit ? 1 : 0);
+                  static_cast<unsigned long long>(p.cycle), p.node, p.port, h.src_chip, h.src_tile,
+                  h.seq, to_string(h.opcode), h.dst_chip, h.dst_tile, h.dst_addr, h.len, h.lane,
+                  h.ctr, p.payload_crc, p.transit ? 1 : 0);
     f << line;
   };
-  model::PacketObserver observer;
-  std::vector<model::PacketEvent> model_packets;  // --backend both: the streams to compare
-  if (!a.packet_log.empty()) {
-    if (backend != "rtl") {
-      open_log(plog, a.packet_log);
-      observer = [&](const model::PacketEvent& e) { log_line(plog, e); };
-    }
-    if (backend != "model") open_log(plog_rtl, a.packet_log + (backend == "both" ? ".rtl" : ""));
-  }
-  // One result per backend run: the model's, the RTL's, or both in that order.
+  // One result per backend run, in the order of `names`.
   struct Result {
-    const char* backend;
+    std::string backend;
     bool ok;
     std::string error;
     uint64_t cycles;
     std::vector<Bytes> outputs;
     double wall;
     std::vector<std::string> diagnosis;  // xf::diagnose (docs/errors.md)
+    std::vector<SgdState> state;         // the sgd step's optimizer state after the run
   };
   std::vector<Result> results;
-  if (backend == "both") {
-    model::PacketObserver log = observer;
-    observer = [log, &model_packets](const model::PacketEvent& e) {
-      model_packets.push_back(e);
-      if (log) log(e);
-    };
-  }
   const size_t es = dtype_size(spec.dtype);
-  std::unique_ptr<cosim::ModelChecker> checker;  // --backend both
-  if (backend == "model" || backend == "both") {
-    const model::CollectiveRun run =
-        model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer, faults,
-                            sgd ? &state_model : nullptr, sgd ? &state_model : nullptr);
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    results.push_back({"model", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall,
-                       run.diagnosis});
-    if (backend == "both")
+  std::unique_ptr<cosim::ModelChecker> checker;  // --backend both: the second run against the first
+  std::vector<model::PacketEvent> first_packets;  // the first run's packets, for the checker
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::unique_ptr<Backend> machine = make_backend(names[i], topo, cfg);
+    // --packet-log: the packets to FILE; with --backend both the second machine's go to
+    // FILE.rtl, same format, cycles counted from the start.
+    std::ofstream plog;
+    if (!a.packet_log.empty()) open_log(plog, a.packet_log + (i ? "." + machine->name() : ""));
+    const bool record = i == 0 && names.size() > 1;
+    RunHooks hooks;
+    if (plog.is_open() || record || checker)
+      hooks.packet = [&](const PacketSeen& p) {
+        if (plog.is_open()) log_line(plog, p);
+        if (record) {
+          first_packets.push_back(
+              {p.cycle, p.node, p.port, model::unpack_header(p.header), p.payload_crc, p.transit});
+        }
+        // lock step: every packet is checked as its tail leaves the node
+        return !checker || checker->on_packet({p.clock, p.node, p.port, p.header, p.payload_crc});
+      };
+    if (checker) hooks.started = [&](uint64_t clock) { checker->on_collective_start(clock); };
+    machine->watch(hooks);
+    std::vector<SgdState> state = state0;
+    BackendRun run = machine->run(plan, img, inputs, machine->cycle_limit(), sgd ? &state : nullptr,
+                                  sgd ? &state : nullptr);
+    if (checker && !run.stopped && run.ok)
+      checker->on_collective_end(run.end_clock, run.cycles, run.outputs);
+    if (record)
       // Under faults the two backends see different faults in different cycles: outputs and
       // packet streams must still be identical, cycle counts need not be.
-      checker = std::make_unique<cosim::ModelChecker>(model_packets, run.stats.cycles, run.outputs,
+      checker = std::make_unique<cosim::ModelChecker>(first_packets, run.cycles, run.outputs,
                                                       sgd_reference(), es, !faults.any());
-    if (faults.any()) print_link_counts("model", model_link_counts(run.stats));
-  }
-  if (on_board) {
-    // The same driver sequence over the serial host bridge (docs/fpga.md section 5).
-    const auto [dev, baud] = serial::parse_backend(backend);
-    serial::SerialPort port(dev, baud);
-    serial::Client client(port);
-    const serial::BoardInfo bi = serial::read_board_info(client);
-    serial::SerialHost host(client, bi.chips, bi.clock_hz, spec.tiles);
-    serial::check_board(bi, host, topo, plan, spec);
-    const HostRun<serial::RunStats> run =
-        run_collective(host, plan, img, inputs, 50'000'000, sgd ? &state_model : nullptr,
-                       sgd ? &state_model : nullptr);
+    for (const std::string& line : machine->notes()) std::printf("%s\n", line.c_str());
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf(
-        "# serial %s: board %s, %d chips at %.1f MHz; %llu requests, %llu sent again; "
-        "run %.2f s of %.2f s\n",
-        dev.c_str(), bi.machine.c_str(), bi.chips, bi.clock_hz / 1e6,
-        static_cast<unsigned long long>(client.requests()),
-        static_cast<unsigned long long>(client.retried()), run.stats.seconds, wall);
-    results.push_back({"serial", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall,
-                       run.diagnosis});
-  }
-  if (backend == "rtl" || backend == "both") {
-    const auto t1 = std::chrono::steady_clock::now();
-    VerilatedContext ctx;
-    if (trace) ctx.traceEverOn(true);
-    RtlSys sys(topo, spec.tiles, &ctx, &faults);
-    if (trace) sys.open_trace(a.trace);
-    uint64_t zero = 0;  // harness cycle of the collective's cycle 0
-    sys.start_observer = [&](uint64_t c) {
-      zero = c + 1;
-      if (checker) checker->on_collective_start(c);
-    };
-    sys.observer = [&](const rtl::RtlPacket& e) {
-      if (plog_rtl.is_open()) {
-        model::PacketEvent m;
-        m.cycle = e.cycle - zero;
-        m.node = e.node;
-        m.port = e.port;
-        m.hdr = model::unpack_header(e.header);
-        m.payload_crc = e.payload_crc;
-        m.transit = e.node >= topo.num_chips || m.hdr.src_chip != static_cast<unsigned>(e.node);
-        log_line(plog_rtl, m);
-      }
-      // lock step: every packet is checked as its tail leaves the node
-      if (checker && !checker->on_packet(e)) sys.request_stop("the checker found a mismatch");
-    };
-    rtl::RtlCollectiveRun run = rtl::run_on_rtl(
-        sys, plan, img, inputs, 50'000'000, sgd ? &state_rtl : nullptr, sgd ? &state_rtl : nullptr);
-    if (checker && !run.stats.stopped && run.stats.ok)
-      checker->on_collective_end(sys.cycle(), run.stats.cycles, run.outputs);
-    if (faults.any()) print_link_counts("rtl", rtl_link_counts(sys, topo));
-    sys.close_trace();
-#if VM_COVERAGE  // make coverage: each run writes its counts where XF_COVERAGE_DAT says
-    const char* cov = std::getenv("XF_COVERAGE_DAT");
-    ctx.coveragep()->write(cov ? cov : "coverage.dat");
-#endif
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-    results.push_back(
-        {"rtl", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall, run.diagnosis});
+    results.push_back({machine->name(), run.ok, run.error, run.cycles, std::move(run.outputs), wall,
+                       std::move(run.diagnosis), std::move(state)});
   }
   if (!a.output.empty() && !results.back().outputs.empty()) {
     const std::vector<Bytes>& out = results.back().outputs;
@@ -771,14 +657,14 @@ int run(const CLI::App& app, Args& a, Cmd cmd, int argc, char** argv) {
                 human(spec.bytes).c_str(), static_cast<unsigned long long>(spec.bytes / es),
                 to_string(spec.dtype), to_string(spec.op),
                 static_cast<unsigned long long>(r.cycles), algbw, busbw, eff,
-                static_cast<unsigned long long>(chk.wrong), r.wall, r.backend);
-    status = std::max(status, report(r.backend, r.ok, r.error, chk, spec.op));
+                static_cast<unsigned long long>(chk.wrong), r.wall, r.backend.c_str());
+    status = std::max(status, report(r.backend.c_str(), r.ok, r.error, chk, spec.op));
     // A run that succeeded over an escalated link: the data got through, but the link was down
     // or too noisy for a while (recovered errors are summed in the "# faults" line instead).
     if (r.ok)
       for (const std::string& line : r.diagnosis)
         if (line.find("escalated") != std::string::npos)
-          std::fprintf(stderr, "fabric: %s: %s\n", r.backend, line.c_str());
+          std::fprintf(stderr, "fabric: %s: %s\n", r.backend.c_str(), line.c_str());
   }
   if (sgd) {
     // The optimizer state each backend read back, against the reference's.
@@ -786,11 +672,11 @@ int run(const CLI::App& app, Args& a, Cmd cmd, int argc, char** argv) {
     run_reference(plan, inputs, &ref);
     for (const Result& r : results) {
       if (r.outputs.empty()) continue;
-      const std::vector<SgdState>& got = std::string(r.backend) == "rtl" ? state_rtl : state_model;
+      const std::vector<SgdState>& got = r.state;
       int differ = 0;
       for (int c = 0; c < topo.num_chips; ++c)
         differ += got[c].weights != ref[c].weights || got[c].momentum != ref[c].momentum;
-      std::printf("# %s: optimizer state (weight and momentum shards) %s\n", r.backend,
+      std::printf("# %s: optimizer state (weight and momentum shards) %s\n", r.backend.c_str(),
                   differ ? (std::to_string(differ) + " chips differ from the reference").c_str()
                          : "bit-identical to the reference on every chip");
       if (differ) status = 1;

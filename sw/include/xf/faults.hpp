@@ -196,4 +196,21 @@ class WireFaults {
   std::vector<uint32_t> flips_;
 };
 
+// Under faults: what the wires did and what the retry layer did about them, summed over a
+// machine's links, as one line per backend ("# faults rtl: ..."), so that scripts
+// (scripts/bench_faults.py) can compute goodput.
+struct LinkCounts {
+  uint64_t words, corrupted, dropped, stall, down, crc_errors, replays, timeouts, discards,
+      escalated;
+};
+
+inline std::string link_counts_line(const std::string& backend, const LinkCounts& c) {
+  std::ostringstream o;
+  o << "# faults " << backend << ": words " << c.words << " corrupted " << c.corrupted
+    << " dropped " << c.dropped << " stall " << c.stall << " down " << c.down << " | crc_errors "
+    << c.crc_errors << " replays " << c.replays << " timeouts " << c.timeouts << " discards "
+    << c.discards << " escalated " << c.escalated;
+  return o.str();
+}
+
 }  // namespace xf
