@@ -12,8 +12,8 @@
 // reference (same reduction order, bit for bit) and, where one exists, against the
 // order-independent exact result; prints one nccl-tests-style row; exits 1 on any wrong
 // element or run error and 2 on a bad argument. `--backend rtl` runs the same image on a machine
-// of Verilated chips and switch nodes (tb/rtl_system.hpp); `both` runs the model and the RTL and
-// also requires their memories to be bit-identical and their cycle counts equal.
+// of Verilated chips and switch nodes (sw/backends/rtl/rtl_system.hpp); `both` runs the model and
+// the RTL and also requires their memories to be bit-identical and their cycle counts equal.
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>

@@ -1,7 +1,7 @@
 // The driver library: a communicator over a topology and a backend, with the calls users know
 // from NCCL (docs/driver.md). Link the CMake library xfdriver (sw/driver/comm.cpp), which brings
-// the backends: `model` (xfmodel), `rtl` (tb/comm_rtl.cpp with the Verilated chip, in fabric)
-// and `serial:DEV[@BAUD]` (a board, or xf_board_sim; xfserial, sw/backends/serial).
+// the backends: `model` (xfmodel), `rtl` (sw/backends/rtl/comm_rtl.cpp with the Verilated chip, in
+// fabric) and `serial:DEV[@BAUD]` (a board, or xf_board_sim; xfserial, sw/backends/serial).
 //
 //   xf::Comm comm;
 //   xf::Result r = xf::Comm::create("ring:8", "model", &comm);
@@ -153,14 +153,16 @@ std::unique_ptr<Backend> make_backend(const std::string& name, const Topology& t
 // Why the machine `name` cannot hold `topo` with cfg.tiles tiles per chip, in one line in the
 // words of fabric's options ("" when it can), before anything is planned or built.
 std::string backend_refuses(const std::string& name, const Topology& topo, const CommConfig& cfg);
-// The RTL's limits (tb/comm_rtl.cpp): the Verilated chip's tiles and ports, the switch's ports,
-// the routing tables' chips.
+// The RTL's limits (sw/backends/rtl/comm_rtl.cpp): the Verilated chip's tiles and ports, the
+// switch's ports, the routing tables' chips.
 std::string rtl_refuses(const Topology& topo, const CommConfig& cfg);
-// Backends compiled elsewhere: the SystemC model (model/comm_backend.cpp, in xfmodel) and the
-// Verilated RTL (tb/comm_rtl.cpp, in xfrtl). Throw std::exception with a clear message.
+// Backends compiled elsewhere: the SystemC model (sw/backends/model/comm_backend.cpp, in xfmodel)
+// and the Verilated RTL (sw/backends/rtl/comm_rtl.cpp, in xfrtl). Throw std::exception with a clear
+// message.
 std::unique_ptr<Backend> make_model_backend(const Topology& topo, const CommConfig& cfg);
 std::unique_ptr<Backend> make_rtl_backend(const Topology& topo, const CommConfig& cfg);
-// The serial backend (a board; sw/include/xf/serial.hpp, defined in model/comm_backend.cpp).
+// The serial backend (a board; sw/include/xf/serial.hpp, defined in
+// sw/backends/model/comm_backend.cpp).
 std::unique_ptr<Backend> make_serial_backend(const Topology& topo, const CommConfig& cfg,
                                              const std::string& device, int baud);
 

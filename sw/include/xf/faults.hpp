@@ -1,7 +1,7 @@
 // Fault injection on link wires (docs/reliability.md section 7), shared by the RTL harness
-// (tb/rtl_system.hpp) and the model (model/link.*): the `--faults` syntax, its parser with clear
-// errors, and a per-wire random stream that decides, word by word and cycle by cycle, what the
-// physical layer does wrong.
+// (sw/backends/rtl/rtl_system.hpp) and the model (model/link.*): the `--faults` syntax, its parser
+// with clear errors, and a per-wire random stream that decides, word by word and cycle by cycle,
+// what the physical layer does wrong.
 //
 // Random numbers come from splitmix64 (fixed arithmetic, so a seed gives the same faults on every
 // machine and compiler; std::*_distribution would not).

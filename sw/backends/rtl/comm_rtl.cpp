@@ -1,5 +1,5 @@
 // The communicator's RTL backend (xf/comm.hpp): the Verilated xf_chip and xf_switch of the
-// program that links this file (fabric), wired by tb/rtl_system.hpp, kept for the
+// program that links this file (fabric), wired by sw/backends/rtl/rtl_system.hpp, kept for the
 // communicator's life so that the sgd step's optimizer state stays in the chips' memories. It
 // writes the waves of CommConfig::trace, reports every packet to RunHooks (fabric run's packet
 // log and co-simulation checker) and, under faults, the links' counts.

@@ -1,6 +1,6 @@
 // The communicator's model backend (xf/comm.hpp): the SystemC model; and the stand-in for the RTL
-// backend in programs built without the Verilated chip (tb/comm_rtl.cpp replaces it where it is
-// linked, as in fabric). The serial backend is sw/backends/serial/serial_backend.cpp.
+// backend in programs built without the Verilated chip (sw/backends/rtl/comm_rtl.cpp replaces it
+// where it is linked, as in fabric). The serial backend is sw/backends/serial/serial_backend.cpp.
 #include <memory>
 #include <stdexcept>
 
@@ -83,13 +83,14 @@ std::unique_ptr<Backend> make_model_backend(const Topology& topo, const CommConf
   return std::make_unique<ModelBackend>(topo, cfg);
 }
 
-// Programs that link the Verilated chip (fabric) define the real ones in tb/comm_rtl.cpp.
+// Programs that link the Verilated chip (fabric) define the real ones in
+// sw/backends/rtl/comm_rtl.cpp.
 __attribute__((weak)) std::string rtl_refuses(const Topology&, const CommConfig&) { return ""; }
 __attribute__((weak)) std::unique_ptr<Backend> make_rtl_backend(const Topology&,
                                                                 const CommConfig&) {
   throw std::runtime_error(
       "this program was built without the Verilated RTL; use fabric (which has it) or link "
-      "tb/comm_rtl.cpp with the Verilated xf_chip and xf_switch");
+      "sw/backends/rtl/comm_rtl.cpp with the Verilated xf_chip and xf_switch");
 }
 
 }  // namespace xf
