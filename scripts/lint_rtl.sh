@@ -29,7 +29,7 @@ for f in "${mods[@]}"; do
   top=$(basename "$f" .sv)
   verilator --lint-only -Wall --assert -Irtl --top-module "$top" "${ordered[@]}"
 done
-# 3. xf_switch as the machine harness builds it (CMakeLists.txt, tb/rtl_system.hpp).
+# 3. xf_switch as the machine harness builds it (CMakeLists.txt, sw/backends/rtl/rtl_system.hpp).
 verilator --lint-only -Wall --assert -Irtl --top-module xf_switch -GNumLinks=16 "${ordered[@]}"
 echo "lint: ${#files[@]} RTL files (${#pkgs[@]} packages, ${#mods[@]} module tops, xf_switch with" \
   "16 links) clean under verilator --lint-only -Wall"

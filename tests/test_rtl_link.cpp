@@ -2,7 +2,7 @@
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_crc32.sv rtl/xf_link.sv
 // Block test of the RTL link (rtl/xf_link.sv) and its retry layer (docs/reliability.md): two
 // Verilated xf_link endpoints A and B joined by two C++ PHY wires of LinkLatencyCycles - 3 = 5
-// cycles (tb/phy_wire.hpp), traffic in both directions at once.
+// cycles (sw/backends/rtl/phy_wire.hpp), traffic in both directions at once.
 //
 // On a clean wire every cycle is checked against the model's link direction, xf::model::Link(0)
 // (model/link.hpp; xf_link alone, no router stage): a flit accepted by a transmitter in cycle t
