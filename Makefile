@@ -59,7 +59,7 @@ check-docs: ## fail on a dangling path, link or anchor in a doc or comment, or a
 CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
               sw/tools/*.cpp sw/tools/*.hpp sw/examples/*.cpp sw/backends/*/*.cpp sw/driver/*.cpp \
               model/*.cpp model/*.hpp \
-              tests/*.cpp tests/*.hpp tb/*.hpp tb/*.cpp tests/fuzz/*.cpp))
+              tests/*.cpp tests/*.hpp tb/*.hpp tb/*.cpp sw/backends/*/*.hpp tests/fuzz/*.cpp))
 
 .PHONY: format
 format: ## apply .clang-format to the C++ sources

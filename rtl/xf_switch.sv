@@ -16,7 +16,7 @@
 module xf_switch #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
   parameter int FlitBits = xf_defs_pkg::FlitBits,
-  // link ports instantiated; 1..16 (the Verilated harness builds 16, tb/rtl_system.hpp)
+  // link ports instantiated; 1..16 (the Verilated harness builds 16, sw/backends/rtl/rtl_system.hpp)
   parameter int NumLinks = 4,
   // routing-table chips per lane (a power of two, 1..4096); chips >= TableChips are misroutes.
   // 64 by default, as xf_chip

@@ -32,7 +32,7 @@ for f in "${mods[@]}"; do
   top=$(basename "$f" .sv)
   verilator --lint-only -Wall --assert -Irtl --top-module "$top" "${ordered[@]}"
 done
-# 3. xf_switch as the machine harness builds it (CMakeLists.txt, tb/rtl_system.hpp).
+# 3. xf_switch as the machine harness builds it (CMakeLists.txt, sw/backends/rtl/rtl_system.hpp).
 verilator --lint-only -Wall --assert -Irtl --top-module xf_switch -GNumLinks=16 "${ordered[@]}"
 # 4. The narrow flit widths (docs/packets.md section 2).
 width_tops=(xf_link xf_link_array xf_xb xf_router xf_exchange xf_switch xf_chip xf_tile xf_tile_send

@@ -15,7 +15,8 @@ PIP_PKGS=()
 case $group in
   base)
     PKGS=(build-essential cmake ninja-build python3 ccache verilator iverilog libsystemc-dev
-          googletest libgtest-dev libbenchmark-dev zlib1g-dev graphviz clang-format yosys z3
+          googletest libgtest-dev libbenchmark-dev zlib1g-dev libcli11-dev nlohmann-json3-dev
+          graphviz clang-format yosys z3
           clang-14 libclang-rt-14-dev python3-matplotlib python3-sklearn) ;;
   fpga)
     PKGS=(nextpnr-ice40 fpga-icestorm openfpgaloader tcl)

@@ -424,8 +424,8 @@ inline std::unique_ptr<VerilatedContext> make_context() {
   return ctx;
 }
 
-// XF_TRACE for a system that clocks and traces its own nodes (tb/rtl_system.hpp's RtlSystem;
-// its context from make_context()).
+// XF_TRACE for a system that clocks and traces its own nodes (sw/backends/rtl/rtl_system.hpp's
+// RtlSystem; its context from make_context()).
 template <class S>
 void open_trace_if_asked(S& sys) {
   if (!trace_file().empty()) sys.open_trace(trace_file());

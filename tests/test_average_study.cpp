@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "subcommands.hpp"
 #include "xf/average_study.hpp"
 #include "xf/compiler.hpp"
 #include "xf/reference.hpp"
@@ -275,7 +276,7 @@ TEST(AverageStudy, OptionErrors) {
       {{"--dtypes", ""}, "--dtypes is empty"},
       {{"--bogus"}, "unknown option --bogus"},
       {{"512"}, "unexpected argument '512'"},
-      {{"--csv"}, "--csv needs a value"},
+      {{"--csv"}, "--csv needs a file name"},
       {{"--no-header=1"}, "--no-header takes no value"},
       {{"--seed", "-1"}, "--seed '-1' must be a whole number from 0"},
   };

@@ -1,7 +1,7 @@
 // RTL_LIB: xf_rtl_chip
 // Chip-level test of the RTL (rtl/xf_chip.sv with its defaults: 4 tiles, 4 links, the
 // host-window memory sizes; rtl/xf_switch.sv with 16 links) on machines of Verilated chips and
-// switch nodes wired by a topology (tb/rtl_system.hpp, docs/chip.md section 6).
+// switch nodes wired by a topology (sw/backends/rtl/rtl_system.hpp, docs/chip.md section 6).
 //
 // Space covered:
 //  - the host port (HostPort.*): every chip register (read, write, read-only and write-only
@@ -30,7 +30,8 @@
 //    chips; the outputs of every chip are compared bit for bit with the C++ reference
 //    (run_reference) and the order-independent exact result (check_outputs); the cycle count is
 //    printed beside the bound;
-//  - the co-simulation checker (Cosim.*, tb/cosim_checker.hpp): an RTL run in lock step with the
+//  - the co-simulation checker (Cosim.*, sw/backends/rtl/cosim_checker.hpp): an RTL run in lock
+//  step with the
 //    SystemC model passes; the same run against a model record with one packet's payload CRC
 //    changed stops at that packet's cycle and names its stream; a model record with an output
 //    element, the cycle count or an extra packet changed fails at the end with chip, byte and

@@ -34,6 +34,7 @@
 #include <tuple>
 #include <vector>
 
+#include "subcommands.hpp"
 #include "xf/topo_dot.hpp"
 #include "xf/topology.hpp"
 
@@ -333,7 +334,7 @@ TEST(TopoMain, PrintsTheSourceWithoutOptions) {
   EXPECT_EQ(r.err, "");
   const Result h = Main({"--help"});
   EXPECT_EQ(h.status, 0);
-  EXPECT_NE(h.err.find("usage: fabric topo T"), std::string::npos);
+  EXPECT_NE(h.err.find("usage: fabric topo [OPTIONS] [T]"), std::string::npos);
 }
 
 TEST(TopoMain, WritesTheDotFile) {

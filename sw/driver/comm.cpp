@@ -12,6 +12,7 @@
 #include <thread>
 #include <tuple>
 
+#include "xf/cli.hpp"
 #include "xf/layout.hpp"
 #include "xf/serial.hpp"
 
@@ -167,14 +168,27 @@ int Comm::size() const { return impl_ ? impl_->topo.num_chips : 0; }
 const Topology& Comm::topology() const { return impl_->topo; }
 std::string Comm::backend() const { return impl_ ? impl_->backend_name : ""; }
 
+std::unique_ptr<Backend> make_backend(const std::string& name, const Topology& topo,
+                                      const CommConfig& cfg) {
+  if (name.rfind("serial:", 0) == 0) {
+    const auto [dev, baud] = serial::parse_backend(name);
+    return make_serial_backend(topo, cfg, dev, baud);
+  }
+  if (name == "model") return make_model_backend(topo, cfg);
+  if (name == "rtl") return make_rtl_backend(topo, cfg);
+  throw cli::Usage("backend '" + name + "' is not known: use model, rtl or serial:DEV[@BAUD]");
+}
+
+std::string backend_refuses(const std::string& name, const Topology& topo, const CommConfig& cfg) {
+  return name == "rtl" ? rtl_refuses(topo, cfg) : "";
+}
+
 Result Comm::create(const std::string& topology, const std::string& backend, Comm* out,
                     const CommConfig& cfg) {
   const bool serial = backend.rfind("serial:", 0) == 0;
-  std::string dev;
-  int baud = 0;
   if (serial) {
     try {
-      std::tie(dev, baud) = serial::parse_backend(backend);
+      serial::parse_backend(backend);
     } catch (const std::exception& e) {
       return {Status::kInvalidArgument, "backend " + backend + ": " + e.what()};
     }
@@ -186,9 +200,7 @@ Result Comm::create(const std::string& topology, const std::string& backend, Com
     return {Status::kInvalidArgument,
             "CommConfig::faults needs a simulated machine (model or rtl), not a board"};
   return create_impl(topology, backend, out, cfg, [=](const Topology& t, const CommConfig& c) {
-    if (serial) return make_serial_backend(t, c, dev, baud);
-    if (backend == "model") return make_model_backend(t, c);
-    return make_rtl_backend(t, c);
+    return make_backend(backend, t, c);
   });
 }
 

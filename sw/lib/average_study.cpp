@@ -17,7 +17,6 @@
 #include <sstream>
 
 #include "xf/alu.hpp"
-#include "xf/cli.hpp"
 
 extern char** environ;
 
@@ -214,104 +213,12 @@ Row study_row(DType d, int n, int k, uint64_t seed) {
   return row;
 }
 
-}  // namespace avg_study
-
 namespace {
-
-using namespace avg_study;
-using cli::Usage;
-
-int study_usage(const char* why) {
-  if (why) std::fprintf(stderr, "fabric average-study: %s\n", cli::printable(why).c_str());
-  std::fprintf(stderr,
-               "usage: fabric average-study [--dtypes int8,uint8] [--min-chips 2] "
-               "[--max-chips 512]\n"
-               "                  [--trials K] [--seed S] [--csv FILE] [--png FILE] "
-               "[--all-rows] [--no-header]\n"
-               "  error of pairwise averaging, divide-then-sum and sum-then-divide\n"
-               "  against the exact mean, every N from --min-chips to --max-chips "
-               "(docs/averaging.md, section 6)\n");
-  return 2;
-}
-
-// Default trials per N: the full default run (2 dtypes, N = 2..512) takes about 6 s on the
-// development machine (docs/averaging.md section 6).
-constexpr int kDefaultTrials = 2000;
-
-struct Options {
-  std::vector<DType> dtypes{DType::kInt8, DType::kUint8};
-  int min_chips = 2, max_chips = 512, trials = kDefaultTrials;
-  uint64_t seed = 1;
-  std::string csv, png;
-  bool all_rows = false, header = true;
-};
-
-Options parse(const std::vector<std::string>& args) {
-  Options o;
-  const std::set<std::string> with_value = {"dtypes", "min-chips", "max-chips", "trials",
-                                            "seed",   "csv",       "png"};
-  const std::set<std::string> flags = {"all-rows", "no-header"};
-  for (size_t i = 0; i < args.size(); ++i) {
-    std::string a = args[i];
-    if (a.rfind("--", 0) != 0) throw Usage("unexpected argument '" + a + "'");
-    a = a.substr(2);
-    std::string val;
-    const size_t eq = a.find('=');
-    const bool has_eq = eq != std::string::npos;
-    if (has_eq) {
-      val = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    }
-    if (flags.count(a)) {
-      if (has_eq) throw Usage("--" + a + " takes no value");
-      if (a == "all-rows") o.all_rows = true;
-      if (a == "no-header") o.header = false;
-      continue;
-    }
-    if (!with_value.count(a)) throw Usage("unknown option --" + a);
-    if (!has_eq) {
-      if (i + 1 >= args.size()) throw Usage("--" + a + " needs a value");
-      val = args[++i];
-    }
-    if (a == "dtypes") {
-      o.dtypes.clear();
-      std::stringstream ss(val);
-      std::string t;
-      while (std::getline(ss, t, ',')) {
-        const DType d = t == "int8" ? DType::kInt8 : t == "uint8" ? DType::kUint8 : DType::kFp32;
-        if (d == DType::kFp32)
-          throw Usage("--dtypes '" + val + "': '" + t +
-                      "' is not studied; use int8, uint8 or int8,uint8");
-        if (std::find(o.dtypes.begin(), o.dtypes.end(), d) == o.dtypes.end()) o.dtypes.push_back(d);
-      }
-      if (o.dtypes.empty()) throw Usage("--dtypes is empty; use int8, uint8 or int8,uint8");
-    } else if (a == "min-chips") {
-      o.min_chips = static_cast<int>(cli::parse_int(a, val, 2, kMaxChips));
-    } else if (a == "max-chips") {
-      o.max_chips = static_cast<int>(cli::parse_int(a, val, 2, kMaxChips));
-    } else if (a == "trials") {
-      o.trials = static_cast<int>(cli::parse_int(a, val, 1, 100000));
-    } else if (a == "seed") {
-      o.seed = static_cast<uint64_t>(cli::parse_int(a, val, 0, INT64_MAX));
-    } else if (a == "csv") {
-      if (val.empty()) throw Usage("--csv needs a file name");
-      o.csv = val;
-    } else if (a == "png") {
-      if (val.empty()) throw Usage("--png needs a file name");
-      o.png = val;
-    }
-  }
-  if (o.min_chips > o.max_chips)
-    throw Usage("--min-chips " + std::to_string(o.min_chips) + " is above --max-chips " +
-                std::to_string(o.max_chips) + "; give a range such as --min-chips 2 --max-chips " +
-                std::to_string(o.max_chips));
-  return o;
-}
 
 // Rows printed on stdout for a wide range: every N up to 16, the powers of two, the ends, and
 // a few N just around powers of two and in between. --all-rows (and every range of at most 40)
 // prints them all; the CSV always has every row.
-bool shown(const Options& o, int n) {
+bool shown(const StudyOptions& o, int n) {
   if (o.all_rows || o.max_chips - o.min_chips < 40) return true;
   static const std::set<int> extra = {24, 33, 48, 100, 127, 129, 255, 257, 384, 511};
   return n <= 16 || (n & (n - 1)) == 0 || n == o.min_chips || n == o.max_chips || extra.count(n);
@@ -394,7 +301,9 @@ void plot(const std::string& csv, const std::string& png) {
                              "); the CSV it read is " + csv);
 }
 
-int run(const Options& o) {
+}  // namespace
+
+int run_study(const StudyOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   if (o.header) {
     std::printf(
@@ -451,19 +360,5 @@ int run(const Options& o) {
   return 0;
 }
 
-}  // namespace
-
-int average_study_main(const std::vector<std::string>& args) {
-  try {
-    for (const auto& a : args)
-      if (a == "-h" || a == "--help" || a == "help") {
-        study_usage(nullptr);
-        return 0;
-      }
-    return run(parse(args));
-  } catch (...) {
-    return cli::exit_status("fabric average-study", study_usage);
-  }
-}
-
+}  // namespace avg_study
 }  // namespace xf

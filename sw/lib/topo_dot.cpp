@@ -383,17 +383,6 @@ std::string topology_dot(const Topology& t) {
 
 namespace {
 
-int TopoUsage(const char* why) {
-  if (why) std::fprintf(stderr, "fabric topo: %s\n", cli::printable(why).c_str());
-  std::fprintf(stderr,
-               "usage: fabric topo T [--dot FILE] [--png FILE] [--svg FILE]\n"
-               "  draws topology T (ring:P biring:P line:P ladder:P tree:SPEC file:PATH): chips,\n"
-               "  switches, links with their ports, and the rings or tree levels in colour.\n"
-               "  Without an option it prints the Graphviz source; --png and --svg need\n"
-               "  Graphviz's dot (Debian package graphviz; scripts/setup.sh installs it).\n");
-  return 2;
-}
-
 // Full path of Graphviz's `dot` on PATH, or "" when there is none.
 std::string FindDot() {
   const char* env = std::getenv("PATH");
@@ -434,90 +423,43 @@ void RunDot(const std::string& dot, const std::string& format, const std::string
 
 }  // namespace
 
-int topo_main(const std::vector<std::string>& args) {
-  std::string spec;
-  bool have_spec = false;
-  std::map<std::string, std::string> out;  // format -> file, in the order dot, png, svg
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "-h" || a == "--help") {
-      TopoUsage(nullptr);
-      return 0;
+void write_topology_pictures(const Topology& topo, const std::map<std::string, std::string>& out) {
+  const std::string text = topology_dot(topo);
+  std::string dot;
+  if (out.count("png") || out.count("svg")) {
+    dot = FindDot();
+    if (dot.empty()) {
+      throw std::runtime_error(
+          "Graphviz's dot is not on PATH: install the Debian package graphviz (scripts/setup.sh "
+          "does), or write the source with --dot FILE and draw it elsewhere");
     }
-    if (a.rfind("--", 0) != 0) {
-      if (have_spec)
-        return TopoUsage(("one topology at a time: got '" + spec + "' and '" + a + "'").c_str());
-      spec = a;
-      have_spec = true;
-      continue;
-    }
-    std::string name = a.substr(2);
-    std::string val;
-    const size_t eq = name.find('=');
-    if (eq != std::string::npos) {
-      val = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    if (name != "dot" && name != "png" && name != "svg")
-      return TopoUsage(("unknown option --" + name + "; use --dot, --png or --svg").c_str());
-    if (eq == std::string::npos) {
-      if (i + 1 >= args.size()) return TopoUsage(("--" + name + " needs a file name").c_str());
-      val = args[++i];
-    }
-    if (val.empty()) return TopoUsage(("--" + name + " needs a file name").c_str());
-    if (out.count(name)) return TopoUsage(("--" + name + " given twice").c_str());
-    out[name] = val;
   }
-  if (!have_spec) return TopoUsage("which topology? e.g. fabric topo ladder:8 --png ladder8.png");
-  try {
-    const Topology topo = parse_topology(spec);
-    const std::string text = topology_dot(topo);
-    if (out.empty()) {
-      std::fputs(text.c_str(), stdout);
-      return 0;
-    }
-    std::string dot;
-    if (out.count("png") || out.count("svg")) {
-      dot = FindDot();
-      if (dot.empty()) {
-        throw std::runtime_error(
-            "Graphviz's dot is not on PATH: install the Debian package graphviz (scripts/setup.sh "
-            "does), or write the source with --dot FILE and draw it elsewhere");
-      }
-    }
-    for (const auto& [format, file] : out) {  // may we write every file?
-      std::ofstream f(file, std::ios::app);
-      if (!f)
-        throw cli::Usage("--" + format + ": cannot write " + file + " (does the directory exist?)");
-    }
-    if (out.count("dot")) {
-      std::ofstream f(out["dot"], std::ios::trunc);
-      f << text;
-      if (!f.flush()) throw std::runtime_error("--dot: writing " + out["dot"] + " failed");
-    }
-    if (!dot.empty()) {
-      const char* tmpdir = std::getenv("TMPDIR");
-      std::string src = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/xf_topo_XXXXXX.dot";
-      const int fd = mkstemps(src.data(), 4);
-      if (fd < 0) throw std::runtime_error("cannot create a temporary file for Graphviz in " + src);
-      const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-      close(fd);
-      try {
-        if (!written) throw std::runtime_error("writing the temporary file " + src + " failed");
-        for (const char* format : {"png", "svg"})
-          if (out.count(format)) RunDot(dot, format, src, out[format]);
-      } catch (...) {
-        unlink(src.c_str());
-        throw;
-      }
+  for (const auto& [format, file] : out) {  // may we write every file?
+    std::ofstream f(file, std::ios::app);
+    if (!f)
+      throw cli::Usage("--" + format + ": cannot write " + file + " (does the directory exist?)");
+  }
+  if (out.count("dot")) {
+    std::ofstream f(out.at("dot"), std::ios::trunc);
+    f << text;
+    if (!f.flush()) throw std::runtime_error("--dot: writing " + out.at("dot") + " failed");
+  }
+  if (!dot.empty()) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string src = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/xf_topo_XXXXXX.dot";
+    const int fd = mkstemps(src.data(), 4);
+    if (fd < 0) throw std::runtime_error("cannot create a temporary file for Graphviz in " + src);
+    const bool written = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    close(fd);
+    try {
+      if (!written) throw std::runtime_error("writing the temporary file " + src + " failed");
+      for (const char* format : {"png", "svg"})
+        if (out.count(format)) RunDot(dot, format, src, out.at(format));
+    } catch (...) {
       unlink(src.c_str());
+      throw;
     }
-    std::string wrote;
-    for (const auto& [format, file] : out) wrote += (wrote.empty() ? "" : ", ") + file;
-    std::printf("%s; wrote %s\n", topology_summary(topo).c_str(), wrote.c_str());
-    return 0;
-  } catch (...) {
-    return cli::exit_status("fabric topo", TopoUsage);
+    unlink(src.c_str());
   }
 }
 

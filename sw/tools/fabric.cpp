@@ -1,20 +1,19 @@
-// fabric: the command-line front end (docs/fabric.md).
+// fabric: the command-line front end (docs/fabric.md). `fabric COMMAND --help` lists a command's
+// options (declared once each, with CLI11: add_options below, sw/tools/options.hpp).
 //
-//   fabric run --topology T --collective C --dtype D --op O --bytes N [--backend model|rtl|both]
-//              [--algo A] [--seed S] [--root R] [--tiles N] [--sat] [--chunk B]
-//              [--input DIR] [--output DIR] [--no-header]
-//   fabric plan ...same options...   prints the schedule summary and the program
-//   fabric bench --topology T [--topology T2 ...] [--min-bytes 8] [--max-bytes 1M]
-//              [--backend model|rtl] [--csv FILE] [--json FILE] ...run's collective options
-//                                    sweeps powers of two, one checked run per point, and
-//                                    prints the nccl-tests table (docs/fabric.md section 9)
+//   fabric run --topology T [--collective C --dtype D --op O --bytes N --backend B ...]
+//   fabric plan ...run's options...     prints the schedule summary and the program
+//   fabric bench --topology T [--topology T2 ...] [--min-bytes 8] [--max-bytes 1M] ...
+//                                       sweeps powers of two, one checked run per point, and
+//                                       prints the nccl-tests table (docs/fabric.md section 9)
+//   fabric train | average-study | topo  (sw/tools/train.cpp, average_study_cli.cpp, topo_cli.cpp)
 //
 // `run` compiles the collective, runs it, checks every chip's result against the plain C++
 // reference (same reduction order, bit for bit) and, where one exists, against the
 // order-independent exact result; prints one nccl-tests-style row; exits 1 on any wrong
 // element or run error and 2 on a bad argument. `--backend rtl` runs the same image on a machine
-// of Verilated chips and switch nodes (tb/rtl_system.hpp); `both` runs the model and the RTL and
-// also requires their memories to be bit-identical and their cycle counts equal.
+// of Verilated chips and switch nodes (sw/backends/rtl/rtl_system.hpp); `both` runs the model and
+// the RTL and also requires their memories to be bit-identical and their cycle counts equal.
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -22,6 +21,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -30,40 +30,33 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "Vxf_chip.h"
-#include "Vxf_switch.h"
 #include "cosim_checker.hpp"
 #include "driver.hpp"
-#include "rtl_system.hpp"
-#include "train.hpp"
+#include "options.hpp"
+#include "subcommands.hpp"
 #include "xf/alu.hpp"
 #include "xf/average_study.hpp"
 #include "xf/checks.hpp"
 #include "xf/cli.hpp"
+#include "xf/comm.hpp"
 #include "xf/compiler.hpp"
 #include "xf/faults.hpp"
 #include "xf/layout.hpp"
 #include "xf/reference.hpp"
-#include "xf/serial.hpp"
 #include "xf/topo_dot.hpp"
 #include "xf/topology.hpp"
 
 using namespace xf;
 using cli::human;
-using cli::parse_bytes;
-using cli::parse_int;
 using cli::Usage;
 
 namespace {
 
-// The machine of Verilated chips and switch nodes (its NumLinks: 4 per chip, 16 per switch).
-using RtlSys = rtl::RtlSystem<Vxf_chip, Vxf_switch>;
-constexpr int kRtlTiles = 4;                  // NumTiles of the Verilated chip
-constexpr int kRtlTableChips = 64;            // TableChips of the Verilated chip and switch
 constexpr uint64_t kDefaultBytes = 64 << 10;  // fabric run/plan without --bytes (docs/fabric.md)
 
 // The command that reruns this one on both backends with waves: the same arguments, with
@@ -127,100 +120,110 @@ Bytes read_file(const std::string& path, uint64_t want) {
   return b;
 }
 
-// Under --faults: what the wires did and what the retry layer did about it, one line per backend
-// ("# faults rtl: ..."), so that scripts (scripts/bench_faults.py) can compute goodput.
-struct LinkCounts {
-  uint64_t words, corrupted, dropped, stall, down, crc_errors, replays, timeouts, discards,
-      escalated;
+// The options of run, plan and bench (one declaration each in add_options).
+struct Args {
+  std::vector<std::string> topologies;  // bench takes several
+  CollectiveSpec spec;
+  std::string backend = "model";
+  uint64_t seed = 1;
+  int flit_bits = kFlitBits;
+  FaultSpec faults;
+  std::string faults_text;  // as given: each backend parses it again (CommConfig::faults)
+  std::string input, output, packet_log, trace, csv_file, json_file;
+  uint64_t min_bytes = 8, max_bytes = 1u << 20;
+  bool no_header = false;
 };
 
-void print_link_counts(const char* backend, const LinkCounts& c) {
-  std::printf(
-      "# faults %s: words %llu corrupted %llu dropped %llu stall %llu down %llu | "
-      "crc_errors %llu replays %llu timeouts %llu discards %llu escalated %llu\n",
-      backend, static_cast<unsigned long long>(c.words),
-      static_cast<unsigned long long>(c.corrupted), static_cast<unsigned long long>(c.dropped),
-      static_cast<unsigned long long>(c.stall), static_cast<unsigned long long>(c.down),
-      static_cast<unsigned long long>(c.crc_errors), static_cast<unsigned long long>(c.replays),
-      static_cast<unsigned long long>(c.timeouts), static_cast<unsigned long long>(c.discards),
-      static_cast<unsigned long long>(c.escalated));
-}
+enum class Cmd { kRun, kPlan, kBench };
 
-LinkCounts model_link_counts(const model::RunStats& st) {
-  const model::LinkStats& l = st.link;
-  return {l.words,     l.corrupted, l.dropped,  l.stall_cycles, l.lost_down,
-          l.corrupted, l.replays,   l.timeouts, l.discards,     l.escalations};
-}
-
-// The RTL's counts: the retry layer's from every node's link registers (links 0..7: the register
-// map has no slots for the links 8 and up of a wider switch), the wires' from the harness, after
-// the register reads (which run the machine a few more cycles), from reset: the RTL's wires also
-// carry faults while the host loads and reads back.
-template <class Sys>
-LinkCounts rtl_link_counts(Sys& sys, const Topology& topo) {
-  constexpr int kRegLinks = static_cast<int>(reg::kLinkCrcErrorsSize / 4);
-  LinkCounts c{};
-  for (int n = 0; n < topo.num_nodes; ++n)
-    for (int p = 0; p < std::min(topo.num_ports[n], kRegLinks); ++p) {
-      c.crc_errors += sys.host_read32(n, reg::kLinkCrcErrors + 4 * p) & 0xFFFFu;
-      const uint32_t st = sys.host_read32(n, reg::kLinkStatus + 4 * p);
-      const uint32_t di = sys.host_read32(n, reg::kLinkDiscards + 4 * p);
-      c.replays += st >> 16;
-      c.escalated += st & 1u;
-      c.discards += di & 0xFFFFu;
-      c.timeouts += di >> 16;
-    }
-  const FaultCounts f = sys.fault_counts();
-  c.words = f.words;
-  c.corrupted = f.flipped_words;
-  c.dropped = f.dropped;
-  c.stall = f.stall_cycles;
-  c.down = f.down_cycles;
-  return c;
-}
-
-// The collective options shared by run, plan and bench.
-CollectiveSpec parse_spec(std::map<std::string, std::string>& opt) {
-  CollectiveSpec spec;
-  spec.coll = parse_collective(opt.count("collective") ? opt["collective"] : "allreduce");
-  spec.dtype = parse_dtype(opt.count("dtype") ? opt["dtype"] : "fp32");
-  spec.op = parse_op(opt.count("op") ? opt["op"] : "sum");
-  // M per chip: 64 KiB unless given (docs/fabric.md).
-  spec.bytes = opt.count("bytes") ? parse_bytes("bytes", opt["bytes"]) : kDefaultBytes;
-  spec.sat = opt.count("sat");
-  if (opt.count("algo")) spec.algo = parse_algo(opt["algo"]);
-  if (opt.count("root")) spec.root = static_cast<int>(parse_int("root", opt["root"], 0, 4095));
-  if (opt.count("tiles"))
-    spec.tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, kMaxTiles));
-  if (opt.count("chunk"))  // at most a tile's address space (the header's 24-bit dst_addr)
-    spec.chunk_bytes = static_cast<uint32_t>(parse_bytes("chunk", opt["chunk"], 1u << 24));
+// Declares the options of `cmd` into `app`. Every subcommand knows every option (so that one
+// meant for another says so: "--csv is for fabric bench"); the help lists those that apply.
+void add_options(CLI::App& app, Args& a, Cmd cmd) {
+  const bool bench = cmd == Cmd::kBench, run = cmd == Cmd::kRun;
+  auto only = [](CLI::Option* o, bool shown) { return shown ? o : o->group(""); };
+  app.add_option("--topology", a.topologies,
+                 bench ? "a topology (ring:P biring:P line:P ladder:P tree:SPEC file:PATH); give "
+                         "it once per topology"
+                       : "ring:P biring:P line:P ladder:P tree:SPEC file:PATH (docs/topology.md)")
+      ->type_name("T")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  tool::add_flit_bits(app, a.flit_bits);
+  tool::add_collective(app, a.spec);
+  tool::add_dtype(app, a.spec);
+  tool::add_op(app, a.spec);
+  only(tool::add_bytes(app, "--bytes", a.spec.bytes, "size of the vector per chip (64K, 1M, ...)")
+           ->default_str("64K"),
+       !bench);
+  tool::add_flag(app, "--sat", a.spec.sat, "integer sums saturate instead of wrapping");
+  tool::add_algo(app, a.spec);
+  tool::add_root(app, a.spec);
+  tool::add_tiles(app, a.spec.tiles, kMaxTiles, "tiles per chip the collective uses");
+  tool::add_chunk(app, a.spec);
   // The sgd step's hyper-parameters (sharded-update patent).
-  auto real = [&](const char* k, float& v) {
-    if (!opt.count(k)) return;
-    if (spec.coll != Collective::kSgdStep)
-      throw Usage(std::string("--") + k + " is for --collective sgd");
-    v = static_cast<float>(cli::parse_real(k, opt[k], -1e6, 1e6));
-  };
-  real("lr", spec.lr);
-  real("momentum", spec.momentum);
-  real("weight-decay", spec.weight_decay);
-  return spec;
+  tool::add_real(app, "--lr", a.spec.lr, -1e6, 1e6, "learning rate (--collective sgd)")
+      ->default_str("0.01");
+  tool::add_real(app, "--momentum", a.spec.momentum, -1e6, 1e6, "momentum (--collective sgd)")
+      ->default_str("0.9");
+  tool::add_real(app, "--weight-decay", a.spec.weight_decay, -1e6, 1e6,
+                 "weight decay (--collective sgd)")
+      ->default_str("0");
+  tool::add_text(app, "--backend", a.backend, "B",
+                 bench ? "the machine each point runs on: model or rtl"
+                       : "model, rtl, both (the RTL in lock step with the model) or "
+                         "serial:DEV[@BAUD] (a board)")
+      ->default_str("model");
+  tool::add_seed(app, a.seed);
+  only(app.add_option_function<std::string>(
+              "--faults",
+              [&a](const std::string& s) {
+                a.faults = parse_faults(s);
+                a.faults_text = s;
+              },
+              "link faults under the retry layer: ber=P,wer=P,drop=P,stall=P,down=P,downlen=N,"
+              "seed=S (docs/reliability.md)")
+           ->type_name("SPEC"),
+       run);
+  only(tool::add_file(app, "--input", a.input, "read chip c's input from DIR/chipC.bin", "DIR"),
+       run);
+  only(tool::add_file(app, "--output", a.output, "write chip c's result to DIR/chipC.bin", "DIR"),
+       run);
+  only(tool::add_file(app, "--packet-log", a.packet_log,
+                      "every packet leaving a node, one line each (--backend both: the RTL's to "
+                      "FILE.rtl)"),
+       run);
+  only(tool::add_file(app, "--trace", a.trace, "the RTL's waves (--backend rtl or both)",
+                      "FILE.fst"),
+       run);
+  only(tool::add_bytes(app, "--min-bytes", a.min_bytes, "the sweep's smallest size per chip")
+           ->default_str("8"),
+       bench);
+  only(tool::add_bytes(app, "--max-bytes", a.max_bytes, "the sweep's largest size per chip")
+           ->default_str("1M"),
+       bench);
+  only(tool::add_file(app, "--csv", a.csv_file, "one CSV row per point"), bench);
+  only(tool::add_file(app, "--json", a.json_file, "the points as a JSON array"), bench);
+  tool::add_flag(app, "--no-header", a.no_header, "leave out the column header");
 }
 
-// Refuses what the Verilated nodes cannot build (4 tiles, 4 links per chip, 16 per switch, 64
-// chips in the routing tables), in one line without the usage.
-void check_rtl_fits(const Topology& topo, const CollectiveSpec& spec) {
-  if (topo.num_chips > kRtlTableChips)
-    throw cli::Refused("--topology " + topo.spec + ": " + std::to_string(topo.num_chips) +
-                       " chips, but the RTL nodes' routing tables hold " +
-                       std::to_string(kRtlTableChips) + "; use --backend model for it");
-  if (spec.tiles > kRtlTiles)
-    throw cli::Refused("--tiles " + std::to_string(spec.tiles) + ": the RTL chip has " +
-                       std::to_string(kRtlTiles) + " tiles; use --tiles 1.." +
-                       std::to_string(kRtlTiles) + " with --backend rtl or both");
-  const std::string why = RtlSys::unfit(topo);
-  if (!why.empty())
-    throw cli::Refused("--topology " + topo.spec + ": " + why + "; use --backend model for it");
+// The configuration of the machines a plan runs on.
+CommConfig machine_config(const Plan& plan, const std::string& faults = "",
+                          const std::string& trace = "") {
+  CommConfig cfg;
+  cfg.tiles = plan.tiles;
+  cfg.faults = faults;
+  cfg.trace = trace;
+  for (int t = 0; t < plan.tiles; ++t)  // the model holds what the plan needs, no more
+    cfg.model_dmem_bytes = std::max(cfg.model_dmem_bytes, tile_footprint(plan, t));
+  return cfg;
+}
+
+// Refuses, before planning, a machine the backend cannot build, in one line without the usage.
+void check_fits(const std::string& backend, const Topology& topo, const CollectiveSpec& spec) {
+  CommConfig cfg;
+  cfg.tiles = spec.tiles;
+  const std::string why = backend_refuses(backend, topo, cfg);
+  if (!why.empty()) throw cli::Refused(why);
 }
 
 // One point of `fabric bench`, measured in a child process (SystemC elaborates once per process)
@@ -246,25 +249,14 @@ Point measure_point(const Topology& topo, const CollectiveSpec& spec, const std:
   std::snprintf(pt.algo, sizeof pt.algo, "%s", to_string(plan.algo));
   pt.bound = bound_cycles(plan);
   const std::vector<Bytes> inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
-  bool ok = false;
-  std::string error;
-  std::vector<Bytes> outputs;
-  auto take = [&](const auto& run) {  // a model::CollectiveRun or an rtl::RtlCollectiveRun
-    ok = run.stats.ok;
-    error = run.stats.error;
-    pt.cycles = run.stats.cycles;
-    pt.run_s = run.stats.seconds;
-    outputs = run.outputs;
-  };
-  if (backend == "model") {
-    take(model::run_on_model(topo, plan, img, inputs));
-  } else {
-    VerilatedContext ctx;
-    RtlSys sys(topo, spec.tiles, &ctx);
-    take(rtl::run_on_rtl(sys, plan, img, inputs));
-  }
+  const std::unique_ptr<Backend> machine = make_backend(backend, topo, machine_config(plan));
+  const BackendRun run = machine->run(plan, img, inputs, machine->cycle_limit(), nullptr, nullptr);
+  bool ok = run.ok;
+  std::string error = run.error;
+  pt.cycles = run.cycles;
+  pt.run_s = run.seconds;
   if (ok) {
-    const Check chk = check_outputs(plan, inputs, outputs);
+    const Check chk = check_outputs(plan, inputs, run.outputs);
     pt.wrong = chk.wrong + chk.not_identical + chk.inexact;
     if (pt.wrong) error = std::to_string(pt.wrong) + " wrong elements";
   }
@@ -326,7 +318,9 @@ Point measure_in_child(const Topology& topo, const CollectiveSpec& spec, const s
   return pt;
 }
 
-std::string json_escape(const std::string& s) {
+// A text field of the CSV: within double quotes, a quote or backslash escaped by a backslash,
+// control characters as spaces.
+std::string csv_text(const std::string& s) {
   std::string o;
   for (char c : s) {
     if (c == '"' || c == '\\') o += '\\';
@@ -340,21 +334,19 @@ std::string json_escape(const std::string& s) {
 }
 
 // fabric bench (docs/fabric.md section 9).
-int bench(std::map<std::string, std::string>& opt, const std::vector<std::string>& topo_specs) {
-  if (topo_specs.empty()) throw Usage("--topology is required (give it once per topology)");
-  if (opt.count("bytes"))
+int bench(const CLI::App& app, Args& a) {
+  if (a.topologies.empty()) throw Usage("--topology is required (give it once per topology)");
+  if (tool::given(app, "--bytes"))
     throw Usage("bench sweeps sizes: use --min-bytes and --max-bytes instead of --bytes");
-  for (const char* o : {"input", "output", "packet-log", "trace", "faults"})
-    if (opt.count(o)) throw Usage(std::string("--") + o + " is for fabric run, not bench");
-  const std::string backend = opt.count("backend") ? opt["backend"] : "model";
+  for (const char* o : {"--input", "--output", "--packet-log", "--trace", "--faults"})
+    if (tool::given(app, o)) throw Usage(std::string(o) + " is for fabric run, not bench");
+  const std::string& backend = a.backend;
   if (backend != "model" && backend != "rtl")
     throw Usage("bench --backend " + backend +
                 ": choose model or rtl (fabric run --backend both "
                 "compares them)");
-  CollectiveSpec spec = parse_spec(opt);
-  const uint64_t lo = opt.count("min-bytes") ? parse_bytes("min-bytes", opt["min-bytes"]) : 8;
-  const uint64_t hi =
-      opt.count("max-bytes") ? parse_bytes("max-bytes", opt["max-bytes"]) : (1u << 20);
+  CollectiveSpec& spec = a.spec;
+  const uint64_t lo = a.min_bytes, hi = a.max_bytes;
   if (lo == 0 || hi < lo || hi > (1ull << 30))
     throw Usage("--min-bytes " + human(lo) + " --max-bytes " + human(hi) +
                 ": need 0 < min <= max <= 1G");
@@ -363,25 +355,25 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
     throw Usage("--min-bytes " + human(lo) + " is not a multiple of the " +
                 std::string(to_string(spec.dtype)) + " element size (" + std::to_string(es) +
                 " bytes); every point doubles it");
-  const uint64_t seed =
-      opt.count("seed") ? static_cast<uint64_t>(parse_int("seed", opt["seed"], 0, 1ll << 62)) : 1;
+  const uint64_t seed = a.seed;
   std::vector<Topology> topos;
-  for (const std::string& t : topo_specs) {
+  for (const std::string& t : a.topologies) {
     topos.push_back(parse_topology(t));
-    if (backend == "rtl") check_rtl_fits(topos.back(), spec);
+    set_flit_bits(topos.back(), a.flit_bits);
+    check_fits(backend, topos.back(), spec);
   }
   std::ofstream csv;
-  if (opt.count("csv")) {
-    csv.open(opt["csv"]);
-    if (!csv) throw Usage("--csv: cannot write " + opt["csv"] + " (does the directory exist?)");
+  if (!a.csv_file.empty()) {
+    csv.open(a.csv_file);
+    if (!csv) throw Usage("--csv: cannot write " + a.csv_file + " (does the directory exist?)");
     csv << "topology,chips,algo,collective,bytes,count,dtype,op,tiles,backend,cycles,bound_cycles,"
-           "algbw,busbw,eff,wrong,ok,wall_s,run_s,sim_cycles_per_s,peak_rss_mb,error\n";
+           "algbw,busbw,eff,wrong,ok,wall_s,run_s,sim_cycles_per_s,peak_rss_mb,error,flit_bits\n";
   }
-  std::ofstream json;
-  if (opt.count("json")) {
-    json.open(opt["json"]);
-    if (!json) throw Usage("--json: cannot write " + opt["json"] + " (does the directory exist?)");
-    json << "[";
+  std::ofstream json;  // the points, written at the end
+  nlohmann::ordered_json json_points = nlohmann::ordered_json::array();
+  if (!a.json_file.empty()) {
+    json.open(a.json_file);
+    if (!json) throw Usage("--json: cannot write " + a.json_file + " (does the directory exist?)");
   }
   // SystemC's banner would interleave with the table, once per child.
   setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);
@@ -392,12 +384,12 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
       static_cast<unsigned long long>(seed), human(lo).c_str(), human(hi).c_str());
   std::printf(
       "# algbw = size / cycles, busbw = algbw * %s factor (bytes per cycle); eff = bound "
-      "/ cycles, bound = 2(P-1)/P * M / (C * 16) for allreduce (docs/compiler.md)\n",
-      "nccl-tests");
-  if (!opt.count("no-header"))
-    std::printf("#%13s %-7s %8s %9s %5s %5s %10s %10s %9s %9s %6s %6s %8s %8s %9s %7s\n",
+      "/ cycles, bound = 2(P-1)/P * M / (C * %d) for allreduce (docs/compiler.md)\n",
+      "nccl-tests", a.flit_bits / 8);
+  if (!a.no_header)
+    std::printf("#%13s %-7s %8s %9s %5s %5s %10s %10s %9s %9s %6s %6s %8s %8s %9s %7s %4s\n",
                 "topology", "algo", "size", "count", "type", "redop", "cycles", "bound", "algbw",
-                "busbw", "eff", "#wrong", "wall_s", "run_s", "cycles/s", "rss_MB");
+                "busbw", "eff", "#wrong", "wall_s", "run_s", "cycles/s", "rss_MB", "flit");
   int status = 0, points = 0, failed = 0;
   for (const Topology& topo : topos)
     for (uint64_t b = lo; b <= hi; b *= 2) {
@@ -411,11 +403,11 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
       const double rss = static_cast<double>(pt.rss_kb) / 1024.0;
       std::printf(
           " %13s %-7s %8s %9llu %5s %5s %10llu %10.0f %9.3f %9.3f %6.3f %6llu %8.2f %8.3f "
-          "%9.0f %7.0f%s\n",
+          "%9.0f %7.0f %4d%s\n",
           cli::printable(topo.spec).c_str(), pt.algo[0] ? pt.algo : "-", human(b).c_str(),
           static_cast<unsigned long long>(b / es), to_string(spec.dtype), to_string(spec.op),
           static_cast<unsigned long long>(pt.cycles), pt.bound, algbw, busbw, eff,
-          static_cast<unsigned long long>(pt.wrong), pt.wall_s, pt.run_s, cps, rss,
+          static_cast<unsigned long long>(pt.wrong), pt.wall_s, pt.run_s, cps, rss, topo.flit_bits,
           pt.ok ? "" : "  FAILED");
       std::fflush(stdout);
       ++points;
@@ -441,374 +433,331 @@ int bench(std::map<std::string, std::string>& opt, const std::vector<std::string
         csv << '"' << topo.spec << "\"," << topo.num_chips << ',' << pt.algo << ','
             << to_string(spec.coll) << ',' << b << ',' << b / es << ',' << to_string(spec.dtype)
             << ',' << to_string(spec.op) << ',' << spec.tiles << ',' << backend << ',' << fields
-            << ",\"" << json_escape(pt.error) << "\"\n";
+            << ",\"" << csv_text(pt.error) << "\"," << topo.flit_bits << "\n";
         csv.flush();
       }
       if (json.is_open()) {
-        char num[1024];
-        std::snprintf(num, sizeof num,
-                      "\"cycles\": %llu, \"bound_cycles\": %.1f, \"algbw\": %.6f, \"busbw\": "
-                      "%.6f, \"eff\": %.6f, \"wrong\": %llu, \"ok\": %s, \"wall_s\": %.3f, "
-                      "\"run_s\": %.6f, \"sim_cycles_per_s\": %.1f, \"peak_rss_mb\": %.1f",
-                      static_cast<unsigned long long>(pt.cycles), pt.bound, algbw, busbw, eff,
-                      static_cast<unsigned long long>(pt.wrong), pt.ok ? "true" : "false",
-                      pt.wall_s, pt.run_s, cps, rss);
-        json << (points > 1 ? ",\n " : "\n ") << "{\"topology\": \"" << json_escape(topo.spec)
-             << "\", \"chips\": " << topo.num_chips << ", \"algo\": \"" << pt.algo
-             << "\", \"collective\": \"" << to_string(spec.coll) << "\", \"bytes\": " << b
-             << ", \"count\": " << b / es << ", \"dtype\": \"" << to_string(spec.dtype)
-             << "\", \"op\": \"" << to_string(spec.op) << "\", \"tiles\": " << spec.tiles
-             << ", \"backend\": \"" << backend << "\", " << num << ", \"error\": \""
-             << json_escape(pt.error) << "\"}";
+        // The CSV's numbers, as rounded there.
+        auto fixed = [](double v, double scale) { return std::round(v * scale) / scale; };
+        json_points.push_back({{"topology", topo.spec},
+                               {"chips", topo.num_chips},
+                               {"algo", pt.algo},
+                               {"collective", to_string(spec.coll)},
+                               {"bytes", b},
+                               {"count", b / es},
+                               {"dtype", to_string(spec.dtype)},
+                               {"op", to_string(spec.op)},
+                               {"tiles", spec.tiles},
+                               {"backend", backend},
+                               {"cycles", pt.cycles},
+                               {"bound_cycles", fixed(pt.bound, 1e1)},
+                               {"algbw", fixed(algbw, 1e6)},
+                               {"busbw", fixed(busbw, 1e6)},
+                               {"eff", fixed(eff, 1e6)},
+                               {"wrong", pt.wrong},
+                               {"ok", pt.ok != 0},
+                               {"wall_s", fixed(pt.wall_s, 1e3)},
+                               {"run_s", fixed(pt.run_s, 1e6)},
+                               {"sim_cycles_per_s", fixed(cps, 1e1)},
+                               {"peak_rss_mb", fixed(rss, 1e1)},
+                               {"error", pt.error},
+                               {"flit_bits", topo.flit_bits}});
       }
     }
-  if (json.is_open()) json << "\n]\n";
+  if (json.is_open())
+    json << json_points.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   std::printf("# %d points, %d failed\n", points, failed);
   return status;
 }
 
-int usage(const char* why) {
-  if (why) std::fprintf(stderr, "fabric: %s\n", cli::printable(why).c_str());
-  std::fprintf(stderr,
-               "usage: fabric run --topology T [--bytes N (64K)] [--collective C (allreduce)]\n"
-               "                  [--dtype D (fp32)] [--op O (sum)]\n"
-               "                  [--backend model|rtl|both] [--trace FILE.fst]\n"
-               "                  [--faults ber=P,wer=P,drop=P,stall=P,down=P,downlen=N,seed=S]\n"
-               "                  [--algo auto|ring|biring|ladder|line|tree|avg|butterfly]\n"
-               "                  [--seed S] [--root R] [--tiles N] [--sat] [--chunk BYTES]\n"
-               "                  [--input DIR] [--output DIR] [--packet-log FILE] [--no-header]\n"
-               "                  [--lr X --momentum X --weight-decay X] (--collective sgd)\n"
-               "       fabric plan (same options): print the schedule and the program\n"
-               "       fabric bench --topology T [--topology T2 ...] [--min-bytes 8]\n"
-               "                  [--max-bytes 1M] [--backend model|rtl] [--csv FILE]\n"
-               "                  [--json FILE] (and run's collective options): a size sweep\n"
-               "       fabric train [--backend model|rtl|both] ...: the training demo (--help)\n"
-               "       fabric average-study ...: pairwise averaging's accuracy (--help)\n"
-               "       fabric topo T [--png FILE] [--dot FILE] [--svg FILE]: draw a topology\n"
-               "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n");
-  return 2;
+// The sgd step's options with another collective.
+void check_sgd_options(const CLI::App& app, const CollectiveSpec& spec) {
+  for (const char* o : {"--lr", "--momentum", "--weight-decay"})
+    if (tool::given(app, o) && spec.coll != Collective::kSgdStep)
+      throw Usage(std::string(o) + " is for --collective sgd");
+}
+
+// fabric run and fabric plan.
+int run(const CLI::App& app, Args& a, Cmd cmd, int argc, char** argv) {
+  for (const char* o : {"--min-bytes", "--max-bytes", "--csv", "--json"})
+    if (tool::given(app, o)) throw Usage(std::string(o) + " is for fabric bench");
+  if (a.topologies.size() > 1) throw Usage("--topology given twice (only bench takes several)");
+  if (a.topologies.empty()) throw Usage("--topology is required");
+  const std::string& backend = a.backend;
+  const bool on_board = backend.rfind("serial:", 0) == 0;  // a board, or xf_board_sim
+  if (backend != "model" && backend != "rtl" && backend != "both" && !on_board)
+    throw Usage("--backend " + backend + ": choose model, rtl, both or serial:DEV[@BAUD]");
+  const bool trace = tool::given(app, "--trace");
+  if (trace && (backend == "model" || on_board))
+    throw Usage("--trace records the RTL's waves: use it with --backend rtl or both");
+  if (on_board)
+    for (const char* o : {"--faults", "--packet-log"})
+      if (tool::given(app, o))
+        throw Usage(std::string(o) +
+                    " needs a simulated machine: use it with --backend "
+                    "model, rtl or both, not serial");
+  // --faults: link faults under the retry layer, on every backend (docs/reliability.md).
+  const FaultSpec& faults = a.faults;
+  Topology topo = parse_topology(a.topologies[0]);
+  set_flit_bits(topo, a.flit_bits);
+  check_sgd_options(app, a.spec);
+  const CollectiveSpec& spec = a.spec;
+  const uint64_t seed = a.seed;
+
+  // The machines to run on, each an xf::Backend made from its name: one, or with --backend both
+  // the model and then the RTL, which the checker holds to the model's run.
+  const std::vector<std::string> names = backend == "both"
+                                             ? std::vector<std::string>{"model", "rtl"}
+                                             : std::vector<std::string>{backend};
+  for (const std::string& n : names) check_fits(n, topo, spec);
+  const Plan plan = plan_collective(topo, spec);
+  const Image img = build_image(topo, plan);
+  if (cmd == Cmd::kPlan) {
+    std::printf(
+        "topology %s: %d chips, %d nodes, %zu links; algorithm %s; %llu transfers, "
+        "%llu descriptors; flit %d bits\n",
+        cli::printable(topo.spec).c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
+        to_string(plan.algo), static_cast<unsigned long long>(transfer_count(plan)),
+        static_cast<unsigned long long>(img.descriptors), topo.flit_bits);
+    size_t pm_max = 0;
+    for (const auto& pm : img.pmem) pm_max = std::max(pm_max, pm.size());
+    std::printf("parameter memory: %zu words in the largest tile; host window %u words: %s\n",
+                pm_max, reg::kTilePmemSize / 4,
+                pm_max <= reg::kTilePmemSize / 4
+                    ? "fits"
+                    : "exceeds it (the model loads it directly; an RTL chip cannot)");
+    std::printf("chunk: %u bytes\n", img.chunk_bytes);
+    std::printf("tile 0 program: %s, %zu instructions, %zu parameter words\n",
+                img.ring_loop[0] ? "ring loop (index-relative)" : "descriptor interpreter",
+                img.imem[0].size(), img.pmem[0].size());
+    for (size_t i = 0; i < img.imem[0].size(); ++i)
+      std::printf("  %3zu: %s\n", i, isa::disasm(img.imem[0][i]).c_str());
+    for_each_step(plan, 0, [](const std::vector<Transfer>& step) {  // one step in memory
+      for (const Transfer& x : step)
+        std::printf("  step %3d: chip %d -> chip %d %s [%u,+%u) -> [%u,+%u)\n", x.step, x.src,
+                    x.dst, x.bytes ? to_string(x.popc) : "token", x.src_addr, x.bytes, x.dst_addr,
+                    x.bytes);
+    });
+    return 0;
+  }
+  std::vector<Bytes> inputs;
+  if (!a.input.empty()) {
+    for (int c = 0; c < topo.num_chips; ++c)
+      inputs.push_back(
+          read_file(a.input + "/chip" + std::to_string(c) + ".bin", io_in_bytes(plan, c)));
+  } else {
+    inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
+  }
+  // The sgd step: every chip's optimizer state before it, from the seed; each backend loads
+  // its own copy (the run updates it) and the check runs the reference from this one.
+  const bool sgd = spec.coll == Collective::kSgdStep;
+  const std::vector<SgdState> state0 = sgd ? make_sgd_state(plan, seed) : std::vector<SgdState>{};
+  auto sgd_reference = [&] {  // the reference's outputs, from the state before the step
+    std::vector<SgdState> st = state0;
+    return run_reference(plan, inputs, sgd ? &st : nullptr);
+  };
+  const CommConfig cfg = machine_config(plan, a.faults_text, a.trace);
+  auto open_log = [](std::ofstream& f, const std::string& path) {
+    f.open(path);
+    if (!f) throw Usage("--packet-log: cannot write " + path);
+    f << "# cycle node port src_chip src_tile seq opcode dst_chip dst_tile dst_addr len "
+         "lane ctr payload_crc32 transit\n";
+  };
+  auto log_line = [](std::ofstream& f, const PacketSeen& p) {
+    const model::Header h = model::unpack_header(p.header);
+    char line[200];
+    std::snprintf(line, sizeof line, "%llu %d %d %u %u %u %s %u %u %u %u %u %u %08x %d\n",
+                  static_cast<unsigned long long>(p.cycle), p.node, p.port, h.src_chip, h.src_tile,
+                  h.seq, to_string(h.opcode), h.dst_chip, h.dst_tile, h.dst_addr, h.len, h.lane,
+                  h.ctr, p.payload_crc, p.transit ? 1 : 0);
+    f << line;
+  };
+  // One result per backend run, in the order of `names`.
+  struct Result {
+    std::string backend;
+    bool ok;
+    std::string error;
+    uint64_t cycles;
+    std::vector<Bytes> outputs;
+    double wall;
+    std::vector<std::string> diagnosis;  // xf::diagnose (docs/errors.md)
+    std::vector<SgdState> state;         // the sgd step's optimizer state after the run
+  };
+  std::vector<Result> results;
+  const size_t es = dtype_size(spec.dtype);
+  std::unique_ptr<cosim::ModelChecker> checker;  // --backend both: the second run against the first
+  std::vector<model::PacketEvent> first_packets;  // the first run's packets, for the checker
+  for (size_t i = 0; i < names.size(); ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::unique_ptr<Backend> machine = make_backend(names[i], topo, cfg);
+    // --packet-log: the packets to FILE; with --backend both the second machine's go to
+    // FILE.rtl, same format, cycles counted from the start.
+    std::ofstream plog;
+    if (!a.packet_log.empty()) open_log(plog, a.packet_log + (i ? "." + machine->name() : ""));
+    const bool record = i == 0 && names.size() > 1;
+    RunHooks hooks;
+    if (plog.is_open() || record || checker)
+      hooks.packet = [&](const PacketSeen& p) {
+        if (plog.is_open()) log_line(plog, p);
+        if (record) {
+          first_packets.push_back(
+              {p.cycle, p.node, p.port, model::unpack_header(p.header), p.payload_crc, p.transit});
+        }
+        // lock step: every packet is checked as its tail leaves the node
+        return !checker || checker->on_packet({p.clock, p.node, p.port, p.header, p.payload_crc});
+      };
+    if (checker) hooks.started = [&](uint64_t clock) { checker->on_collective_start(clock); };
+    machine->watch(hooks);
+    std::vector<SgdState> state = state0;
+    BackendRun run = machine->run(plan, img, inputs, machine->cycle_limit(), sgd ? &state : nullptr,
+                                  sgd ? &state : nullptr);
+    if (checker && !run.stopped && run.ok)
+      checker->on_collective_end(run.end_clock, run.cycles, run.outputs);
+    if (record)
+      // Under faults the two backends see different faults in different cycles: outputs and
+      // packet streams must still be identical, cycle counts need not be.
+      checker = std::make_unique<cosim::ModelChecker>(first_packets, run.cycles, run.outputs,
+                                                      sgd_reference(), es, !faults.any());
+    for (const std::string& line : machine->notes()) std::printf("%s\n", line.c_str());
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    results.push_back({machine->name(), run.ok, run.error, run.cycles, std::move(run.outputs), wall,
+                       std::move(run.diagnosis), std::move(state)});
+  }
+  if (!a.output.empty() && !results.back().outputs.empty()) {
+    const std::vector<Bytes>& out = results.back().outputs;
+    for (int c = 0; c < topo.num_chips; ++c) {
+      const std::string path = a.output + "/chip" + std::to_string(c) + ".bin";
+      std::ofstream f(path, std::ios::binary);
+      if (!f) throw Usage("--output: cannot write " + path + " (does the directory exist?)");
+      f.write(reinterpret_cast<const char*>(out[c].data()),
+              static_cast<std::streamsize>(out[c].size()));
+    }
+  }
+  const double bound = bound_cycles(plan);
+  if (!a.no_header) {
+    std::printf("# flit %d bits\n", topo.flit_bits);
+    std::printf("#%13s %-7s %14s %10s %8s %5s %5s %10s %10s %10s %6s %7s %8s %7s\n", "topology",
+                "algo", "collective", "size", "count", "type", "redop", "cycles", "algbw", "busbw",
+                "eff", "#wrong", "wall_s", "backend");
+  }
+  int status = 0;
+  for (const Result& r : results) {
+    // A run the checker stopped has no outputs: its row counts no elements (the checker says
+    // what went wrong).
+    const Check chk = r.outputs.empty() ? Check{}
+                                        : check_outputs(plan, inputs, r.outputs, a.input.empty(),
+                                                        sgd ? &state0 : nullptr);
+    const double cyc = static_cast<double>(r.cycles);
+    const double algbw = static_cast<double>(spec.bytes) / cyc;
+    const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
+    const double eff = bound / cyc;
+    std::printf(" %13s %-7s %14s %10s %8llu %5s %5s %10llu %10.3f %10.3f %6.3f %7llu %8.2f %7s\n",
+                cli::printable(topo.spec).c_str(), to_string(plan.algo), to_string(spec.coll),
+                human(spec.bytes).c_str(), static_cast<unsigned long long>(spec.bytes / es),
+                to_string(spec.dtype), to_string(spec.op),
+                static_cast<unsigned long long>(r.cycles), algbw, busbw, eff,
+                static_cast<unsigned long long>(chk.wrong), r.wall, r.backend.c_str());
+    status = std::max(status, report(r.backend.c_str(), r.ok, r.error, chk, spec.op));
+    // A run that succeeded over an escalated link: the data got through, but the link was down
+    // or too noisy for a while (recovered errors are summed in the "# faults" line instead).
+    if (r.ok)
+      for (const std::string& line : r.diagnosis)
+        if (line.find("escalated") != std::string::npos)
+          std::fprintf(stderr, "fabric: %s: %s\n", r.backend.c_str(), line.c_str());
+  }
+  if (sgd) {
+    // The optimizer state each backend read back, against the reference's.
+    std::vector<SgdState> ref = state0;
+    run_reference(plan, inputs, &ref);
+    for (const Result& r : results) {
+      if (r.outputs.empty()) continue;
+      const std::vector<SgdState>& got = r.state;
+      int differ = 0;
+      for (int c = 0; c < topo.num_chips; ++c)
+        differ += got[c].weights != ref[c].weights || got[c].momentum != ref[c].momentum;
+      std::printf("# %s: optimizer state (weight and momentum shards) %s\n", r.backend.c_str(),
+                  differ ? (std::to_string(differ) + " chips differ from the reference").c_str()
+                         : "bit-identical to the reference on every chip");
+      if (differ) status = 1;
+    }
+  }
+  if (checker) {
+    const Result &m = results[0], &r = results[1];
+    if (checker->mismatch()) {
+      checker->report(stderr, reproduce_command(argc, argv));
+      status = 1;
+    } else if (m.ok && r.ok) {
+      std::printf(
+          "# rtl/model cycles: %llu / %llu = %.4f%s; memories bit-identical; %zu streams, %zu "
+          "packets identical\n",
+          static_cast<unsigned long long>(r.cycles), static_cast<unsigned long long>(m.cycles),
+          static_cast<double>(r.cycles) / static_cast<double>(m.cycles),
+          faults.any() ? " (not compared under faults)" : "", checker->streams(),
+          checker->packets());
+    }
+  }
+  return status;
+}
+
+// fabric run, plan or bench: the subcommand's app, its options and its body.
+int collective_main(Cmd cmd, const std::vector<std::string>& words, int argc, char** argv) {
+  static const char* const kName[] = {"run", "plan", "bench"};
+  static const char* const kWhat[] = {
+      "compiles a collective, runs it and checks every chip's result against the C++ reference "
+      "(docs/fabric.md)",
+      "prints a collective's schedule summary and tile 0's program",
+      "a size sweep: one checked run per power of two from --min-bytes to --max-bytes, as a "
+      "nccl-tests table (docs/fabric.md section 9)"};
+  const int k = static_cast<int>(cmd);
+  auto app = tool::make_app(std::string("fabric ") + kName[k], kWhat[k]);
+  Args a;
+  a.spec.bytes = kDefaultBytes;  // M per chip: 64 KiB unless given (docs/fabric.md)
+  add_options(*app, a, cmd);
+  return tool::run_tool("fabric", *app, words, [&] {
+    return cmd == Cmd::kBench ? bench(*app, a) : run(*app, a, cmd, argc, argv);
+  });
 }
 
 }  // namespace
 
 int sc_main(int argc, char** argv) {
-  if (argc < 2) return usage(nullptr);
-  const std::string cmd = argv[1];
-  if (cmd == "-h" || cmd == "--help" || cmd == "help") {
-    usage(nullptr);
-    return 0;
+  // The subcommands; each parses its own options (train, average-study, topo: their own files).
+  auto app = tool::make_app("fabric", "The exchange fabric's command-line tool (docs/fabric.md).");
+  app->require_subcommand(0, 1);
+  app->footer(
+      "topologies: ring:P biring:P line:P ladder:P tree:SPEC file:PATH\n"
+      "`fabric COMMAND --help` lists a command's options.");
+  const std::vector<std::pair<const char*, const char*>> commands = {
+      {"run", "run a collective and check it (model, rtl, both or a board)"},
+      {"plan", "print a collective's schedule and program"},
+      {"bench", "a size sweep of checked runs (nccl-tests table, CSV, JSON)"},
+      {"train", "the data-parallel training demo"},
+      {"average-study", "pairwise averaging's accuracy against the exact mean"},
+      {"topo", "draw a topology (Graphviz)"}};
+  for (const auto& [name, what] : commands) {
+    CLI::App* sub = app->add_subcommand(name, what);
+    sub->prefix_command();  // the command's own app parses the rest
+    sub->set_help_flag();
   }
-  // Subcommands with their own options (docs/fabric.md).
-  const std::vector<std::string> rest(argv + 2, argv + argc);
+  std::vector<std::string> words(argv + 1, argv + argc), rest;
+  if (words.size() == 1 && words[0] == "help") words[0] = "--help";
+  std::string cmd;
+  const int st = tool::run_tool(
+      "fabric", *app, words,
+      [&] {
+        if (app->get_subcommands().empty()) throw Usage("which command?");
+        cmd = app->get_subcommands()[0]->get_name();
+        rest = app->get_subcommands()[0]->remaining();
+        return 0;
+      },
+      [](const std::string& word) { throw Usage("unknown command '" + word + "'"); });
+  if (cmd.empty()) return st;
   if (cmd == "train") return train_main(rest, argv[0]);
   if (cmd == "average-study") return average_study_main(rest);
   if (cmd == "topo") return topo_main(rest);
-  if (cmd != "run" && cmd != "plan" && cmd != "bench")
-    return usage(("unknown command '" + cmd + "'").c_str());
-  std::map<std::string, std::string> opt;
-  const std::map<std::string, bool> known = {
-      {"topology", true},    {"collective", true}, {"dtype", true},      {"op", true},
-      {"bytes", true},       {"backend", true},    {"algo", true},       {"seed", true},
-      {"root", true},        {"tiles", true},      {"sat", false},       {"chunk", true},
-      {"input", true},       {"output", true},     {"no-header", false}, {"trace", true},
-      {"faults", true},      {"packet-log", true}, {"min-bytes", true},  {"max-bytes", true},
-      {"csv", true},         {"json", true},       {"lr", true},         {"momentum", true},
-      {"weight-decay", true}};
-  std::vector<std::string> topologies;  // bench takes several
-  for (int i = 2; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a.rfind("--", 0) != 0) return usage(("unexpected argument '" + a + "'").c_str());
-    a = a.substr(2);
-    std::string val;
-    const size_t eq = a.find('=');
-    if (eq != std::string::npos) {
-      val = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    }
-    auto k = known.find(a);
-    if (k == known.end()) return usage(("unknown option --" + a).c_str());
-    if (k->second && eq == std::string::npos) {
-      if (i + 1 >= argc) return usage(("--" + a + " needs a value").c_str());
-      val = argv[++i];
-    }
-    opt[a] = k->second ? val : "1";
-    if (a == "topology") topologies.push_back(val);
-  }
-  try {
-    if (cmd == "bench") return bench(opt, topologies);
-    for (const char* o : {"min-bytes", "max-bytes", "csv", "json"})
-      if (opt.count(o)) throw Usage(std::string("--") + o + " is for fabric bench");
-    if (topologies.size() > 1) throw Usage("--topology given twice (only bench takes several)");
-    if (!opt.count("topology")) throw Usage("--topology is required");
-    const std::string backend = opt.count("backend") ? opt["backend"] : "model";
-    const bool on_board = backend.rfind("serial:", 0) == 0;  // a board, or xf_board_sim
-    if (backend != "model" && backend != "rtl" && backend != "both" && !on_board)
-      throw Usage("--backend " + backend + ": choose model, rtl, both or serial:DEV[@BAUD]");
-    if (opt.count("trace") && (backend == "model" || on_board))
-      throw Usage("--trace records the RTL's waves: use it with --backend rtl or both");
-    if (on_board)
-      for (const char* o : {"faults", "packet-log"})
-        if (opt.count(o))
-          throw Usage(std::string("--") + o +
-                      " needs a simulated machine: use it with --backend "
-                      "model, rtl or both, not serial");
-    // --faults: link faults under the retry layer, on every backend (docs/reliability.md).
-    const FaultSpec faults = opt.count("faults") ? parse_faults(opt["faults"]) : FaultSpec{};
-    const Topology topo = parse_topology(opt["topology"]);
-    const CollectiveSpec spec = parse_spec(opt);
-    const uint64_t seed =
-        opt.count("seed") ? static_cast<uint64_t>(parse_int("seed", opt["seed"], 0, 1ll << 62)) : 1;
-
-    if (backend == "rtl" || backend == "both") check_rtl_fits(topo, spec);
-    const Plan plan = plan_collective(topo, spec);
-    const Image img = build_image(topo, plan);
-    if (cmd == "plan") {
-      std::printf(
-          "topology %s: %d chips, %d nodes, %zu links; algorithm %s; %llu transfers, "
-          "%llu descriptors\n",
-          cli::printable(topo.spec).c_str(), topo.num_chips, topo.num_nodes, topo.links.size(),
-          to_string(plan.algo), static_cast<unsigned long long>(transfer_count(plan)),
-          static_cast<unsigned long long>(img.descriptors));
-      size_t pm_max = 0;
-      for (const auto& pm : img.pmem) pm_max = std::max(pm_max, pm.size());
-      std::printf("parameter memory: %zu words in the largest tile; host window %u words: %s\n",
-                  pm_max, reg::kTilePmemSize / 4,
-                  pm_max <= reg::kTilePmemSize / 4
-                      ? "fits"
-                      : "exceeds it (the model loads it directly; an RTL chip cannot)");
-      std::printf("chunk: %u bytes\n", img.chunk_bytes);
-      std::printf("tile 0 program: %s, %zu instructions, %zu parameter words\n",
-                  img.ring_loop[0] ? "ring loop (index-relative)" : "descriptor interpreter",
-                  img.imem[0].size(), img.pmem[0].size());
-      for (size_t i = 0; i < img.imem[0].size(); ++i)
-        std::printf("  %3zu: %s\n", i, isa::disasm(img.imem[0][i]).c_str());
-      for_each_step(plan, 0, [](const std::vector<Transfer>& step) {  // one step in memory
-        for (const Transfer& x : step)
-          std::printf("  step %3d: chip %d -> chip %d %s [%u,+%u) -> [%u,+%u)\n", x.step, x.src,
-                      x.dst, x.bytes ? to_string(x.popc) : "token", x.src_addr, x.bytes, x.dst_addr,
-                      x.bytes);
-      });
-      return 0;
-    }
-    std::vector<Bytes> inputs;
-    if (opt.count("input")) {
-      for (int c = 0; c < topo.num_chips; ++c)
-        inputs.push_back(
-            read_file(opt["input"] + "/chip" + std::to_string(c) + ".bin", io_in_bytes(plan, c)));
-    } else {
-      inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
-    }
-    // The sgd step: every chip's optimizer state before it, from the seed; each backend loads
-    // its own copy (the run updates it) and the check runs the reference from this one.
-    const bool sgd = spec.coll == Collective::kSgdStep;
-    const std::vector<SgdState> state0 = sgd ? make_sgd_state(plan, seed) : std::vector<SgdState>{};
-    std::vector<SgdState> state_model = state0, state_rtl = state0;
-    auto sgd_reference = [&] {  // the reference's outputs, from the state before the step
-      std::vector<SgdState> st = state0;
-      return run_reference(plan, inputs, sgd ? &st : nullptr);
-    };
-    const auto t0 = std::chrono::steady_clock::now();
-    // --packet-log: the model's packets (or, with --backend rtl, the RTL's) to FILE; with
-    // --backend both the RTL's go to FILE.rtl, same format, cycles counted from the start.
-    std::ofstream plog, plog_rtl;
-    auto open_log = [](std::ofstream& f, const std::string& path) {
-      f.open(path);
-      if (!f) throw Usage("--packet-log: cannot write " + path);
-      f << "# cycle node port src_chip src_tile seq opcode dst_chip dst_tile dst_addr len "
-           "lane ctr payload_crc32 transit\n";
-    };
-    auto log_line = [](std::ofstream& f, const model::PacketEvent& e) {
-      char line[200];
-      std::snprintf(line, sizeof line, "%llu %d %d %u %u %u %s %u %u %u %u %u %u %08x %d\n",
-                    static_cast<unsigned long long>(e.cycle), e.node, e.port, e.hdr.src_chip,
-                    e.hdr.src_tile, e.hdr.seq, to_string(e.hdr.opcode), e.hdr.dst_chip,
-                    e.hdr.dst_tile, e.hdr.dst_addr, e.hdr.len, e.hdr.lane, e.hdr.ctr, e.payload_crc,
-                    e.transit ? 1 : 0);
-      f << line;
-    };
-    model::PacketObserver observer;
-    std::vector<model::PacketEvent> model_packets;  // --backend both: the streams to compare
-    if (opt.count("packet-log")) {
-      if (backend != "rtl") {
-        open_log(plog, opt["packet-log"]);
-        observer = [&](const model::PacketEvent& e) { log_line(plog, e); };
-      }
-      if (backend != "model")
-        open_log(plog_rtl, opt["packet-log"] + (backend == "both" ? ".rtl" : ""));
-    }
-    // One result per backend run: the model's, the RTL's, or both in that order.
-    struct Result {
-      const char* backend;
-      bool ok;
-      std::string error;
-      uint64_t cycles;
-      std::vector<Bytes> outputs;
-      double wall;
-      std::vector<std::string> diagnosis;  // xf::diagnose (docs/errors.md)
-    };
-    std::vector<Result> results;
-    if (backend == "both") {
-      model::PacketObserver log = observer;
-      observer = [log, &model_packets](const model::PacketEvent& e) {
-        model_packets.push_back(e);
-        if (log) log(e);
-      };
-    }
-    const size_t es = dtype_size(spec.dtype);
-    std::unique_ptr<cosim::ModelChecker> checker;  // --backend both
-    if (backend == "model" || backend == "both") {
-      const model::CollectiveRun run =
-          model::run_on_model(topo, plan, img, inputs, 2'000'000'000, observer, faults,
-                              sgd ? &state_model : nullptr, sgd ? &state_model : nullptr);
-      const double wall =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      results.push_back({"model", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs,
-                         wall, run.diagnosis});
-      if (backend == "both")
-        // Under faults the two backends see different faults in different cycles: outputs and
-        // packet streams must still be identical, cycle counts need not be.
-        checker = std::make_unique<cosim::ModelChecker>(
-            model_packets, run.stats.cycles, run.outputs, sgd_reference(), es, !faults.any());
-      if (faults.any()) print_link_counts("model", model_link_counts(run.stats));
-    }
-    if (on_board) {
-      // The same driver sequence over the serial host bridge (docs/fpga.md section 5).
-      const auto [dev, baud] = serial::parse_backend(backend);
-      serial::SerialPort port(dev, baud);
-      serial::Client client(port);
-      const serial::BoardInfo bi = serial::read_board_info(client);
-      serial::SerialHost host(client, bi.chips, bi.clock_hz, spec.tiles);
-      serial::check_board(bi, host, topo, plan, spec);
-      const HostRun<serial::RunStats> run =
-          run_collective(host, plan, img, inputs, 50'000'000, sgd ? &state_model : nullptr,
-                         sgd ? &state_model : nullptr);
-      const double wall =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::printf(
-          "# serial %s: board %s, %d chips at %.1f MHz; %llu requests, %llu sent again; "
-          "run %.2f s of %.2f s\n",
-          dev.c_str(), bi.machine.c_str(), bi.chips, bi.clock_hz / 1e6,
-          static_cast<unsigned long long>(client.requests()),
-          static_cast<unsigned long long>(client.retried()), run.stats.seconds, wall);
-      results.push_back({"serial", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs,
-                         wall, run.diagnosis});
-    }
-    if (backend == "rtl" || backend == "both") {
-      const auto t1 = std::chrono::steady_clock::now();
-      VerilatedContext ctx;
-      if (opt.count("trace")) ctx.traceEverOn(true);
-      RtlSys sys(topo, spec.tiles, &ctx, &faults);
-      if (opt.count("trace")) sys.open_trace(opt["trace"]);
-      uint64_t zero = 0;  // harness cycle of the collective's cycle 0
-      sys.start_observer = [&](uint64_t c) {
-        zero = c + 1;
-        if (checker) checker->on_collective_start(c);
-      };
-      sys.observer = [&](const rtl::RtlPacket& e) {
-        if (plog_rtl.is_open()) {
-          model::PacketEvent m;
-          m.cycle = e.cycle - zero;
-          m.node = e.node;
-          m.port = e.port;
-          m.hdr = model::unpack_header(e.header);
-          m.payload_crc = e.payload_crc;
-          m.transit = e.node >= topo.num_chips || m.hdr.src_chip != static_cast<unsigned>(e.node);
-          log_line(plog_rtl, m);
-        }
-        // lock step: every packet is checked as its tail leaves the node
-        if (checker && !checker->on_packet(e)) sys.request_stop("the checker found a mismatch");
-      };
-      rtl::RtlCollectiveRun run =
-          rtl::run_on_rtl(sys, plan, img, inputs, 50'000'000, sgd ? &state_rtl : nullptr,
-                          sgd ? &state_rtl : nullptr);
-      if (checker && !run.stats.stopped && run.stats.ok)
-        checker->on_collective_end(sys.cycle(), run.stats.cycles, run.outputs);
-      if (faults.any()) print_link_counts("rtl", rtl_link_counts(sys, topo));
-      sys.close_trace();
-#if VM_COVERAGE  // make coverage: each run writes its counts where XF_COVERAGE_DAT says
-      const char* cov = std::getenv("XF_COVERAGE_DAT");
-      ctx.coveragep()->write(cov ? cov : "coverage.dat");
-#endif
-      const double wall =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
-      results.push_back({"rtl", run.stats.ok, run.stats.error, run.stats.cycles, run.outputs, wall,
-                         run.diagnosis});
-    }
-    if (opt.count("output") && !results.back().outputs.empty()) {
-      const std::vector<Bytes>& out = results.back().outputs;
-      for (int c = 0; c < topo.num_chips; ++c) {
-        const std::string path = opt["output"] + "/chip" + std::to_string(c) + ".bin";
-        std::ofstream f(path, std::ios::binary);
-        if (!f) throw Usage("--output: cannot write " + path + " (does the directory exist?)");
-        f.write(reinterpret_cast<const char*>(out[c].data()),
-                static_cast<std::streamsize>(out[c].size()));
-      }
-    }
-    const double bound = bound_cycles(plan);
-    if (!opt.count("no-header"))
-      std::printf("#%13s %-7s %14s %10s %8s %5s %5s %10s %10s %10s %6s %7s %8s %7s\n", "topology",
-                  "algo", "collective", "size", "count", "type", "redop", "cycles", "algbw",
-                  "busbw", "eff", "#wrong", "wall_s", "backend");
-    int status = 0;
-    for (const Result& r : results) {
-      // A run the checker stopped has no outputs: its row counts no elements (the checker says
-      // what went wrong).
-      const Check chk = r.outputs.empty()
-                            ? Check{}
-                            : check_outputs(plan, inputs, r.outputs, !opt.count("input"),
-                                            sgd ? &state0 : nullptr);
-      const double cyc = static_cast<double>(r.cycles);
-      const double algbw = static_cast<double>(spec.bytes) / cyc;
-      const double busbw = algbw * busbw_factor(spec.coll, topo.num_chips);
-      const double eff = bound / cyc;
-      std::printf(" %13s %-7s %14s %10s %8llu %5s %5s %10llu %10.3f %10.3f %6.3f %7llu %8.2f %7s\n",
-                  cli::printable(topo.spec).c_str(), to_string(plan.algo), to_string(spec.coll),
-                  human(spec.bytes).c_str(), static_cast<unsigned long long>(spec.bytes / es),
-                  to_string(spec.dtype), to_string(spec.op),
-                  static_cast<unsigned long long>(r.cycles), algbw, busbw, eff,
-                  static_cast<unsigned long long>(chk.wrong), r.wall, r.backend);
-      status = std::max(status, report(r.backend, r.ok, r.error, chk, spec.op));
-      // A run that succeeded over an escalated link: the data got through, but the link was down
-      // or too noisy for a while (recovered errors are summed in the "# faults" line instead).
-      if (r.ok)
-        for (const std::string& line : r.diagnosis)
-          if (line.find("escalated") != std::string::npos)
-            std::fprintf(stderr, "fabric: %s: %s\n", r.backend, line.c_str());
-    }
-    if (sgd) {
-      // The optimizer state each backend read back, against the reference's.
-      std::vector<SgdState> ref = state0;
-      run_reference(plan, inputs, &ref);
-      for (const Result& r : results) {
-        if (r.outputs.empty()) continue;
-        const std::vector<SgdState>& got =
-            std::string(r.backend) == "rtl" ? state_rtl : state_model;
-        int differ = 0;
-        for (int c = 0; c < topo.num_chips; ++c)
-          differ += got[c].weights != ref[c].weights || got[c].momentum != ref[c].momentum;
-        std::printf("# %s: optimizer state (weight and momentum shards) %s\n", r.backend,
-                    differ ? (std::to_string(differ) + " chips differ from the reference").c_str()
-                           : "bit-identical to the reference on every chip");
-        if (differ) status = 1;
-      }
-    }
-    if (checker) {
-      const Result &m = results[0], &r = results[1];
-      if (checker->mismatch()) {
-        checker->report(stderr, reproduce_command(argc, argv));
-        status = 1;
-      } else if (m.ok && r.ok) {
-        std::printf(
-            "# rtl/model cycles: %llu / %llu = %.4f%s; memories bit-identical; %zu streams, %zu "
-            "packets identical\n",
-            static_cast<unsigned long long>(r.cycles), static_cast<unsigned long long>(m.cycles),
-            static_cast<double>(r.cycles) / static_cast<double>(m.cycles),
-            faults.any() ? " (not compared under faults)" : "", checker->streams(),
-            checker->packets());
-      }
-    }
-    return status;
-  } catch (...) {
-    return cli::exit_status("fabric", usage);
-  }
+  return collective_main(cmd == "run"    ? Cmd::kRun
+                         : cmd == "plan" ? Cmd::kPlan
+                                         : Cmd::kBench,
+                         rest, argc, argv);
 }

@@ -9,8 +9,6 @@
 // reference: the plain C++ executor of the same plan (same reduction order), which carries its
 // own copy of the optimizer state. With --backend both the RTL runs in lock step with the model
 // and both must agree bit for bit, state included.
-#include "train.hpp"
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -25,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "options.hpp"
+#include "subcommands.hpp"
 #include "xf/cli.hpp"
 #include "xf/comm.hpp"
 #include "xf/reference.hpp"
@@ -32,7 +32,6 @@
 namespace xf {
 namespace {
 
-using cli::parse_int;
 using cli::Usage;
 
 constexpr const char* kDigits =
@@ -125,73 +124,50 @@ std::pair<double, double> evaluate(const float* p, const Data& d, const std::vec
   return {loss / idx.size(), static_cast<double>(right) / idx.size()};
 }
 
-int usage(const char* why) {
-  if (why) std::fprintf(stderr, "fabric train: %s\n\n", cli::printable(why).c_str());
-  std::fprintf(
-      stderr,
-      "usage: fabric train [--topology ladder:8] [--backend model|rtl|both] [--epochs 8]\n"
-      "                    [--steps N] [--batch 64] [--lr 0.5] [--momentum 0.9]\n"
-      "                    [--weight-decay 0.0001] [--tiles 2] [--seed 1] [--data FILE]\n"
-      "                    [--csv FILE] [--png FILE]\n"
-      "Softmax regression on the 8x8 digits, data-parallel over the topology's chips; the\n"
-      "fabric reduce-scatters the gradients, updates every shard (sgd step) and all-gathers.\n"
-      "--steps stops after N steps (a short RTL run); --backend both runs the RTL in lock step\n"
-      "with the model and compares parameters and optimizer state bit for bit.\n");
-  return why ? 2 : 0;
-}
-
 }  // namespace
 
 int train_main(const std::vector<std::string>& args, const char* self) {
-  try {
-    std::map<std::string, std::string> opt = {{"topology", "ladder:8"},
-                                              {"backend", "model"},
-                                              {"epochs", "8"},
-                                              {"steps", "0"},
-                                              {"batch", "64"},
-                                              {"lr", "0.5"},
-                                              {"momentum", "0.9"},
-                                              {"weight-decay", "0.0001"},
-                                              {"tiles", "2"},
-                                              {"seed", "1"},
-                                              {"data", kDigits},
-                                              {"csv", ""},
-                                              {"png", ""}};
-    for (size_t i = 0; i < args.size(); ++i) {
-      std::string a = args[i];
-      if (a == "-h" || a == "--help") return usage(nullptr);
-      if (a.rfind("--", 0) != 0) throw Usage("unexpected argument '" + a + "'");
-      a = a.substr(2);
-      std::string v;
-      const size_t eq = a.find('=');
-      if (eq != std::string::npos) {
-        v = a.substr(eq + 1);
-        a = a.substr(0, eq);
-      } else {
-        if (i + 1 >= args.size()) throw Usage("--" + a + " needs a value");
-        v = args[++i];
-      }
-      if (!opt.count(a)) throw Usage("unknown option --" + a);
-      opt[a] = v;
-    }
-    auto real = [&](const char* k, double lo, double hi) {
-      return static_cast<float>(cli::parse_real(k, opt[k], lo, hi));
-    };
-    const std::string backend = opt["backend"];
+  auto app = tool::make_app(
+      "fabric train",
+      "Softmax regression on the 8x8 digits, data-parallel over the topology's chips; the fabric "
+      "reduce-scatters the gradients, updates every shard (sgd step) and all-gathers. --steps "
+      "stops after N steps (a short RTL run); --backend both runs the RTL in lock step with the "
+      "model and compares parameters and optimizer state bit for bit.");
+  std::string topology = "ladder:8", backend = "model", data_path = kDigits, csv_path, png;
+  int epochs = 8, batch = 64, tiles = 2, flit_bits = kFlitBits;
+  long long max_steps = 0;
+  uint64_t seed = 1;
+  SgdConfig sgd;
+  sgd.lr = 0.5f;
+  sgd.momentum = 0.9f;
+  sgd.weight_decay = 0.0001f;
+  tool::add_text(*app, "--topology", topology, "T", "the machine (docs/topology.md)")
+      ->default_str(topology);
+  tool::add_flit_bits(*app, flit_bits);
+  tool::add_text(*app, "--backend", backend, "B",
+                 "model, rtl, both (the RTL in lock step with the model) or serial:DEV[@BAUD]")
+      ->default_str(backend);
+  tool::add_int(*app, "--epochs", epochs, 1, 1000, "passes over the training set")
+      ->default_str("8");
+  tool::add_int(*app, "--steps", max_steps, 0, 1'000'000, "stop after N steps (0: no limit)")
+      ->default_str("0");
+  tool::add_int(*app, "--batch", batch, 1, 1797, "the global batch")->default_str("64");
+  tool::add_real(*app, "--lr", sgd.lr, 0, 100, "learning rate")->default_str("0.5");
+  tool::add_real(*app, "--momentum", sgd.momentum, 0, 1, "momentum")->default_str("0.9");
+  tool::add_real(*app, "--weight-decay", sgd.weight_decay, 0, 1, "weight decay")
+      ->default_str("0.0001");
+  tool::add_tiles(*app, tiles, 16, "tiles per chip");
+  tool::add_seed(*app, seed);
+  tool::add_file(*app, "--data", data_path, "lines of 64 pixels 0..16 and a label (.gz too)")
+      ->default_str(data_path);
+  tool::add_file(*app, "--csv", csv_path, "the loss curve's data");
+  tool::add_file(*app, "--png", png, "the loss curve (scripts/plot_training.py)");
+  return tool::run_tool("fabric train", *app, args, [&] {
     if (backend != "model" && backend != "rtl" && backend != "both" &&
         backend.rfind("serial:", 0) != 0)
       throw Usage("--backend " + backend + ": choose model, rtl, both or serial:DEV[@BAUD]");
-    const int epochs = static_cast<int>(parse_int("epochs", opt["epochs"], 1, 1000));
-    const long long max_steps = parse_int("steps", opt["steps"], 0, 1'000'000);
-    const int batch = static_cast<int>(parse_int("batch", opt["batch"], 1, 1797));
-    const int tiles = static_cast<int>(parse_int("tiles", opt["tiles"], 1, 16));
-    const uint64_t seed = static_cast<uint64_t>(parse_int("seed", opt["seed"], 0, 1ll << 62));
-    SgdConfig sgd;
-    sgd.lr = real("lr", 0, 100);
-    sgd.momentum = real("momentum", 0, 1);
-    sgd.weight_decay = real("weight-decay", 0, 1);
 
-    const Data data = load_digits(opt["data"]);
+    const Data data = load_digits(data_path);
     // A fixed split: 80% train, 20% test, shuffled with the seed.
     std::vector<int> order(data.y.size());
     std::iota(order.begin(), order.end(), 0);
@@ -203,12 +179,13 @@ int train_main(const std::vector<std::string>& args, const char* self) {
 
     CommConfig cfg;
     cfg.tiles = tiles;
+    cfg.flit_bits = flit_bits;
     Comm comm, rtl;
     const std::string first = backend == "both" ? "model" : backend;
-    Result r = Comm::create(opt["topology"], first, &comm, cfg);
+    Result r = Comm::create(topology, first, &comm, cfg);
     if (!r) throw std::runtime_error(r.message);
     if (backend == "both") {
-      r = Comm::create(opt["topology"], "rtl", &rtl, cfg);
+      r = Comm::create(topology, "rtl", &rtl, cfg);
       if (!r) throw std::runtime_error(r.message);
     }
     const int P = comm.size();
@@ -232,20 +209,20 @@ int train_main(const std::vector<std::string>& args, const char* self) {
     std::vector<SgdState> ref_state = sgd_initial_state(plan, w.data());
 
     std::printf("# fabric train: softmax regression, %zu train / %zu test digits (%s)\n",
-                train.size(), test.size(), opt["data"].c_str());
+                train.size(), test.size(), data_path.c_str());
     std::printf(
         "# %s, %d chips, %d tiles, backend %s; %d parameters fp32, global batch %d "
-        "(%d per chip), SGD lr %g momentum %g weight decay %g, seed %llu\n",
+        "(%d per chip), SGD lr %g momentum %g weight decay %g, seed %llu; flit %d bits\n",
         comm.topology().spec.c_str(), P, tiles, backend.c_str(), kParams, batch, batch / P, sgd.lr,
-        sgd.momentum, sgd.weight_decay, static_cast<unsigned long long>(seed));
+        sgd.momentum, sgd.weight_decay, static_cast<unsigned long long>(seed),
+        comm.topology().flit_bits);
     std::printf(
         "# every step: reduce-scatter of the gradients, each chip's shard update "
         "(ScaleAdd), all-gather of the weights (sharded-update patent)\n");
     std::printf("%6s %7s %11s %10s %10s %9s %12s %14s %10s\n", "epoch", "steps", "train_loss",
                 "test_loss", "test_acc", "cycles", "identical", "reference", "wall_s");
     std::ofstream csv;
-    const std::string csv_path =
-        !opt["csv"].empty() ? opt["csv"] : (!opt["png"].empty() ? opt["png"] + ".csv" : "");
+    if (csv_path.empty() && !png.empty()) csv_path = png + ".csv";
     if (!csv_path.empty()) {
       csv.open(csv_path);
       if (!csv) throw Usage("cannot write " + csv_path);
@@ -344,7 +321,7 @@ int train_main(const std::vector<std::string>& args, const char* self) {
           step, bad_rtl ? "NO" : "yes", static_cast<unsigned long long>(rtl_cycles),
           static_cast<unsigned long long>(cycles_sum));
     if (csv.is_open()) csv.close();
-    if (!opt["png"].empty()) {
+    if (!png.empty()) {
       // The project's scripts/plot_training.py ($XF_SCRIPTS overrides), run by the Debian
       // interpreter that has python3-matplotlib ($XF_PYTHON overrides; docs/averaging.md s. 6).
       std::string script = std::string(XF_SOURCE_DIR) + "/scripts/plot_training.py";
@@ -352,18 +329,16 @@ int train_main(const std::vector<std::string>& args, const char* self) {
         script = std::string(env) + "/plot_training.py";
       const char* py = std::getenv("XF_PYTHON") ? std::getenv("XF_PYTHON") : "/usr/bin/python3";
       const std::string cmd = std::string("MPLBACKEND=Agg '") + py + "' '" + script + "' '" +
-                              csv_path + "' '" + opt["png"] + "'";
+                              csv_path + "' '" + png + "'";
       if (std::system(cmd.c_str()) != 0)
-        throw std::runtime_error("could not draw " + opt["png"] + " with " + script +
+        throw std::runtime_error("could not draw " + png + " with " + script +
                                  " (needs python3-matplotlib: run scripts/setup.sh; XF_PYTHON "
                                  "names another interpreter, XF_SCRIPTS the scripts/ directory)");
-      std::printf("# loss curve: %s (data %s)\n", opt["png"].c_str(), csv_path.c_str());
+      std::printf("# loss curve: %s (data %s)\n", png.c_str(), csv_path.c_str());
     }
     (void)self;
     return bad_identity || bad_ref || bad_rtl ? 1 : 0;
-  } catch (...) {
-    return cli::exit_status("fabric train", usage);
-  }
+  });
 }
 
 }  // namespace xf

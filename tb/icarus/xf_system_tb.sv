@@ -1,7 +1,7 @@
 // Testbench of a generated system top (gen_system, docs/simulators.md) for Icarus Verilog and for
 // the Verilator --binary --timing build: replays the host-port stimulus that xf::run_collective
 // performs on the SystemC model, starts every chip in the same cycle, counts the collective's
-// cycles as tb/rtl_system.hpp counts them, reads back and compares with the model.
+// cycles as sw/backends/rtl/rtl_system.hpp counts them, reads back and compares with the model.
 //
 // Plusargs:
 //   +stim=DIR          the directory gen_system wrote (also on the include path at compile time:

@@ -397,13 +397,17 @@ std::pair<std::string, int> parse_backend(const std::string& backend) {
   return {dev, baud};
 }
 
-void check_board(const BoardInfo& bi, SerialHost& h, const Topology& topo, const Plan& plan,
-                 const CollectiveSpec& spec) {
+void check_machine(const BoardInfo& bi, const Topology& topo) {
   if (bi.machine.empty() || parse_topology(bi.machine).spec != topo.spec)
     throw std::runtime_error("serial: the board's machine is " +
                              (bi.machine.empty() ? std::string("unnamed") : bi.machine) + " (" +
                              std::to_string(bi.chips) + " chips), not " + topo.spec +
                              "; run with --topology " + bi.machine);
+}
+
+void check_board(const BoardInfo& bi, SerialHost& h, const Topology& topo, const Plan& plan,
+                 const CollectiveSpec& spec) {
+  check_machine(bi, topo);
   const uint32_t config = h.read32(0, reg::kConfig);
   const int tiles = static_cast<int>(config & 0x1F);
   if (spec.tiles != tiles)

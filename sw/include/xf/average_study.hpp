@@ -26,11 +26,6 @@
 
 namespace xf {
 
-// Body of `fabric average-study ARGS` (ARGS: what follows the subcommand). Returns the exit
-// status: 0 done, 2 a bad option (message and usage on stderr), 1 anything else (e.g. --png
-// without python3/matplotlib).
-int average_study_main(const std::vector<std::string>& args);
-
 namespace avg_study {
 
 enum Method { kPairwise = 0, kDivideThenSum = 1, kSumThenDivide = 2, kNumMethods = 3 };
@@ -97,6 +92,24 @@ inline constexpr int kStructuredTrials = 4;
 // pairwise_average takes them.
 std::vector<uint8_t> make_trials(DType d, int n, int k, uint64_t seed);
 Row study_row(DType d, int n, int k, uint64_t seed);
+
+// Default trials per N: the full default run (2 dtypes, N = 2..512) takes about 6 s on the
+// development machine (docs/averaging.md section 6).
+inline constexpr int kDefaultTrials = 2000;
+
+// What `fabric average-study` studies and writes (its options: sw/tools/average_study_cli.cpp).
+struct StudyOptions {
+  std::vector<DType> dtypes{DType::kInt8, DType::kUint8};
+  int min_chips = 2, max_chips = 512, trials = kDefaultTrials;
+  uint64_t seed = 1;
+  std::string csv, png;  // files to write ("" none); --png draws the CSV's curves
+  bool all_rows = false, header = true;
+};
+
+// The study: the table on stdout, then the CSV and the plot. Returns 0; throws
+// std::runtime_error when a file cannot be written or the plot fails (e.g. --png without
+// python3/matplotlib).
+int run_study(const StudyOptions& o);
 
 }  // namespace avg_study
 }  // namespace xf

@@ -1,6 +1,7 @@
 // Command-line helpers shared by the tools in sw/tools (fabric and its subcommands, gen_system):
 // the usage error, the parsers of sizes and numbers (with messages that name the option and say
-// what to write instead), input-file checks and the escaping of user text in messages.
+// what to write instead), input-file checks and the escaping of user text in messages. The
+// tools' options are declared with CLI11 in sw/tools/options.hpp, which calls these parsers.
 #pragma once
 
 #include <cctype>

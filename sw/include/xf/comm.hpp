@@ -1,7 +1,7 @@
 // The driver library: a communicator over a topology and a backend, with the calls users know
 // from NCCL (docs/driver.md). Link the CMake library xfdriver (sw/driver/comm.cpp), which brings
-// the backends: `model` (xfmodel), `rtl` (tb/comm_rtl.cpp with the Verilated chip, in fabric)
-// and `serial:DEV[@BAUD]` (a board, or xf_board_sim; xfserial, sw/backends/serial).
+// the backends: `model` (xfmodel), `rtl` (sw/backends/rtl/comm_rtl.cpp with the Verilated chip, in
+// fabric) and `serial:DEV[@BAUD]` (a board, or xf_board_sim; xfserial, sw/backends/serial).
 //
 //   xf::Comm comm;
 //   xf::Result r = xf::Comm::create("ring:8", "model", &comm);
@@ -20,10 +20,12 @@
 // can compute while the fabric runs.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -68,10 +70,32 @@ struct OpStats {
 struct BackendRun {
   bool ok = false;
   bool timeout = false;
+  bool stopped = false;  // a RunHooks::packet hook stopped the run (a checker's mismatch)
   std::string error;
   uint64_t cycles = 0;
+  uint64_t end_clock = 0;  // the backend's own clock when the run ended (PacketSeen::clock)
+  double seconds = 0;      // wall time of the run step alone (start to the last End)
   std::vector<Bytes> outputs;
   std::vector<std::string> diagnosis;
+};
+
+// A packet as its tail leaves a node: what the packet log and the co-simulation checker see.
+struct PacketSeen {
+  uint64_t cycle = 0;  // cycles from the collective's start
+  uint64_t clock = 0;  // the backend's own clock (rtl: the harness cycle; model: = cycle)
+  int node = 0, port = 0;
+  std::array<uint64_t, 2> header{};  // the packed header (model::pack_header)
+  uint32_t payload_crc = 0;          // CRC-32 (IEEE) of the payload bytes
+  bool transit = false;              // forwarded for another node (not from this node's tiles)
+};
+
+// What a caller watches during the next runs of a backend (fabric run: --packet-log and the
+// checker of --backend both; the waves of --trace are CommConfig::trace).
+struct RunHooks {
+  // Every packet; returning false stops the run at that cycle (BackendRun::stopped).
+  std::function<bool(const PacketSeen&)> packet;
+  // The collective's start command, at this clock (the checker's cycle 0 is the next one).
+  std::function<void(uint64_t clock)> started;
 };
 
 // A machine the communicator drives: a model, Verilated RTL, a board. Used only from the
@@ -87,6 +111,17 @@ class Backend {
   virtual BackendRun run(const Plan& plan, const Image& img, const std::vector<Bytes>& inputs,
                          uint64_t max_cycles, std::vector<SgdState>* state_in,
                          std::vector<SgdState>* state_out) = 0;
+  // The hooks of the next runs. A machine that cannot watch its packets (a board) throws
+  // std::runtime_error when a hook is set.
+  virtual void watch(const RunHooks& hooks) {
+    if (hooks.packet || hooks.started)
+      throw std::runtime_error("the " + name() + " backend cannot watch its packets");
+  }
+  // A cycle limit that catches a hang without cutting a long collective short.
+  virtual uint64_t cycle_limit() const { return 50'000'000; }
+  // Lines about the last run for the user, "# ..." each: the link faults and what the retry
+  // layer did about them (under CommConfig::faults), a board's traffic on its serial line.
+  virtual std::vector<std::string> notes() const { return {}; }
 };
 
 struct CommConfig {
@@ -97,6 +132,10 @@ struct CommConfig {
   bool saturate = false;      // integer sums clamp instead of wrapping
   uint64_t max_cycles = 50'000'000;
   std::string faults;  // link faults under the retry layer (model, rtl), e.g. "wer=1e-3"
+  std::string trace;   // rtl: the waves of every node to this FST file ("" none)
+  // model: data memory per tile (0: the tile's, reg::kTileDmemSize); a run's plan must fit. A
+  // smaller value saves host memory on a large machine (fabric run: the plan's footprint).
+  uint32_t model_dmem_bytes = 0;
 };
 
 // The sharded optimizer (sharded-update patent, docs/driver.md section 4): SGD with momentum on
@@ -106,11 +145,24 @@ struct SgdConfig {
   float lr = 0.01f, momentum = 0.9f, weight_decay = 0.0f;
 };
 
-// Backends compiled elsewhere: the SystemC model (model/comm_backend.cpp, in xfmodel) and the
-// Verilated RTL (tb/comm_rtl.cpp, in xfrtl). Throw std::exception with a clear message.
+// The backend a name says: "model", "rtl" or "serial:DEV[@BAUD]" (sw/driver/comm.cpp). Throws
+// cli::Usage for a malformed name, std::exception with a clear message when the machine cannot
+// be built.
+std::unique_ptr<Backend> make_backend(const std::string& name, const Topology& topo,
+                                      const CommConfig& cfg);
+// Why the machine `name` cannot hold `topo` with cfg.tiles tiles per chip, in one line in the
+// words of fabric's options ("" when it can), before anything is planned or built.
+std::string backend_refuses(const std::string& name, const Topology& topo, const CommConfig& cfg);
+// The RTL's limits (sw/backends/rtl/comm_rtl.cpp): the Verilated chip's tiles and ports, the
+// switch's ports, the routing tables' chips.
+std::string rtl_refuses(const Topology& topo, const CommConfig& cfg);
+// Backends compiled elsewhere: the SystemC model (sw/backends/model/comm_backend.cpp, in xfmodel)
+// and the Verilated RTL (sw/backends/rtl/comm_rtl.cpp, in xfrtl). Throw std::exception with a clear
+// message.
 std::unique_ptr<Backend> make_model_backend(const Topology& topo, const CommConfig& cfg);
 std::unique_ptr<Backend> make_rtl_backend(const Topology& topo, const CommConfig& cfg);
-// The serial backend (a board; sw/include/xf/serial.hpp, defined in model/comm_backend.cpp).
+// The serial backend (a board; sw/include/xf/serial.hpp, defined in
+// sw/backends/model/comm_backend.cpp).
 std::unique_ptr<Backend> make_serial_backend(const Topology& topo, const CommConfig& cfg,
                                              const std::string& device, int baud);
 
@@ -123,6 +175,7 @@ BackendRun backend_run(Run&& r, bool timeout) {
   b.timeout = !r.stats.ok && timeout;
   b.error = std::move(r.stats.error);
   b.cycles = r.stats.cycles;
+  b.seconds = r.stats.seconds;
   b.outputs = std::move(r.outputs);
   b.diagnosis = std::move(r.diagnosis);
   return b;

@@ -1,7 +1,7 @@
 // Fault injection on link wires (docs/reliability.md section 7), shared by the RTL harness
-// (tb/rtl_system.hpp) and the model (model/link.*): the `--faults` syntax, its parser with clear
-// errors, and a per-wire random stream that decides, word by word and cycle by cycle, what the
-// physical layer does wrong.
+// (sw/backends/rtl/rtl_system.hpp) and the model (model/link.*): the `--faults` syntax, its parser
+// with clear errors, and a per-wire random stream that decides, word by word and cycle by cycle,
+// what the physical layer does wrong.
 //
 // Random numbers come from splitmix64 (fixed arithmetic, so a seed gives the same faults on every
 // machine and compiler; std::*_distribution would not).
@@ -195,5 +195,22 @@ class WireFaults {
   uint32_t down_left_ = 0;
   std::vector<uint32_t> flips_;
 };
+
+// Under faults: what the wires did and what the retry layer did about them, summed over a
+// machine's links, as one line per backend ("# faults rtl: ..."), so that scripts
+// (scripts/bench_faults.py) can compute goodput.
+struct LinkCounts {
+  uint64_t words, corrupted, dropped, stall, down, crc_errors, replays, timeouts, discards,
+      escalated;
+};
+
+inline std::string link_counts_line(const std::string& backend, const LinkCounts& c) {
+  std::ostringstream o;
+  o << "# faults " << backend << ": words " << c.words << " corrupted " << c.corrupted
+    << " dropped " << c.dropped << " stall " << c.stall << " down " << c.down << " | crc_errors "
+    << c.crc_errors << " replays " << c.replays << " timeouts " << c.timeouts << " discards "
+    << c.discards << " escalated " << c.escalated;
+  return o.str();
+}
 
 }  // namespace xf

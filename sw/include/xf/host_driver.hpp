@@ -1,6 +1,7 @@
 // The host driver's sequence for one compiled collective, written once for every backend: the
-// SystemC model (model/driver.cpp) and the machine of Verilated chips (tb/rtl_system.hpp) run
-// exactly these host-port transactions (docs/cosim.md section 1).
+// SystemC model (model/driver.cpp) and the machine of Verilated chips
+// (sw/backends/rtl/rtl_system.hpp) run exactly these host-port transactions (docs/cosim.md section
+// 1).
 //
 //   1. every node's routing table: per lane, the entries the node holds (Config bits 15:12);
 //   2. every chip's index value (IndexWr);

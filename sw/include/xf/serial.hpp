@@ -182,6 +182,8 @@ class SerialHost {
 // (kDefaultBaud unless given). Throws cli::Usage naming what is wrong.
 std::pair<std::string, int> parse_backend(const std::string& backend);
 
+// Refuses a topology other than the board's machine, naming the machine.
+void check_machine(const BoardInfo& bi, const Topology& topo);
 // Refuses a collective the board's machine cannot run, saying what the board holds.
 void check_board(const BoardInfo& bi, SerialHost& h, const Topology& topo, const Plan& plan,
                  const CollectiveSpec& spec);

@@ -9,8 +9,8 @@
 // so `dot -Tpng FILE.dot` draws the same picture as `fabric topo T --png`.
 #pragma once
 
+#include <map>
 #include <string>
-#include <vector>
 
 #include "xf/topology.hpp"
 
@@ -35,8 +35,9 @@ std::string topology_dot(const Topology& topo);
 // "ladder:8: 8 chips, 16 links, 4 directed rings (A, A reversed, B, B reversed)".
 std::string topology_summary(const Topology& topo);
 
-// The body of `fabric topo`: `args` are the words after "topo". Exit status 0 on success, 1 when
-// Graphviz is missing or fails, 2 on a bad argument or topology (printed with the usage).
-int topo_main(const std::vector<std::string>& args);
+// Writes the pictures of `topo` that `files` names (format "dot", "png" or "svg" -> file name);
+// png and svg with Graphviz's dot. Throws cli::Usage when a file cannot be written and
+// std::runtime_error when Graphviz is missing or fails. (`fabric topo`: sw/tools/topo_cli.cpp.)
+void write_topology_pictures(const Topology& topo, const std::map<std::string, std::string>& files);
 
 }  // namespace xf

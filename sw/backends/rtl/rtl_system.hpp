@@ -1,8 +1,8 @@
 // A machine of Verilated chips and switch nodes wired by a Topology (docs/chip.md section 6): one
 // Verilated xf_chip object per chip and one xf_switch object per switch node of the topology,
 // their link PHYs joined in C++ by wires of PhyWireDelayCycles cycles each way (the model's
-// 8-cycle `Link` with xf_link's 3 register stages; tb/phy_wire.hpp, which also injects the
-// faults of an optional FaultSpec, docs/reliability.md section 7), the barrier's AND over all
+// 8-cycle `Link` with xf_link's 3 register stages; sw/backends/rtl/phy_wire.hpp, which also injects
+// the faults of an optional FaultSpec, docs/reliability.md section 7), the barrier's AND over all
 // chips, and
 // host ports driven through the nodes' real host-port pins. The topology is data: one Verilated
 // chip and one Verilated switch serve every topology whose chips and switches have at most their
@@ -21,8 +21,9 @@
 //
 // Waves (VM_TRACE_FST builds, such as `fabric`): open_trace() puts every node into one FST file
 // under its own scope (chip0, chip1, ..., switch<n>); each cycle is 2 time units, the falling
-// edge at 2n and the rising edge at 2n+1. A checker (tb/cosim_checker.hpp) may request_stop()
-// from the packet observer; run() then ends at that cycle with RtlRunStats::stopped set.
+// edge at 2n and the rising edge at 2n+1. A checker (sw/backends/rtl/cosim_checker.hpp) may
+// request_stop() from the packet observer; run() then ends at that cycle with RtlRunStats::stopped
+// set.
 #pragma once
 
 #include <verilated.h>
@@ -193,8 +194,8 @@ class RtlSystem {
         w.cfg_num_ports_i = topo.num_ports[n];
       }
     }
-    // wires_[node][port]: the words arriving at that port (tb/phy_wire.hpp), for every port of
-    // the node's class; the unconnected ones carry idle words.
+    // wires_[node][port]: the words arriving at that port (sw/backends/rtl/phy_wire.hpp), for every
+    // port of the node's class; the unconnected ones carry idle words.
     peer_.resize(N);
     for (int n = 0; n < N; ++n) peer_[n].assign(links_[n], {-1, -1});
     for (const auto& l : topo.links) {

@@ -1,7 +1,8 @@
 // One direction of a link's PHY in C++: the wire between a transmitting xf_link's phy_tx_* and
 // the far xf_link's phy_rx_*, with a fixed delay and, when a FaultSpec is given, the faults of
 // docs/reliability.md section 7 (bit flips, dropped words, stalls, a link held down). Used by the
-// machine harness (tb/rtl_system.hpp) and the link block test (tests/test_rtl_link.cpp).
+// machine harness (sw/backends/rtl/rtl_system.hpp) and the link block test
+// (tests/test_rtl_link.cpp).
 //
 // Per cycle the harness calls deliver() for the word the receiver sees in this cycle, then
 // push() with the word the transmitter presents in this cycle: with no faults a word pushed in
