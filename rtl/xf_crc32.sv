@@ -15,8 +15,9 @@
 // subsets (Rows) are computed at elaboration by running the bit-serial register on each input
 // bit alone, and each output bit is written as one XOR reduction of its subset, so every tool
 // builds a balanced XOR tree per bit. (Written as the bit-serial loop itself, the same function
-// came out of YoWASP's Yosys 0.70 for ECP5 as 2,931 LUT4 at DataBits = 168, the link's width;
-// as the reductions, 1,000 LUT4: docs/boards.md section 8.)
+// came out of YoWASP's Yosys 0.70 for ECP5 as 2,931 LUT4 at DataBits = 168, the link's width at
+// 128-bit flits; as the reductions, 1,000 LUT4: docs/boards.md section 8.) The link uses
+// DataBits = FlitBits + 40 (its word without the CRC: 168, 104 or 72 bits).
 //
 // Parameter constraints: DataBits >= 1.
 module xf_crc32 #(
