@@ -2226,71 +2226,75 @@ TYPED_TEST(RtlTileWidth, SendFullRate) {
 TYPED_TEST(RtlTileWidth, ReceiveWriteReduce) {
   using Bench = TileBenchT<TypeParam>;
   auto rng = kFile.rng();
-  Bench b;
-  b.rng.seed(rng());
-  const std::pair<DType, RedOp> pairs[] = {
-      {DType::kInt8, RedOp::kSum},  {DType::kUint8, RedOp::kAvg}, {DType::kInt16, RedOp::kMin},
-      {DType::kInt32, RedOp::kSum}, {DType::kFp16, RedOp::kSum},  {DType::kBf16, RedOp::kMax},
-      {DType::kFp32, RedOp::kSum},  {DType::kFp32, RedOp::kMin},  {DType::kInt32, RedOp::kAvg}};
-  std::map<uint32_t, std::vector<uint8_t>> ref;
-  uint32_t ctr_total[32] = {};
-  uint32_t addr = 0x2000;
-  for (size_t i = 0; i < std::size(pairs); ++i) {
-    const uint32_t n = 16 * (1 + rng() % 20);
-    auto local = random_bytes(rng, n), in = random_bytes(rng, n);
-    b.load_dmem(addr, local);
-    Hdr h;
-    h.opcode = 1;
-    h.dst_chip = kChip;
-    h.dst_tile = kTileId;
-    h.dst_addr = addr;
-    h.len = n;
-    h.dtype = static_cast<uint32_t>(pairs[i].first);
-    h.op = static_cast<uint32_t>(pairs[i].second);
-    h.sat = rng() & 1;
-    h.ctr = static_cast<uint32_t>(i % 3);
-    b.inject(make_packet_w(h, in, Bench::kBits));
-    AluCfg cfg;
-    cfg.dtype = pairs[i].first;
-    cfg.op = pairs[i].second;
-    cfg.sat = h.sat;
-    alu_reduce(cfg, local.data(), in.data(), n);
-    ref[addr] = local;
-    ctr_total[h.ctr] += n / 16;
-    addr += n + 16 * (rng() % 3);
+  {  // one bench at a time: Verilator 5.006 deadlocks destroying a model while another lives
+    Bench b;
+    b.rng.seed(rng());
+    const std::pair<DType, RedOp> pairs[] = {
+        {DType::kInt8, RedOp::kSum},  {DType::kUint8, RedOp::kAvg}, {DType::kInt16, RedOp::kMin},
+        {DType::kInt32, RedOp::kSum}, {DType::kFp16, RedOp::kSum},  {DType::kBf16, RedOp::kMax},
+        {DType::kFp32, RedOp::kSum},  {DType::kFp32, RedOp::kMin},  {DType::kInt32, RedOp::kAvg}};
+    std::map<uint32_t, std::vector<uint8_t>> ref;
+    uint32_t ctr_total[32] = {};
+    uint32_t addr = 0x2000;
+    std::vector<std::vector<Flit>> pkts;  // injected after the start (which clears the counters)
+    for (size_t i = 0; i < std::size(pairs); ++i) {
+      const uint32_t n = 16 * (1 + rng() % 20);
+      auto local = random_bytes(rng, n), in = random_bytes(rng, n);
+      b.load_dmem(addr, local);
+      Hdr h;
+      h.opcode = 1;
+      h.dst_chip = kChip;
+      h.dst_tile = kTileId;
+      h.dst_addr = addr;
+      h.len = n;
+      h.dtype = static_cast<uint32_t>(pairs[i].first);
+      h.op = static_cast<uint32_t>(pairs[i].second);
+      h.sat = rng() & 1;
+      h.ctr = static_cast<uint32_t>(i % 3);
+      pkts.push_back(make_packet_w(h, in, Bench::kBits));
+      AluCfg cfg;
+      cfg.dtype = pairs[i].first;
+      cfg.op = pairs[i].second;
+      cfg.sat = h.sat;
+      alu_reduce(cfg, local.data(), in.data(), n);
+      ref[addr] = local;
+      ctr_total[h.ctr] += n / 16;
+      addr += n + 16 * (rng() % 3);
+    }
+    auto in = random_bytes(rng, 512);
+    Hdr w;
+    w.dst_chip = kChip;
+    w.dst_tile = kTileId;
+    w.dst_addr = 0x9000;
+    w.len = 512;
+    w.ctr = 5;
+    pkts.push_back(make_packet_w(w, in, Bench::kBits));
+    ref[0x9000] = in;
+    ctr_total[5] += 32;
+    Hdr t;
+    t.ctr = 6;
+    pkts.push_back(make_packet_w(t, {}, Bench::kBits));
+    pkts.push_back(make_packet_w(t, {}, Bench::kBits));
+    ctr_total[6] += 2;
+    std::vector<uint64_t> p;
+    for (int c : {0, 1, 2, 5, 6}) {
+      p.push_back(LI(2, ctr_total[c]));
+      p.push_back(WAIT(2, 0, static_cast<uint32_t>(c)));
+    }
+    p.push_back(END());
+    b.load_imem(p);
+    b.start();
+    b.rx_idle = 0.3;
+    for (const auto& pk : pkts) b.inject(pk);
+    ASSERT_TRUE(b.run_to_halt());
+    b.settle();
+    EXPECT_EQ(b.dut().stat_err_o, 0);
+    EXPECT_EQ(b.dut().stat_done_o, 1);
+    for (const auto& [a, bytes] : ref)
+      EXPECT_EQ(b.read_dmem(a, static_cast<uint32_t>(bytes.size())), bytes) << std::hex << a;
+    for (int c : {0, 1, 2, 5, 6})
+      EXPECT_EQ(b.host_read(reg::kTileCounters + 4 * c), ctr_total[c]) << "counter " << c;
   }
-  auto in = random_bytes(rng, 512);
-  Hdr w;
-  w.dst_chip = kChip;
-  w.dst_tile = kTileId;
-  w.dst_addr = 0x9000;
-  w.len = 512;
-  w.ctr = 5;
-  b.inject(make_packet_w(w, in, Bench::kBits));
-  ref[0x9000] = in;
-  ctr_total[5] += 32;
-  Hdr t;
-  t.ctr = 6;
-  b.inject(make_packet_w(t, {}, Bench::kBits));
-  b.inject(make_packet_w(t, {}, Bench::kBits));
-  ctr_total[6] += 2;
-  std::vector<uint64_t> p;
-  for (int c : {0, 1, 2, 5, 6}) {
-    p.push_back(LI(2, ctr_total[c]));
-    p.push_back(WAIT(2, 0, static_cast<uint32_t>(c)));
-  }
-  p.push_back(END());
-  b.load_imem(p);
-  b.start();
-  b.rx_idle = 0.3;
-  ASSERT_TRUE(b.run_to_halt());
-  b.settle();
-  EXPECT_EQ(b.dut().stat_err_o, 0);
-  EXPECT_EQ(b.dut().stat_done_o, 1);
-  for (const auto& [a, bytes] : ref)
-    EXPECT_EQ(b.read_dmem(a, static_cast<uint32_t>(bytes.size())), bytes) << std::hex << a;
-  for (int c : {0, 1, 2, 5, 6})
-    EXPECT_EQ(b.host_read(reg::kTileCounters + 4 * c), ctr_total[c]) << "counter " << c;
   // Wait latency: a tail accepted in t retires the Wait in t + 5.
   Bench b2;
   b2.load_imem({LI(1, 2), WAIT(1, 0, 4), NOP(), END()});
@@ -2361,7 +2365,7 @@ TYPED_TEST(RtlTileWidth, SimultaneousReduceAndSend) {
 }
 
 // The host's 32-bit words in every lane of the DMEM word (4, 2 or 1 lanes): written, read back,
-// a lane write leaving the others alone; the last word of DMEM.
+// a lane write leaving the others alone; the last word of DMEM (it ends the 20-bit window).
 TYPED_TEST(RtlTileWidth, HostDmemLanes) {
   auto rng = kFile.rng();
   TileBenchT<TypeParam> b;
@@ -2375,7 +2379,6 @@ TYPED_TEST(RtlTileWidth, HostDmemLanes) {
   EXPECT_EQ(b.host_read(reg::kTileDmem), vals[0]);
   EXPECT_EQ(b.host_read(reg::kTileDmem + 8), vals[8]);
   EXPECT_EQ(b.host_read(reg::kTileDmem + 4), 0xA5A5A5A5u);
-  EXPECT_TRUE(b.host(false, reg::kTileDmem + kDmemBytes).err);
 }
 
 // Header checks at every width, and the Short cases only a narrow width has: each bad packet is
