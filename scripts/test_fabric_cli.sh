@@ -88,6 +88,25 @@ expect 0 'ladder:8 butterfly +allreduce' -- run --topology ladder:8 --dtype bf16
 expect 0 "$cosim" -- run --topology ladder:8 --dtype bf16 --bytes 256 --backend both
 expect 0 "$cosim" -- run --topology 'tree:(1,3)' --algo butterfly --dtype int8 --op max \
   --bytes 1K --tiles 2 --backend both
+# Narrow flits (docs/packets.md section 2): every topology kind and every collective at 64 and
+# at 32 bits, in lock step with the model as above.
+for w in 64 32; do
+  expect 0 "$cosim" -- run --flit-bits $w --topology ring:4 --collective allreduce --dtype fp32 \
+    --bytes 2K --tiles 2 --backend both
+  expect 0 "$cosim" -- run --flit-bits $w --topology biring:4 --collective reduce_scatter \
+    --dtype int16 --op max --bytes 2K --tiles 2 --backend both
+  expect 0 "$cosim" -- run --flit-bits $w --topology ladder:4 --collective all_gather \
+    --dtype bf16 --bytes 2K --backend both
+  expect 0 "$cosim" -- run --flit-bits $w --topology line:3 --collective broadcast --root 1 \
+    --dtype uint8 --bytes 1K --tiles 2 --backend both
+  expect 0 "$cosim" -- run --flit-bits $w --topology 'tree:((2,1),3)' --collective reduce \
+    --root 2 --dtype fp16 --op min --bytes 2K --tiles 2 --backend both
+  expect 0 "$cosim" -- run --flit-bits $w --topology ring:5 --collective allreduce --dtype int8 \
+    --op avg --bytes 1K --tiles 1 --backend both
+  expect 0 "$cosim" -- run --flit-bits $w --topology ladder:8 --dtype bf16 --bytes 256 \
+    --backend both
+done
+expect 2 'use 32, 64 or 128' -- run --flit-bits 48 --topology ring:2 --bytes 1K
 # Wide switches (Verilated with 16 links): a 9-port switch under a 1-port root, and a 5-port
 # switch beside a 3-level subtree.
 expect 0 "$cosim" -- run --topology 'tree:(8)' --collective allreduce --dtype bf16 --op sum \
