@@ -19,8 +19,7 @@
 //    get_field, put_field).
 //  - Widths: Width<V, B> names a Verilated class built with -GFlitBits=B, for typed tests over
 //    the three widths (WidthName prints "w32", ...).
-//    For the tile's tops: get_flit_w, put_flit_w (a top Verilated with -GFlitBits=32 or 64),
-//    get_word, put_word (its data ports).
+//    32-bit words of a data port of any width: get_word, put_word.
 //  - Streams: Source (holds a flit offered until taken; idle_pct and idle bursts), Sink
 //    (stall_pct, stall bursts, force_stall; checks that an offered flit holds until taken),
 //    Packet and PacketScoreboard (expected packets per output and source, tagged in the reserved
@@ -343,42 +342,6 @@ inline Flit header_of(const std::vector<Flit>& flits, uint32_t bits) {
   for (uint32_t i = 0; i < header_flits(bits) && i < flits.size(); ++i)
     for (uint32_t j = 0; j < words; ++j) h.w[i * words + j] = flits[i].w[j];
   return h;
-}
-
-// Flits of a top Verilated at a narrower width (-GFlitBits=32 or 64; docs/packets.md section 2):
-// the kit's Flit keeps its 128 data bits, of which the low flit_bits are the flit's data. A bus
-// of up to 64 bits is a scalar (IData, QData) in Verilator, wider ones a VlWide; both work here.
-template <class W>
-Flit get_flit_w(const W& bus, uint32_t flit_bits, uint32_t k = 0) {
-  const uint32_t base = k * (flit_bits + 2);
-  Flit f;
-  if constexpr (std::is_integral_v<W>) {
-    const std::array<uint32_t, 2> w = {static_cast<uint32_t>(bus),
-                                       static_cast<uint32_t>(static_cast<uint64_t>(bus) >> 32)};
-    for (uint32_t i = 0; i < flit_bits; i += 32) f.w[i / 32] = get_bits(w, base + i, 32);
-    f.tail = get_bits(w, base + flit_bits, 1);
-    f.head = get_bits(w, base + flit_bits + 1, 1);
-  } else {
-    for (uint32_t i = 0; i < flit_bits; i += 32) f.w[i / 32] = get_bits(bus, base + i, 32);
-    f.tail = get_bits(bus, base + flit_bits, 1);
-    f.head = get_bits(bus, base + flit_bits + 1, 1);
-  }
-  return f;
-}
-
-template <class W>
-void put_flit_w(W& bus, uint32_t flit_bits, uint32_t k, const Flit& f) {
-  const uint32_t base = k * (flit_bits + 2);
-  if constexpr (std::is_integral_v<W>) {
-    std::array<uint32_t, 2> w = {static_cast<uint32_t>(bus),
-                                 static_cast<uint32_t>(static_cast<uint64_t>(bus) >> 32)};
-    for (uint32_t i = 0; i < flit_bits; i += 32) put_bits(w, base + i, 32, f.w[i / 32]);
-    put_bits(w, base + flit_bits, 2, (f.head ? 2u : 0u) | (f.tail ? 1u : 0u));
-    bus = static_cast<W>(w[0] | static_cast<uint64_t>(w[1]) << 32);
-  } else {
-    for (uint32_t i = 0; i < flit_bits; i += 32) put_bits(bus, base + i, 32, f.w[i / 32]);
-    put_bits(bus, base + flit_bits, 2, (f.head ? 2u : 0u) | (f.tail ? 1u : 0u));
-  }
 }
 
 // 32-bit word i of a data port of any width (a scalar up to 64 bits, else a VlWide).

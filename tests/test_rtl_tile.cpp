@@ -320,7 +320,7 @@ class TileBenchT {
     if constexpr (kBits == 128) {
       kit::put_flit(dut_->rx_flit_i, 0, rx_reg_);
     } else {
-      kit::put_flit_w(dut_->rx_flit_i, kBits, 0, rx_reg_);
+      kit::put_flit(dut_->rx_flit_i, 0, rx_reg_, kBits);
     }
     dut_->route_rdata_i = route_next_;
     dut_->cycles_i = static_cast<uint32_t>(n - start_cycle);
@@ -437,7 +437,7 @@ class TileBenchT {
       if constexpr (kBits == 128) {
         r.f = kit::get_flit(dut_->tx_flit_o);
       } else {
-        r.f = kit::get_flit_w(dut_->tx_flit_o, kBits, 0);
+        r.f = kit::get_flit(dut_->tx_flit_o, 0, kBits);
       }
       r.link = dut_->tx_link_o;
       r.port = dut_->tx_port_o;
