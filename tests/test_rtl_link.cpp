@@ -4,9 +4,10 @@
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_crc32.sv rtl/xf_link.sv
 // Block test of the RTL link (rtl/xf_link.sv) and its retry layer (docs/reliability.md): two
 // Verilated xf_link endpoints A and B joined by two C++ PHY wires of LinkLatencyCycles - 3 = 5
-// cycles (sw/backends/rtl/phy_wire.hpp), traffic in both directions at once. Every test runs at the three flit
-// widths, FlitBits 32, 64 and 128 (xf_link Verilated three times; test names end in /w32, /w64,
-// /w128 or _w32 ...), against the same model link: its timing counts flits at every width.
+// cycles (sw/backends/rtl/phy_wire.hpp), traffic in both directions at once. Every test runs at the
+// three flit widths, FlitBits 32, 64 and 128 (xf_link Verilated three times; test names end in
+// /w32, /w64, /w128 or _w32 ...), against the same model link: its timing counts flits at every
+// width.
 //
 // On a clean wire every cycle is checked against the model's link direction, xf::model::Link(0)
 // (model/link.hpp; xf_link alone, no router stage): a flit accepted by a transmitter in cycle t

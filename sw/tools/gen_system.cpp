@@ -341,8 +341,7 @@ std::string system_top(const Topology& topo, const NodeBuild& nb) {
     for (int p = 0; p < L; ++p) {
       o << "  assign n" << n << "_p" << p << "_tx = {n" << n << "_tx_valid[" << p << "], n" << n
         << "_tx_flit[" << p * FW << " +: " << FW << "], n" << n << "_tx_ctl[" << p * 32
-        << " +: 32], n" << n
-        << "_tx_crc[" << p * 32 << " +: 32]};\n";
+        << " +: 32], n" << n << "_tx_crc[" << p * 32 << " +: 32]};\n";
       if (!connected[n][p]) {
         o << "  assign n" << n << "_p" << p << "_rx = '0;\n";
         unused << (unused.tellp() > 0 ? ", " : "") << "n" << n << "_p" << p << "_tx";
