@@ -200,14 +200,6 @@ std::vector<Flit> make_packet_w(const Hdr& h, const std::vector<uint8_t>& payloa
   return v;
 }
 
-// The header of a packet at width `bits`, from its first 128 / bits flits.
-Hdr header_of(const std::vector<Flit>& pkt, uint32_t bits) {
-  Flit whole;
-  for (uint32_t i = 0; i < 128 / bits && i < pkt.size(); ++i)
-    for (uint32_t k = 0; k < bits; k += 32) whole.w[(i * bits + k) / 32] = pkt[i].w[k / 32];
-  return unpack(whole);
-}
-
 // The payload bytes of a packet at width `bits`.
 std::vector<uint8_t> payload_of(const std::vector<Flit>& pkt, uint32_t bits) {
   std::vector<uint8_t> out;
@@ -2198,7 +2190,7 @@ TYPED_TEST(RtlTileWidth, SendFullRate) {
       EXPECT_EQ(pk[k][i].tail, i + 1 == pk[k].size()) << "packet " << k << " flit " << i;
       for (uint32_t w = kBits / 32; w < 4; ++w) EXPECT_EQ(pk[k][i].w[w], 0u);
     }
-    const Hdr h = header_of(pk[k], kBits);
+    const Hdr h = unpack(kit::header_of(pk[k], kBits));
     EXPECT_EQ(h.opcode, 1u);
     EXPECT_EQ(h.dst_chip, 7u);
     EXPECT_EQ(h.dst_tile, 9u);
