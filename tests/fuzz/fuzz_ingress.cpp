@@ -235,12 +235,13 @@ struct Header {
 
 Flit pack(const Header& h) {
   const uint64_t lo = (h.opcode & 0xFull) | (h.dst_chip & 0xFFFull) << 4 |
-                      (h.dst_tile & 0xFull) << 16 | (h.dst_addr & 0xFFFFFFull) << 20 |
-                      (h.len & 0xFFFull) << 44 | (h.dtype & 7ull) << 56 | (h.op & 7ull) << 59 |
-                      (h.sat & 1ull) << 62 | (h.fin & 1ull) << 63;
-  const uint64_t hi = (h.shift & 0xFull) | (h.ctr & 0x1Full) << 4 | (h.lane & 3ull) << 9 |
-                      (h.src_chip & 0xFFFull) << 11 | (h.src_tile & 0xFull) << 23 |
-                      (h.seq & 0xFFFFull) << 27 | (h.reserved & 0x1FFFFFull) << 43;
+                      (h.dst_tile & 0xFull) << 16 | (h.lane & 3ull) << 20 |
+                      (h.dst_addr & 0xFFFFFFull) << 22 | (h.len & 0xFFFull) << 46 |
+                      (h.dtype & 7ull) << 58 | (h.op & 7ull) << 61;
+  const uint64_t hi = (h.sat & 1ull) | (h.fin & 1ull) << 1 | (h.shift & 0xFull) << 2 |
+                      (h.ctr & 0x1Full) << 6 | (h.src_chip & 0xFFFull) << 11 |
+                      (h.src_tile & 0xFull) << 23 | (h.seq & 0xFFFFull) << 27 |
+                      (h.reserved & 0x1FFFFFull) << 43;
   Flit f;
   f.d = {static_cast<uint32_t>(lo), static_cast<uint32_t>(lo >> 32), static_cast<uint32_t>(hi),
          static_cast<uint32_t>(hi >> 32)};
@@ -255,15 +256,15 @@ Header unpack(const Flit& f) {
   h.opcode = lo & 0xF;
   h.dst_chip = (lo >> 4) & 0xFFF;
   h.dst_tile = (lo >> 16) & 0xF;
-  h.dst_addr = (lo >> 20) & 0xFFFFFF;
-  h.len = (lo >> 44) & 0xFFF;
-  h.dtype = (lo >> 56) & 7;
-  h.op = (lo >> 59) & 7;
-  h.sat = (lo >> 62) & 1;
-  h.fin = (lo >> 63) & 1;
-  h.shift = hi & 0xF;
-  h.ctr = (hi >> 4) & 0x1F;
-  h.lane = (hi >> 9) & 3;
+  h.lane = (lo >> 20) & 3;
+  h.dst_addr = (lo >> 22) & 0xFFFFFF;
+  h.len = (lo >> 46) & 0xFFF;
+  h.dtype = (lo >> 58) & 7;
+  h.op = (lo >> 61) & 7;
+  h.sat = hi & 1;
+  h.fin = (hi >> 1) & 1;
+  h.shift = (hi >> 2) & 0xF;
+  h.ctr = (hi >> 6) & 0x1F;
   h.src_chip = (hi >> 11) & 0xFFF;
   h.src_tile = (hi >> 23) & 0xF;
   h.seq = (hi >> 27) & 0xFFFF;
