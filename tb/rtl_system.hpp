@@ -124,7 +124,11 @@ constexpr int verilated_links() {
 }
 
 constexpr int held_bits(int bits) {
-  return bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 32 ? 32 : bits <= 64 ? 64 : (bits + 31) / 32 * 32;
+  return bits <= 8    ? 8
+         : bits <= 16 ? 16
+         : bits <= 32 ? 32
+         : bits <= 64 ? 64
+                      : (bits + 31) / 32 * 32;
 }
 
 template <class V>
@@ -566,7 +570,7 @@ class RtlSystem {
   std::vector<std::vector<std::unique_ptr<PhyWire>>> wires_;  // [node][port]: arriving words
   std::vector<uint8_t> next_new_;  // per port of every node: the next new link sequence number
   std::vector<Pending> pending_;
-  std::vector<RtlPacket> open_;  // per port of every node: the packet on the wire (observer)
+  std::vector<RtlPacket> open_;     // per port of every node: the packet on the wire (observer)
   std::vector<uint32_t> open_hdr_;  // per port: header flits of that packet taken so far
   std::vector<HostQ> host_;
   uint64_t cycle_ = 0;
