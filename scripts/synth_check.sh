@@ -9,14 +9,16 @@
 # against 1,198 and 2,503 against 1,642; flip-flops and RAMs the same). Prints one table
 # (generic cells; iCE40 LUT4, carries, flip-flops, block RAMs; ECP5 LUT4, carries (CCU2C),
 # flip-flops, block RAMs (DP16KD), distributed RAMs (TRELLIS_DPR16X4), multipliers
-# (MULT18X18D); wall and Yosys CPU seconds per run) and fails on any Yosys error. The ECP5 LUT4
+# (MULT18X18D); wall and CPU seconds of each run) and fails on any Yosys error. The ECP5 LUT4
 # are the LUT4 cells Yosys reports (PFUMX and L6MUX21 combine LUT4s already counted; a CCU2C
 # holds two more LUTs). Runs SYNTH_JOBS (default: nproc) Yosys processes at once, longest first.
 # Outputs (logs, stat reports) go to SYNTH_OUT (default build/synth/), so that runs split by
 # block or width can go side by side.
+# A whole run at one width takes about 20 minutes of CPU, 9 of them the chip's three runs, and
+# about 50 at the three widths (measured on 2026-11-26: docs/fpga.md section 8).
 #
 # Options (any order):
-#   --quick          (what `make test` runs): skips the three slowest runs, whose parts are each
+#   --quick          (what `make test` runs): skips the slowest runs, whose parts are each
 # synthesised on their own: the iCE40 mapping of xf_switch (a router and two links) and both
 # runs of xf_chip (its iCE40 mapping alone takes about 11 minutes of the 2-core machine; Verilator
 # lint and Icarus still elaborate the whole chip), and every ECP5 run (QUICK_ECP5 below says
@@ -35,9 +37,10 @@
 # Reduced configurations (set with chparam; the table's "config" column says which), chosen to
 # keep the whole check within about 3 minutes on 2 cores:
 #   xf_router  TableChips=64 for both runs: the full table (4 lanes x 4096 chips, one read port
-#              per input) does not finish (131k flip-flops plus large muxes). iCE40 also with
-#              NumIn=NumOut=4: the 8x8 crossbar takes over 2 minutes of CPU in synth_ice40.
-#   xf_reduce_alu  iCE40 with -noflatten: each distinct lane unit is mapped once and the
+#              per input) does not finish (131k flip-flops plus large muxes). The FPGA runs
+#              (iCE40, ECP5) also with NumIn=NumOut=4: the 8x8 crossbar takes over 2 minutes of
+#              CPU in synth_ice40.
+#   xf_reduce_alu  FPGA runs with -noflatten: each distinct lane unit is mapped once and the
 #              counts are the hierarchy's totals (a flat synth_ice40 takes over 4 minutes);
 #              the figures are for the full ALU, without cross-boundary optimisation.
 set -euo pipefail
@@ -46,7 +49,9 @@ out=${SYNTH_OUT:-build/synth}
 rm -rf "$out" && mkdir -p "$out"
 jobs=${SYNTH_JOBS:-$(nproc)}
 skip=""
-# --quick skips the ECP5 runs of these blocks.
+# --quick skips the ECP5 runs of these blocks, all of them: YoWASP's Yosys (WebAssembly) is the
+# slowest of the three (xf_link at 128 bits: 67 s of CPU against 48 for iCE40 and 13 generic),
+# its first run on a machine compiles it for minutes, and `make test` keeps the runs it had.
 QUICK_ECP5="xf_chip:ecp5 xf_switch:ecp5 xf_router:ecp5 xf_reduce_alu:ecp5 xf_xb:ecp5 xf_link:ecp5
 xf_host_port:ecp5 xf_uart_bridge:ecp5 xf_fifo:ecp5"
 widths=(128)
