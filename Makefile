@@ -82,7 +82,7 @@ lint: $(SETUP_STAMP) ## lint the RTL (Verilator -Wall), synthesise it (Yosys), c
 	@scripts/icarus_check.sh
 
 .PHONY: synth-check
-synth-check: $(SETUP_STAMP) ## Yosys generic + iCE40 synthesis of every block, cell counts (SYNTH_ARGS="--width 32,64 --blocks xf_link")
+synth-check: $(SETUP_STAMP) ## Yosys generic + iCE40 + ECP5 synthesis of every block, cell counts (SYNTH_ARGS="--width 32,64 --blocks xf_link")
 	@scripts/synth_check.sh $(SYNTH_ARGS)
 
 .PHONY: synth-chip
@@ -118,8 +118,8 @@ program: $(SETUP_STAMP) $(FPGA_SETUP_STAMP) ## load the bitstream into the board
 fpga-check: $(SETUP_STAMP) ## quick Yosys read of every board top, pins against constraints (part of make test)
 	@scripts/fpga_flow.sh check
 
-# make test's lint skips the three slowest synthesis runs (scripts/synth_check.sh --quick says
-# which and why); make lint and make synth-check run them all.
+# make test's lint skips the three slowest synthesis runs and every ECP5 run
+# (scripts/synth_check.sh --quick says which and why); make lint and make synth-check run them all.
 test: SYNTH_FLAGS = --quick
 .PHONY: test
 test: $(SETUP_STAMP) check-gen check-docs check-format check-slices build lint fpga-check ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
