@@ -220,6 +220,17 @@ struct WidthName {
     return "w" + std::to_string(W::kBits);
   }
 };
+// Runs f(A{}), f(B{}) or f(C{}) for the flit width `bits` 32, 64 or anything else (128): a
+// value-parameterised suite's way to its Verilated class.
+template <class A, class B, class C, class F>
+void with_width(uint32_t bits, F&& f) {
+  if (bits == 32)
+    f(A{});
+  else if (bits == 64)
+    f(B{});
+  else
+    f(C{});
+}
 
 // A flit of an RTL stream: bit FlitBits+1 head, bit FlitBits tail, data below; data word i is
 // data bits 32i+31 .. 32i (byte j of a payload is bits 8j+7 .. 8j). Held at the widest width: at

@@ -93,12 +93,7 @@ using Widths = ::testing::Types<W32, W64, W128>;
 // Runs f(W{}) for the width `bits` (the value-parameterised suites).
 template <class F>
 void with_width(uint32_t bits, F&& f) {
-  if (bits == 32)
-    f(W32{});
-  else if (bits == 64)
-    f(W64{});
-  else
-    f(W128{});
+  kit::with_width<W32, W64, W128>(bits, f);
 }
 
 uint32_t packet_crc(const std::vector<Flit>& pkt) {
