@@ -1425,6 +1425,20 @@ TEST(RtlTile, ScaleAddCsr17LoopBack) {
   EXPECT_EQ(b.read_dmem(kA, kN), w0) << "after a start, CSR 17 is 1.0";
 }
 
+// A header for the tile under test (chip kChip, tile kTileId), counter 3, no source.
+Hdr rx_hdr(uint32_t opc, uint32_t len, uint32_t addr, uint32_t dt = 6, uint32_t op = 0) {
+  Hdr h;
+  h.opcode = opc;
+  h.dst_chip = kChip;
+  h.dst_tile = kTileId;
+  h.len = len;
+  h.dst_addr = addr;
+  h.dtype = dt;
+  h.op = op;
+  h.ctr = 3;
+  return h;
+}
+
 // Every receive-side error: the first error is kept, the sequencer stops, the engines go on.
 TEST(RtlTile, ReceiveErrors) {
   struct Case {
@@ -1432,38 +1446,27 @@ TEST(RtlTile, ReceiveErrors) {
     std::function<std::vector<Flit>()> pkt;
     TileErr err;
   };
-  auto hdr = [](uint32_t opc, uint32_t len, uint32_t addr, uint32_t dt = 6, uint32_t op = 0) {
-    Hdr h;
-    h.opcode = opc;
-    h.dst_chip = kChip;
-    h.dst_tile = kTileId;
-    h.len = len;
-    h.dst_addr = addr;
-    h.dtype = dt;
-    h.op = op;
-    h.ctr = 3;
-    return h;
-  };
   auto pkt = [](const Hdr& h, size_t payload_flits) {
     std::vector<Flit> v = make_packet(h, std::vector<uint8_t>(16 * payload_flits, 0x55));
     if (payload_flits == 0) v[0].tail = true;
     return v;
   };
   const std::vector<Case> cases = {
-      {"opcode ReduceSend", [&] { return pkt(hdr(2, 32, 0x100), 2); }, TileErr::kBadPacket},
-      {"opcode Xreq", [&] { return pkt(hdr(3, 0, 0), 0); }, TileErr::kBadPacket},
-      {"opcode 15", [&] { return pkt(hdr(15, 16, 0x100), 1); }, TileErr::kBadPacket},
-      {"len % 16", [&] { return pkt(hdr(0, 24, 0x100), 2); }, TileErr::kBadPacket},
-      {"dst % 16", [&] { return pkt(hdr(0, 32, 0x108), 2); }, TileErr::kBadPacket},
-      {"len > 2048", [&] { return pkt(hdr(0, 2064, 0x100), 129); }, TileErr::kBadPacket},
-      {"avg on fp32", [&] { return pkt(hdr(1, 32, 0x100, 6, 3), 2); }, TileErr::kBadPacket},
-      {"dtype 7", [&] { return pkt(hdr(1, 32, 0x100, 7, 0), 2); }, TileErr::kBadPacket},
-      {"scale_add int32", [&] { return pkt(hdr(1, 32, 0x100, 3, 4), 2); }, TileErr::kBadPacket},
-      {"scale_add fp16", [&] { return pkt(hdr(1, 32, 0x100, 4, 4), 2); }, TileErr::kBadPacket},
-      {"bad pair + range", [&] { return pkt(hdr(1, 32, 0xFFFFF0, 6, 3), 2); }, TileErr::kBadPacket},
-      {"range", [&] { return pkt(hdr(0, 32, kDmemBytes - 16), 2); }, TileErr::kDmemRange},
-      {"range token", [&] { return pkt(hdr(0, 0, kDmemBytes), 0); }, TileErr::kNone},
-      {"range 24-bit", [&] { return pkt(hdr(1, 2048, 0xFFF800), 128); }, TileErr::kDmemRange},
+      {"opcode ReduceSend", [&] { return pkt(rx_hdr(2, 32, 0x100), 2); }, TileErr::kBadPacket},
+      {"opcode Xreq", [&] { return pkt(rx_hdr(3, 0, 0), 0); }, TileErr::kBadPacket},
+      {"opcode 15", [&] { return pkt(rx_hdr(15, 16, 0x100), 1); }, TileErr::kBadPacket},
+      {"len % 16", [&] { return pkt(rx_hdr(0, 24, 0x100), 2); }, TileErr::kBadPacket},
+      {"dst % 16", [&] { return pkt(rx_hdr(0, 32, 0x108), 2); }, TileErr::kBadPacket},
+      {"len > 2048", [&] { return pkt(rx_hdr(0, 2064, 0x100), 129); }, TileErr::kBadPacket},
+      {"avg on fp32", [&] { return pkt(rx_hdr(1, 32, 0x100, 6, 3), 2); }, TileErr::kBadPacket},
+      {"dtype 7", [&] { return pkt(rx_hdr(1, 32, 0x100, 7, 0), 2); }, TileErr::kBadPacket},
+      {"scale_add int32", [&] { return pkt(rx_hdr(1, 32, 0x100, 3, 4), 2); }, TileErr::kBadPacket},
+      {"scale_add fp16", [&] { return pkt(rx_hdr(1, 32, 0x100, 4, 4), 2); }, TileErr::kBadPacket},
+      {"bad pair + range", [&] { return pkt(rx_hdr(1, 32, 0xFFFFF0, 6, 3), 2); },
+       TileErr::kBadPacket},
+      {"range", [&] { return pkt(rx_hdr(0, 32, kDmemBytes - 16), 2); }, TileErr::kDmemRange},
+      {"range token", [&] { return pkt(rx_hdr(0, 0, kDmemBytes), 0); }, TileErr::kNone},
+      {"range 24-bit", [&] { return pkt(rx_hdr(1, 2048, 0xFFF800), 128); }, TileErr::kDmemRange},
       {"payload without header",
        [&] {
          Flit f;
@@ -1480,7 +1483,7 @@ TEST(RtlTile, ReceiveErrors) {
     b.start();
     b.run(10);
     b.inject(c.pkt());
-    Hdr good = hdr(0, 16, 0x200);
+    Hdr good = rx_hdr(0, 16, 0x200);
     good.ctr = 4;
     b.inject(make_packet(good, std::vector<uint8_t>(16, 0x77)));  // still consumed afterwards
     b.settle();
@@ -2386,15 +2389,7 @@ TYPED_TEST(RtlTileWidth, ReceiveErrors) {
     bool src_known;
   };
   auto hdr = [](uint32_t opc, uint32_t len, uint32_t addr, uint32_t dt = 6, uint32_t op = 0) {
-    Hdr h;
-    h.opcode = opc;
-    h.dst_chip = kChip;
-    h.dst_tile = kTileId;
-    h.len = len;
-    h.dst_addr = addr;
-    h.dtype = dt;
-    h.op = op;
-    h.ctr = 3;
+    Hdr h = rx_hdr(opc, len, addr, dt, op);
     h.src_chip = 0x123;
     h.src_tile = 7;
     return h;
