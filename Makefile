@@ -73,7 +73,7 @@ check-format: $(SETUP_STAMP) ## fail if a C++ source is not clang-formatted
 build: $(SETUP_STAMP) ## build the library, model, fabric tool and tests [XF_FLIT_WIDTHS="128;64;32"]
 	@cmake -S . -B $(CMAKE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DXF_FLIT_WIDTHS="$(XF_FLIT_WIDTHS)" > /dev/null
-	@cmake --build $(CMAKE_DIR) -j $(JOBS)
+	@scripts/cmake_build.sh $(CMAKE_DIR) -j $(JOBS)
 
 .PHONY: lint
 lint: $(SETUP_STAMP) ## lint the RTL (Verilator -Wall), synthesise it (Yosys), compile it (Icarus)
