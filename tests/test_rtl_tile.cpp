@@ -1527,15 +1527,7 @@ TEST(RtlTile, ErrInfoCountAndDmemForEveryCheck) {
   ASSERT_EQ(b.read_dmem(0, kDmemBytes), mirror) << "DMEM before the cases";
   auto hdr = [](uint32_t opc, uint32_t addr, uint32_t len, uint32_t sc, uint32_t st,
                 uint32_t dt = 6, uint32_t op = 0) {
-    Hdr h;
-    h.opcode = opc;
-    h.dst_chip = kChip;
-    h.dst_tile = kTileId;
-    h.dst_addr = addr;
-    h.len = len;
-    h.dtype = dt;
-    h.op = op;
-    h.ctr = 3;
+    Hdr h = rx_hdr(opc, len, addr, dt, op);
     h.src_chip = sc;
     h.src_tile = st;
     return h;
@@ -1649,15 +1641,7 @@ TEST(RtlTile, AluSubsetTreatsUnbuiltDtypesAsInvalidPairs) {
     b.load_dmem(0, pat);
     std::vector<uint8_t> mirror = pat;
     auto hdr = [](uint32_t opc, uint32_t addr, uint32_t len, DType dt, RedOp op) {
-      Hdr h;
-      h.opcode = opc;
-      h.dst_chip = kChip;
-      h.dst_tile = kTileId;
-      h.dst_addr = addr;
-      h.len = len;
-      h.dtype = static_cast<uint32_t>(dt);
-      h.op = static_cast<uint32_t>(op);
-      h.ctr = 3;
+      Hdr h = rx_hdr(opc, len, addr, static_cast<uint32_t>(dt), static_cast<uint32_t>(op));
       h.src_chip = 21;
       h.src_tile = 6;
       return h;
