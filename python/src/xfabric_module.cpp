@@ -24,6 +24,11 @@
 
 namespace py = pybind11;
 
+// libsystemc's main() calls sc_main, so the library needs the symbol to load; in this module
+// SystemC never owns main (Python does) and the model runs through sc_start alone. Exported
+// (pybind11 hides the rest) so that the dynamic linker finds it for libsystemc.
+extern "C" __attribute__((visibility("default"))) int sc_main(int, char**) { return 1; }
+
 namespace {
 
 // Raises xfabric.errors.<class of status> with the driver's message.

@@ -81,8 +81,8 @@ def test_allreduce_rounding(model: xfabric.Comm, dt) -> None:
     out = model.allreduce(x, "sum")
     assert all_rows_equal(out)
     exact = x.astype(np.float64).sum(axis=0)
-    eps = float(np.finfo(dt).eps)
-    bound = (P - 1) * eps * np.abs(x.astype(np.float64)).sum(axis=0) + np.finfo(dt).tiny
+    fi = ml_dtypes.finfo(dt)  # NumPy 1.24's finfo does not know bfloat16
+    bound = (P - 1) * float(fi.eps) * np.abs(x.astype(np.float64)).sum(axis=0) + float(fi.tiny)
     err = np.abs(out[0].astype(np.float64) - exact)
     assert (err <= bound).all(), f"seed {seed}: error {err.max()} over the bound"
 
@@ -92,12 +92,7 @@ def test_reduce_scatter(model: xfabric.Comm, dt, op: str) -> None:
     seed = 200 + CASES.index((dt, op))
     m = 40
     x = inputs(dt, P * m, seed)
-    try:
-        out = model.reduce_scatter(x, op)
-    except xfabric.Unsupported as e:
-        assert op == "avg", str(e)  # the averaging butterfly is an allreduce
-        assert "avg" in str(e)
-        return
+    out = model.reduce_scatter(x, op)
     assert out.shape == (P, m)
     want = reduce_np(x, op)
     for c in range(P):
@@ -129,11 +124,11 @@ def test_reduce(model: xfabric.Comm, dt, op: str) -> None:
     seed = 500 + CASES.index((dt, op))
     root = seed % P
     x = inputs(dt, 64, seed)
-    try:
-        out = model.reduce(x, op, root=root)
-    except xfabric.Unsupported as e:
-        assert op == "avg", str(e)
+    if op == "avg":  # the averaging butterfly ends on every chip: allreduce, reduce_scatter
+        with pytest.raises(xfabric.InvalidArgument, match="avg is supported for allreduce"):
+            model.reduce(x, op, root=root)
         return
+    out = model.reduce(x, op, root=root)
     assert same_bits(out, reduce_np(x, op)), f"seed {seed}: root {root}"
 
 

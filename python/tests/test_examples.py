@@ -58,9 +58,11 @@ def test_table_ignores_only_wall_time() -> None:
     assert table(a) == table(b) and table(a) != table(a.replace("1000", "1001"))
 
 
-def test_train_short_matches_fabric() -> None:
-    py = run_train(SHORT)
-    assert table(py) == table(run_fabric(SHORT))
+def test_train_short_matches_fabric(tmp_path: Path) -> None:
+    """The table, and the loss curve's CSV (6 digits, not 4) too."""
+    py = run_train(SHORT + ["--csv", str(tmp_path / "py.csv")])
+    assert table(py) == table(run_fabric(SHORT + ["--csv", str(tmp_path / "fabric.csv")]))
+    assert (tmp_path / "py.csv").read_text() == (tmp_path / "fabric.csv").read_text()
 
 
 @pytest.mark.slow

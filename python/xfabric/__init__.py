@@ -18,7 +18,13 @@ See docs/python.md in the project.
 
 from __future__ import annotations
 
-from . import _xfabric
+import os
+
+# SystemC prints its banner when the first model is built; the fabric tool turns it off the
+# same way (set SC_COPYRIGHT_MESSAGE yourself to see it).
+os.environ.setdefault("SC_COPYRIGHT_MESSAGE", "DISABLE")
+
+from . import _xfabric  # noqa: E402
 from .comm import DTYPES, OPS, Comm, OpStats, SgdReference, busbw_factor
 from .errors import (
     BackendError,
