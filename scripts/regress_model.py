@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""make regress-model SEEDS=N: random collectives on the SystemC model, one per seed.
+"""The random regressions' draws and runs. `make regress*` run them on pytest (tests/regress:
+one test per seed, pytest-xdist, JUnit XML, --shard i/N; docs/python.md section 6), which takes
+pick(), run_seed() and summarize() from here; this script's own main() is the runner it was
+before, kept for machines without pytest.
+
+make regress-model SEEDS=N: random collectives on the SystemC model, one per seed.
 make regress SEEDS=N: the same on the RTL and the model in lock step (`fabric --backend both`:
 memories bit-identical, every packet stream identical, cycles within 2%), with machines the
 Verilated chip can build (nodes of at most 4 ports, at most 4 tiles) and smaller sizes. (The
