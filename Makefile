@@ -142,6 +142,7 @@ test: $(SETUP_STAMP) check-gen check-docs check-format check-slices build lint f
 	@cd $(CMAKE_DIR) && ctest --output-on-failure -j $(JOBS)
 	@scripts/test_fabric_cli.sh $(FABRIC)
 	@PYTHONPATH=$(CMAKE_DIR)/python XF_FABRIC=$(FABRIC) $(PYTEST) python/tests -q $(PYTHON_TEST_ARGS)
+	@$(PYTEST) tests/regress --fabric $(FABRIC) --seeds 10 -n $(JOBS) -q
 	@scripts/test_driver.sh $(FABRIC) $(CMAKE_DIR)/example_allreduce
 	@scripts/fpga_machines.sh $(CMAKE_DIR)/gen_system --check
 	@scripts/topo_pictures.sh $(FABRIC) --check

@@ -48,6 +48,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         x = rng.standard_normal((comm.size, size // 4)).astype(np.float32)
         comm.allreduce(x)
         s = comm.last
+        assert s is not None
         alg = size / s.cycles
         print("%10d %9d %9d %9.2f %9.2f %6.3f %10s" % (size, size // 4, s.cycles, alg,
                                                        alg * factor, s.efficiency, s.algorithm))

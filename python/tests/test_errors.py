@@ -36,7 +36,7 @@ def test_bad_algo() -> None:
 
 
 def test_second_model_communicator(model: xfabric.Comm) -> None:
-    with pytest.raises(xfabric.Error, match="one model communicator"):
+    with pytest.raises(xfabric.BackendError, match="one model communicator"):
         xfabric.Comm("ring:8", "model")
     assert model.allreduce(np.ones((P, 4), np.int32))[0, 0] == P  # the first still works
 
@@ -112,9 +112,8 @@ def test_timeout() -> None:
 
 
 def test_serial_device_missing() -> None:
-    with pytest.raises(xfabric.Error) as e:
+    with pytest.raises(xfabric.BackendError, match="cannot open /dev/xf-no-such-device"):
         xfabric.Comm("ring:2", "serial:/dev/xf-no-such-device")
-    assert "/dev/xf-no-such-device" in str(e.value)
 
 
 @needs_rtl
@@ -122,11 +121,11 @@ def test_rtl_width_not_built() -> None:
     missing = [w for w in (32, 64) if w not in xfabric.RTL_FLIT_WIDTHS]
     if not missing:
         pytest.skip("this build has the RTL at every width")
-    with pytest.raises(xfabric.Error, match="XF_FLIT_WIDTHS"):
+    with pytest.raises(xfabric.BackendError, match="XF_FLIT_WIDTHS"):
         xfabric.Comm("ring:4", "rtl", flit_bits=missing[0])
 
 
 @needs_rtl
 def test_rtl_too_many_tiles() -> None:
-    with pytest.raises(xfabric.Error, match="tiles"):
+    with pytest.raises(xfabric.InvalidArgument, match="tiles = 64: use 1..16"):
         xfabric.Comm("ring:4", "rtl", tiles=64)

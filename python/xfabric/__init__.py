@@ -24,7 +24,7 @@ import os
 # same way (set SC_COPYRIGHT_MESSAGE yourself to see it).
 os.environ.setdefault("SC_COPYRIGHT_MESSAGE", "DISABLE")
 
-from . import _xfabric  # noqa: E402
+from . import _xfabric as _xfabric  # noqa: E402
 from .comm import DTYPES, OPS, Comm, OpStats, SgdReference, busbw_factor
 from .errors import (
     BackendError,

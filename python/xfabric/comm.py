@@ -9,13 +9,13 @@ it is ``xf::Comm`` (``sw/include/xf/comm.hpp``, ``docs/driver.md``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import Literal, Optional, Sequence, Union, cast, overload
 
 import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
-from . import _xfabric
+from . import _xfabric as _xfabric
 from .errors import InvalidArgument
 
 #: The element types the fabric reduces, as NumPy dtypes, with the driver's names for them.
@@ -213,7 +213,7 @@ class Comm:
             if 0 <= root < self.size:
                 a[root] = arr
         else:
-            a = self._per_chip(x, "x")
+            a = self._per_chip(cast(PerChip, x), "x")
         self._check_dtype(a.dtype)
         out = np.empty_like(a)
         self._run("broadcast", a, out, a.shape[1], "sum", root)
@@ -242,6 +242,14 @@ class Comm:
         self._c.sgd_init(p, *opt[1:])
         self._sgd = opt
 
+    @overload
+    def sgd_step(self, grads: PerChip, *, state: Literal[False] = ...) -> np.ndarray: ...
+
+    @overload
+    def sgd_step(
+        self, grads: PerChip, *, state: Literal[True]
+    ) -> tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]: ...
+
     def sgd_step(
         self, grads: PerChip, *, state: bool = False
     ) -> Union[np.ndarray, tuple[np.ndarray, list[tuple[np.ndarray, np.ndarray]]]]:
@@ -267,7 +275,7 @@ class Comm:
         out = np.empty_like(g)
         st = self._c.sgd_step(g, out, n, *self._sgd[1:], state)
         self._last = OpStats(**self._c.last())
-        return (out, st) if state else out
+        return (out, st or []) if state else out
 
     # ---- internals --------------------------------------------------------------------------
     def _check_dtype(self, dt: np.dtype) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from . import _xfabric
+from . import _xfabric as _xfabric
 
 
 class HostRng:
