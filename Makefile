@@ -78,7 +78,7 @@ check-format: $(SETUP_STAMP) ## fail if a C++ source is not clang-formatted
 build: $(SETUP_STAMP) ## build the library, model, fabric tool and tests [XF_FLIT_WIDTHS="128;64;32"]
 	@cmake -S . -B $(CMAKE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DXF_FLIT_WIDTHS="$(XF_FLIT_WIDTHS)" -DXF_PYTHON=ON -DPython_EXECUTABLE=$(PY) > /dev/null
-	@cmake --build $(CMAKE_DIR) -j $(JOBS)
+	@scripts/cmake_build.sh $(CMAKE_DIR) -j $(JOBS)
 
 # The package's tests on the build tree's module (build/cmake/python/xfabric, no pip install).
 PYTHON_TEST_ARGS ?= -m "not slow" -n $(JOBS)

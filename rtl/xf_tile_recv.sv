@@ -167,7 +167,16 @@ module xf_tile_recv #(
   logic [AluLatencyCycles-1:0] fl_we_d, fl_we_q;
   logic [WordBits-1:0]         fl_addr_d [AluLatencyCycles], fl_addr_q [AluLatencyCycles];
 
-  logic [31:0] counters_d [32], counters_q [32];
+  // The 32 arrival counters: one increment per cycle (the ALU's output), read at three addresses
+  // (the increment's, the Wait's and the host's). Without a reset, FPGA flows map them to
+  // distributed RAM (ECP5 DPR16X4, Xilinx RAM32M; one copy per read port) instead of 1,024
+  // flip-flops with an adder each; ctr_valid_q says which were incremented since the last reset
+  // or clear, and one that was not reads as 0.
+  logic [31:0] ctr_mem [32];
+  logic [31:0] ctr_valid_d, ctr_valid_q;
+  logic [31:0] ctr_now;    // counter out.ctr before this cycle's increment
+  logic [31:0] ctr_wait;   // counter wait_ctr_i before it
+  logic        ctr_we;
   logic [2:0]  kill_d, kill_q;  // cycles left in which increments are squashed after a clear
 
   // ---- Header collection ---------------------------------------------------------------------
@@ -472,18 +481,24 @@ module xf_tile_recv #(
   assign progress_o = take || inc_now;
 
   always_comb begin
-    for (int c = 0; c < 32; c++) begin
-      counters_d[c] = counters_q[c];
-      if (inc_now && out.ctr == 5'(c)) counters_d[c] = counters_q[c] + {24'b0, out.amt};
-      if (clear_i) counters_d[c] = '0;
-    end
+    ctr_now = ctr_valid_q[out.ctr] ? ctr_mem[out.ctr] : 32'd0;
+    ctr_wait = ctr_valid_q[wait_ctr_i] ? ctr_mem[wait_ctr_i] : 32'd0;
+    ctr_we = inc_now && !clear_i;
+    ctr_valid_d = ctr_valid_q;
+    if (ctr_we) ctr_valid_d[out.ctr] = 1'b1;
+    if (clear_i) ctr_valid_d = '0;
     kill_d = kill_q == 3'd0 ? 3'd0 : kill_q - 3'd1;
     if (clear_i) kill_d = 3'(AluLatencyCycles);
   end
 
-  assign wait_count_o = counters_q[wait_ctr_i] +
+  // The counters' write port (no reset: see ctr_mem).
+  always_ff @(posedge clk_i) begin
+    if (ctr_we) ctr_mem[out.ctr] <= ctr_now + {24'b0, out.amt};
+  end
+
+  assign wait_count_o = ctr_wait +
                         ((inc_now && out.ctr == wait_ctr_i) ? {24'b0, out.amt} : 32'd0);
-  assign host_ctr_rdata_o = counters_q[host_ctr_i];
+  assign host_ctr_rdata_o = ctr_valid_q[host_ctr_i] ? ctr_mem[host_ctr_i] : 32'd0;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -493,7 +508,7 @@ module xf_tile_recv #(
       s1_q <= '0;
       fl_we_q <= '0;
       for (int k = 0; k < AluLatencyCycles; k++) fl_addr_q[k] <= '0;
-      for (int c = 0; c < 32; c++) counters_q[c] <= '0;
+      ctr_valid_q <= '0;
       kill_q <= '0;
     end else begin
       pkt_q <= pkt_d;
@@ -502,7 +517,7 @@ module xf_tile_recv #(
       s1_q <= s1_d;
       fl_we_q <= fl_we_d;
       for (int k = 0; k < AluLatencyCycles; k++) fl_addr_q[k] <= fl_addr_d[k];
-      for (int c = 0; c < 32; c++) counters_q[c] <= counters_d[c];
+      ctr_valid_q <= ctr_valid_d;
       kill_q <= kill_d;
     end
   end

@@ -118,7 +118,14 @@ module xf_tile_seq #(
   `ASSERT_INIT(DmemBytesLegal_A, DmemBytes % 16 == 0 && DmemBytes >= 32)
   `ASSERT_INIT(AluDtypesLegal_A, !AluDtypes[7] || AluDtypes[6])
 
-  logic [31:0] regs_q [32], regs_d [32];
+  // The register file: 32 x 32 bits written once per cycle and read at five addresses (rs1..rs4
+  // and rd) in the same cycle. It has no reset, so that FPGA flows map it to distributed RAM (one
+  // copy per read port: ECP5 DPR16X4, Xilinx RAM32M) rather than 1,024 flip-flops and five 32:1
+  // multiplexers; reg_valid_q says which registers were written since the last reset or clear,
+  // and a register not written reads as 0 (r0 is never written, so it is always 0).
+  logic [31:0] reg_mem [32];
+  logic [31:0] reg_valid_d, reg_valid_q;
+  logic        reg_we;
   logic [31:0] pc_d, pc_q;
   logic        lw_phase_d, lw_phase_q;  // Lw: the PMEM read was issued last cycle
   logic        at_bar_d, at_bar_q;      // waiting at Bar since an earlier cycle
@@ -131,7 +138,7 @@ module xf_tile_seq #(
   instr_t      ins;   // the instruction
   send_imm_t   desc;  // Send/Fwd: imm | r[rd], the send descriptor
   route_addr_t route;
-  logic [31:0] a, b, c3, c4;
+  logic [31:0] a, b, c3, c4, d;  // r[rs1], r[rs2], r[rs3], r[rs4], r[rd]
   logic        pc_oob, is_bar;
   logic        wr_en;
   logic [31:0] wr_val;
@@ -142,11 +149,12 @@ module xf_tile_seq #(
 
   always_comb begin
     ins = instr_unpack(instr_i);
-    a = regs_q[ins.rs1];
-    b = regs_q[ins.rs2];
-    c3 = regs_q[ins.rs3];
-    c4 = regs_q[{1'b0, ins.rs4}];
-    desc = send_imm_unpack(ins.imm | regs_q[ins.rd]);
+    a = reg_valid_q[ins.rs1] ? reg_mem[ins.rs1] : 32'd0;
+    b = reg_valid_q[ins.rs2] ? reg_mem[ins.rs2] : 32'd0;
+    c3 = reg_valid_q[ins.rs3] ? reg_mem[ins.rs3] : 32'd0;
+    c4 = reg_valid_q[{1'b0, ins.rs4}] ? reg_mem[{1'b0, ins.rs4}] : 32'd0;
+    d = reg_valid_q[ins.rd] ? reg_mem[ins.rd] : 32'd0;
+    desc = send_imm_unpack(ins.imm | d);
     route.lane = desc.lane;
     route.chip = c3[11:0];
     pc_oob = pc_q >= 32'(ImemWords);
@@ -364,11 +372,12 @@ module xf_tile_seq #(
     end
 
     pc_d = retire ? next_pc : pc_q;
-    for (int r = 0; r < 32; r++) regs_d[r] = regs_q[r];
-    if (wr_en && retire && ins.rd != 5'd0) regs_d[ins.rd] = wr_val;
+    reg_we = wr_en && retire && ins.rd != 5'd0 && !clear_i;
+    reg_valid_d = reg_valid_q;
+    if (reg_we) reg_valid_d[ins.rd] = 1'b1;
     if (clear_i) begin
       pc_d = '0;
-      for (int r = 0; r < 32; r++) regs_d[r] = '0;
+      reg_valid_d = '0;
       lw_phase_d = 1'b0;
       at_bar_d = 1'b0;
       avg_d = 32'h1 << xf_defs_pkg::AvgScaleFracBits;
@@ -380,9 +389,14 @@ module xf_tile_seq #(
     imem_raddr_o = pc_d[ImemAddrBits-1:0];
   end
 
+  // The register file's write port (no reset: see reg_mem).
+  always_ff @(posedge clk_i) begin
+    if (reg_we) reg_mem[ins.rd] <= wr_val;
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      for (int r = 0; r < 32; r++) regs_q[r] <= '0;
+      reg_valid_q <= '0;
       pc_q <= '0;
       lw_phase_q <= 1'b0;
       at_bar_q <= 1'b0;
@@ -390,7 +404,7 @@ module xf_tile_seq #(
       scale_q <= 32'(xf_defs_pkg::ScaleAddResetBits);
       wd_idle_q <= '0;
     end else begin
-      for (int r = 0; r < 32; r++) regs_q[r] <= regs_d[r];
+      reg_valid_q <= reg_valid_d;
       pc_q <= pc_d;
       lw_phase_q <= lw_phase_d;
       at_bar_q <= at_bar_d;
@@ -404,7 +418,7 @@ module xf_tile_seq #(
   assign scale_o = scale_q;
   assign pc_o = pc_q;
 
-  `ASSERT(RegZeroIsZero_A, regs_q[0] == '0)
+  `ASSERT(RegZeroIsZero_A, !reg_valid_q[0])
   `ASSERT(PushOnlyWithRoom_A, !push_o || jobs_after_i < 3'd4)
 
 endmodule

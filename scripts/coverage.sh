@@ -13,7 +13,7 @@ mkdir -p "$DIR"
 cmake -S . -B "$DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DXF_COVERAGE=ON \
   > /dev/null
 echo "coverage: building fabric with line and toggle coverage in $DIR (first time: ~6 min)"
-cmake --build "$DIR" -j "$JOBS" --target fabric > "$DIR/build.log" 2>&1 ||
+scripts/cmake_build.sh "$DIR" -j "$JOBS" --target fabric > "$DIR/build.log" 2>&1 ||
   { tail -30 "$DIR/build.log"; echo "coverage: build failed (log: $DIR/build.log)"; exit 1; }
 rm -rf "$DIR/dat" "$DIR/annotated" && mkdir -p "$DIR/dat"
 

@@ -34,9 +34,8 @@ stage "[1/4] configuring (cmake)" cmake -S . -B "$DIR" -DCMAKE_BUILD_TYPE=RelWit
   -DXF_FLIT_WIDTHS=128
 [ -x "$FABRIC" ] || echo "demo: the first build Verilates the chip and the switch and compiles" \
   "them: several minutes on 2 cores (ccache makes later builds fast)"
-# A second build pass: after a re-Verilation CMake's file list can be stale for one pass.
 stage "[2/4] building fabric (library, SystemC model, Verilated chip)" \
-  bash -c "cmake --build '$DIR' --target fabric -j $JOBS || cmake --build '$DIR' --target fabric -j $JOBS"
+  scripts/cmake_build.sh "$DIR" --target fabric -j "$JOBS"
 echo "demo: [3/4] collectives on the SystemC model"
 
 runs=(

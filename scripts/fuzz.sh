@@ -48,7 +48,7 @@ build() {
   "${nice[@]}" cmake -S tests/fuzz -B "$bdir" -DCMAKE_CXX_COMPILER=clang++-14 \
     -DXF_FUZZ_SANITIZERS="$sanitizers" > "$bdir/configure.log" ||
     { cat "$bdir/configure.log"; exit 1; }
-  "${nice[@]}" cmake --build "$bdir" -j 1 > "$bdir/build.log" 2>&1 ||
+  "${nice[@]}" scripts/cmake_build.sh "$bdir" -j 1 > "$bdir/build.log" 2>&1 ||
     { tail -40 "$bdir/build.log"; echo "fuzz: build failed (log: $bdir/build.log)" >&2; exit 1; }
   echo "fuzz: built $bin (sanitizers: fuzzer${sanitizers:+,$sanitizers})"
 }
@@ -127,7 +127,7 @@ coverage() {
   (ulimit -v 6000000
    "${nice[@]}" cmake -S tests/fuzz -B "$cdir" -DCMAKE_CXX_COMPILER=clang++-14 \
      -DXF_FUZZ_SANITIZERS= -DXF_FUZZ_COVERAGE=ON > "$cdir/configure.log" &&
-   "${nice[@]}" cmake --build "$cdir" -j 1 > "$cdir/build.log" 2>&1) ||
+   "${nice[@]}" scripts/cmake_build.sh "$cdir" -j 1 > "$cdir/build.log" 2>&1) ||
     { tail -20 "$cdir/build.log"; echo "fuzz: coverage build failed" >&2; exit 1; }
   local dirs=("$@")
   [ ${#dirs[@]} -gt 0 ] || dirs=("$seeds" $( [ -d "$bdir/corpus" ] && echo "$bdir/corpus"))
