@@ -7,6 +7,10 @@ FABRIC     := $(CMAKE_DIR)/fabric
 SETUP_STAMP := $(BUILD)/.setup-done
 # The flit widths of the Verilated chip (docs/packets.md section 2); make demo builds 128 alone.
 XF_FLIT_WIDTHS ?= 128;64;32
+# The interpreter of the Python package's tests and the regressions: Debian's, which has what
+# scripts/setup.sh installs (numpy, pytest, pytest-xdist, ml_dtypes; docs/python.md).
+PY         ?= /usr/bin/python3
+PYTEST     := $(PY) -m pytest -p no:cacheprovider
 
 MAKEFLAGS += --no-print-directory
 .DEFAULT_GOAL := help
@@ -59,7 +63,8 @@ check-docs: ## fail on a dangling path, link or anchor in a doc or comment, or a
 CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
               sw/tools/*.cpp sw/tools/*.hpp sw/examples/*.cpp sw/backends/*/*.cpp sw/driver/*.cpp \
               model/*.cpp model/*.hpp \
-              tests/*.cpp tests/*.hpp tb/*.hpp tb/*.cpp sw/backends/*/*.hpp tests/fuzz/*.cpp))
+              tests/*.cpp tests/*.hpp tb/*.hpp tb/*.cpp sw/backends/*/*.hpp tests/fuzz/*.cpp \
+              python/src/*.cpp))
 
 .PHONY: format
 format: ## apply .clang-format to the C++ sources
@@ -72,8 +77,19 @@ check-format: $(SETUP_STAMP) ## fail if a C++ source is not clang-formatted
 .PHONY: build
 build: $(SETUP_STAMP) ## build the library, model, fabric tool and tests [XF_FLIT_WIDTHS="128;64;32"]
 	@cmake -S . -B $(CMAKE_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DXF_FLIT_WIDTHS="$(XF_FLIT_WIDTHS)" > /dev/null
+	  -DXF_FLIT_WIDTHS="$(XF_FLIT_WIDTHS)" -DXF_PYTHON=ON -DPython_EXECUTABLE=$(PY) > /dev/null
 	@scripts/cmake_build.sh $(CMAKE_DIR) -j $(JOBS)
+
+# The package's tests on the build tree's module (build/cmake/python/xfabric, no pip install).
+PYTHON_TEST_ARGS ?= -m "not slow" -n $(JOBS)
+
+.PHONY: python-test
+python-test: build ## the Python package's tests on the build tree (make test: the quick ones)
+	@PYTHONPATH=$(CMAKE_DIR)/python XF_FABRIC=$(FABRIC) $(PYTEST) python/tests -q $(PYTHON_TEST_ARGS)
+
+.PHONY: python-test-all
+python-test-all: build ## every test of the Python package, the slow ones too (~3 min)
+	@$(MAKE) python-test PYTHON_TEST_ARGS="-n $(JOBS)"
 
 .PHONY: lint
 lint: $(SETUP_STAMP) ## lint the RTL (Verilator -Wall), synthesise it (Yosys), compile it (Icarus)
@@ -125,6 +141,8 @@ test: SYNTH_FLAGS = --quick
 test: $(SETUP_STAMP) check-gen check-docs check-format check-slices build lint fpga-check ## run every test (unit, model, compiler, tool, proofs, fuzz corpus)
 	@cd $(CMAKE_DIR) && ctest --output-on-failure -j $(JOBS)
 	@scripts/test_fabric_cli.sh $(FABRIC)
+	@PYTHONPATH=$(CMAKE_DIR)/python XF_FABRIC=$(FABRIC) $(PYTEST) python/tests -q $(PYTHON_TEST_ARGS)
+	@$(PYTEST) tests/regress --fabric $(FABRIC) --seeds 10 -n $(JOBS) -q
 	@scripts/test_driver.sh $(FABRIC) $(CMAKE_DIR)/example_allreduce
 	@scripts/fpga_machines.sh $(CMAKE_DIR)/gen_system --check
 	@scripts/topo_pictures.sh $(FABRIC) --check
@@ -143,21 +161,26 @@ demo: $(SETUP_STAMP) ## build fabric alone, then collectives on the model and on
 
 SEEDS ?= 100
 FIRST_SEED ?= 1
-# Runs at once (default: the cores) and an optional resumable results file (JSON lines; a rerun
-# with the same RESULTS skips the seeds it holds).
-REGRESS_ARGS = --jobs $(JOBS) $(if $(RESULTS),--results $(RESULTS))
+# The regressions run on pytest (tests/regress, docs/python.md section 6): JOBS processes at once
+# (pytest-xdist), JUnit XML in build/regress/<target>.xml, SHARD=i/N for the i-th of N shards,
+# an optional resumable results file (JSON lines; a rerun with the same RESULTS skips the seeds
+# it holds).
+REGRESS_ARGS = --fabric $(FABRIC) --seeds $(SEEDS) --first-seed $(or $(FIRST_SEED),1) \
+  -n $(JOBS) -q -p xdist $(if $(SHARD),--shard $(SHARD)) $(if $(RESULTS),--results $(RESULTS))
+REGRESS = @mkdir -p $(BUILD)/regress && $(PYTEST) tests/regress $(REGRESS_ARGS) \
+  --junitxml=$(BUILD)/regress/$@$(if $(SHARD),-$(subst /,-of-,$(SHARD))).xml
 
 .PHONY: regress-model
-regress-model: $(SETUP_STAMP) build ## random collectives on the model: make regress-model SEEDS=N [FIRST_SEED=S]
-	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) $(FIRST_SEED) $(REGRESS_ARGS)
+regress-model: $(SETUP_STAMP) build ## random collectives on the model: make regress-model SEEDS=N [FIRST_SEED=S] [SHARD=i/N]
+	$(REGRESS)
 
 .PHONY: regress
-regress: $(SETUP_STAMP) build ## RTL vs model in lock step on random collectives: make regress SEEDS=N [FIRST_SEED=S]
-	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) "$(FIRST_SEED)" --rtl $(REGRESS_ARGS)
+regress: $(SETUP_STAMP) build ## RTL vs model in lock step on random collectives: make regress SEEDS=N [FIRST_SEED=S] [SHARD=i/N]
+	$(REGRESS) --rtl
 
 .PHONY: regress-faults
 regress-faults: $(SETUP_STAMP) build ## RTL vs model under random link faults, small sizes: make regress-faults SEEDS=N
-	@python3 scripts/regress_model.py $(FABRIC) $(SEEDS) "$(FIRST_SEED)" --rtl --faults $(REGRESS_ARGS)
+	$(REGRESS) --rtl --faults
 
 .PHONY: bench-faults
 bench-faults: $(SETUP_STAMP) build ## goodput of an allreduce against the link fault rate, RTL and model (table)

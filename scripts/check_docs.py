@@ -40,8 +40,8 @@ import sys
 # ---- What counts as a repository path ------------------------------------------------------
 
 TOP_DIRS = ("rtl", "model", "sw", "tb", "tests", "scripts", "docs", "spec", "formal", "fpga",
-            ".ci")
-TOP_FILES = ("README.md", "CHANGELOG.md", "Makefile", "CMakeLists.txt", "xf_fabric.core",
+            "python", "examples", ".ci")
+TOP_FILES = ("README.md", "CHANGELOG.md", "Makefile", "CMakeLists.txt", "pyproject.toml", "xf_fabric.core",
              "xf_fabric_fpga.core", ".clang-format", ".gitignore")
 # Bare file names with these extensions must be the name of a file in the repository.
 SOURCE_EXTS = ("sv", "svh", "cpp", "hpp", "py", "sh", "md", "json", "core")
@@ -61,6 +61,8 @@ SKIP_FILES = {
 PATH_ALLOW = [
     # "RTL/model" written in lower case: the cycle ratio of the two backends, not a path
     ("*", "rtl/model"),
+    # the iCEBreaker pin file's path in YosysHQ's icestorm repository, not in this one
+    ("*", "examples/icebreaker/icebreaker.pcf"),
 ]
 # Bare file names that need not exist: examples of the user's own files and outputs.
 NAME_ALLOW = {

