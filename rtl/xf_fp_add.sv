@@ -137,23 +137,22 @@ module xf_fp_add #(
   logic [W-1:0]   s3_sum_d, s3_sum_q;
 
   always_comb begin
-    logic [XW-1:0] norm_c;
     exp_wide = {1'b0, s2_exp_q};
     lz_wide = (E + 1)'(s2_lz_q);
     if (s2_z_q[ZW-1]) begin
       // Carry out: one right shift, the lost bit joins the sticky bit.
-      norm_c = {s2_z_q[ZW-1:2], s2_z_q[1] | s2_z_q[0]};
+      norm = {s2_z_q[ZW-1:2], s2_z_q[1] | s2_z_q[0]};
       norm_exp = exp_wide + 1'b1;
     end else if (lz_wide < exp_wide) begin
-      norm_c = s2_z_q[XW-1:0] << s2_lz_q;
+      norm = s2_z_q[XW-1:0] << s2_lz_q;
       norm_exp = exp_wide - lz_wide;
     end else begin
       // The exponent would go below the smallest normal one: subnormal (or zero) result.
-      norm_c = s2_z_q[XW-1:0] << (exp_wide - 1'b1);
+      norm = s2_z_q[XW-1:0] << (exp_wide - 1'b1);
       norm_exp = '0;
     end
-    round_up = norm_c[2] & (norm_c[3] | norm_c[1] | norm_c[0]);
-    rounded = {norm_exp, norm_c[XW-2:3]} + (E + M + 1)'(round_up);
+    round_up = norm[2] & (norm[3] | norm[1] | norm[0]);
+    rounded = {norm_exp, norm[XW-2:3]} + (E + M + 1)'(round_up);
     if (s2_nan_q) begin
       s3_sum_d = CanonicalNan;
     end else if (s2_inf_q) begin
@@ -165,7 +164,6 @@ module xf_fp_add #(
     end else begin
       s3_sum_d = {s2_sign_q, rounded[E+M-1:0]};
     end
-    norm = norm_c;
   end
 
   always_ff @(posedge clk_i) begin

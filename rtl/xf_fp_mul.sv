@@ -66,8 +66,6 @@ module xf_fp_mul #(
   logic [E+M:0]        rounded;            // {exponent (E+1 bits), fraction} after rounding
 
   always_comb begin
-    logic signed [XE-1:0] norm_exp_s_c;
-    logic [PW-1:0] norm_c;
     logic [ExpBits+ManBits:0] prod_o_c;
     a_nan = (a_i[W-2:M] == '1) && (a_i[M-1:0] != '0);
     b_nan = (b_i[W-2:M] == '1) && (b_i[M-1:0] != '0);
@@ -89,20 +87,20 @@ module xf_fp_mul #(
     e0 = XE'(a_exp) + XE'(b_exp) - XE'(Bias);
     rsh = '0;
     wide = '0;
-    norm_exp_s_c = '0;
+    norm_exp_s = '0;
     if (e0 >= lz_s) begin
-      norm_c = prod << lz;
-      norm_exp_s_c = e0 + XE'(1) - lz_s;
+      norm = prod << lz;
+      norm_exp_s = e0 + XE'(1) - lz_s;
     end else if (e0 >= 0) begin
-      norm_c = prod << e0[LzBits-1:0];  // e0 < lz <= PW
+      norm = prod << e0[LzBits-1:0];  // e0 < lz <= PW
     end else begin
       rsh = (-e0 >= XE'(PW)) ? LzBits'(PW) : LzBits'(-e0);
       wide = {prod, {PW{1'b0}}} >> rsh;
-      norm_c = {wide[2*PW-1:PW+1], wide[PW] | (wide[PW-1:0] != '0)};
+      norm = {wide[2*PW-1:PW+1], wide[PW] | (wide[PW-1:0] != '0)};
     end
-    norm_exp = norm_exp_s_c[E:0];  // 0 .. 2^(E+1)-1: e0 + 1 <= 2 * (2^E - 2) - Bias + 1
-    round_up = norm_c[P-1] & (norm_c[P] | (norm_c[P-2:0] != '0));
-    rounded = {norm_exp, norm_c[PW-2:P]} + (E + M + 1)'(round_up);
+    norm_exp = norm_exp_s[E:0];  // 0 .. 2^(E+1)-1: e0 + 1 <= 2 * (2^E - 2) - Bias + 1
+    round_up = norm[P-1] & (norm[P] | (norm[P-2:0] != '0));
+    rounded = {norm_exp, norm[PW-2:P]} + (E + M + 1)'(round_up);
     if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) begin
       prod_o_c = CanonicalNan;
     end else if (a_inf || b_inf) begin
@@ -114,8 +112,6 @@ module xf_fp_mul #(
     end else begin
       prod_o_c = {sign, rounded[E+M-1:0]};
     end
-    norm_exp_s = norm_exp_s_c;
-    norm = norm_c;
     prod_o = prod_o_c;
   end
 
