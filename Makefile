@@ -145,6 +145,7 @@ test: $(SETUP_STAMP) check-gen check-docs check-format check-slices build lint f
 	@$(PYTEST) tests/regress --fabric $(FABRIC) --seeds 10 -n $(JOBS) -q
 	@scripts/test_driver.sh $(FABRIC) $(CMAKE_DIR)/example_allreduce
 	@scripts/fpga_machines.sh $(CMAKE_DIR)/gen_system --check
+	@scripts/icarus_system.sh $(CMAKE_DIR)/gen_system
 	@scripts/topo_pictures.sh $(FABRIC) --check
 	@scripts/test_serial.sh $(FABRIC) $(CMAKE_DIR)/xf_board_sim
 	@scripts/formal.sh

@@ -180,18 +180,28 @@ module xf_exchange #(
   path_t                     path_in, path_out;  // tile t's, in the loop below
   logic [NumTiles*PathW-1:0] path_push;
   always_comb begin
+    logic [NumTiles*PathW-1:0] path_push_c;
+    logic [NumTiles*FlitW-1:0] front_flit_c;
+    logic [NumTiles-1:0] front_link_c;
+    logic [NumTiles*4-1:0] front_port_c;
+    logic [NumTiles*2-1:0] front_ctrl_c;
     for (int t = 0; t < NumTiles; t++) begin
       path_in.ctrl = tx_ctrl_i[t*2 +: 2];
       path_in.port = tx_port_i[t*4 +: 4];
       path_in.link = tx_link_i[t];
       path_in.flit = tx_flit_i[t*FlitW +: FlitW];
-      path_push[t*PathW +: PathW] = path_in;
+      path_push_c[t*PathW +: PathW] = path_in;
       path_out = path_front[t*PathW +: PathW];
-      front_flit[t*FlitW +: FlitW] = path_out.flit;
-      front_link[t] = path_out.link;
-      front_port[t*4 +: 4] = path_out.port;
-      front_ctrl[t*2 +: 2] = path_out.ctrl;
+      front_flit_c[t*FlitW +: FlitW] = path_out.flit;
+      front_link_c[t] = path_out.link;
+      front_port_c[t*4 +: 4] = path_out.port;
+      front_ctrl_c[t*2 +: 2] = path_out.ctrl;
     end
+    path_push = path_push_c;
+    front_flit = front_flit_c;
+    front_link = front_link_c;
+    front_port = front_port_c;
+    front_ctrl = front_ctrl_c;
   end
 
   for (genvar t = 0; t < NumTiles; t++) begin : gen_path
@@ -249,26 +259,36 @@ module xf_exchange #(
   logic [NumLinks*16-1:0]       unused_xb_overflow_count;
 
   always_comb begin
-    xb_xreq = '0;
-    xb_xdone = '0;
-    xb_data_sel = '0;
-    xb_in_valid = '0;
-    xb_in_flit = '0;
+    logic [NumLinks*NumTiles-1:0] xb_xreq_c;
+    logic [NumLinks*NumTiles-1:0] xb_xdone_c;
+    logic [NumLinks*NumTiles-1:0] xb_data_sel_c;
+    logic [NumLinks-1:0] xb_in_valid_c;
+    logic [NumLinks*FlitW-1:0] xb_in_flit_c;
+    xb_xreq_c = '0;
+    xb_xdone_c = '0;
+    xb_data_sel_c = '0;
+    xb_in_valid_c = '0;
+    xb_in_flit_c = '0;
     for (int l = 0; l < NumLinks; l++) begin
       for (int t = 0; t < NumTiles; t++) begin
         if (take[t] && front_link[t] && (32'(front_port[t*4 +: 4]) == l)) begin
-          xb_xreq[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlXreq;
-          xb_xdone[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlXdone;
-          xb_data_sel[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlData;
+          xb_xreq_c[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlXreq;
+          xb_xdone_c[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlXdone;
+          xb_data_sel_c[l*NumTiles + t] = front_ctrl[t*2 +: 2] == CtrlData;
         end
         // AND-OR multiplexer: only the granted tile sends data (OneDataPerXb_A).
-        if (xb_data_sel[l*NumTiles + t]) begin
-          xb_in_valid[l] = 1'b1;
-          xb_in_flit[l*FlitW +: FlitW] = xb_in_flit[l*FlitW +: FlitW] |
+        if (xb_data_sel_c[l*NumTiles + t]) begin
+          xb_in_valid_c[l] = 1'b1;
+          xb_in_flit_c[l*FlitW +: FlitW] = xb_in_flit_c[l*FlitW +: FlitW] |
                                          front_flit[t*FlitW +: FlitW];
         end
       end
     end
+    xb_xreq = xb_xreq_c;
+    xb_xdone = xb_xdone_c;
+    xb_data_sel = xb_data_sel_c;
+    xb_in_valid = xb_in_valid_c;
+    xb_in_flit = xb_in_flit_c;
   end
 
   for (genvar l = 0; l < NumLinks; l++) begin : gen_xb
@@ -322,14 +342,18 @@ module xf_exchange #(
   end
 
   always_comb begin
+    logic [NumTiles*NumLinks-1:0] xb_msg_valid_o_c;
+    logic [NumTiles*NumLinks*2-1:0] xb_msg_kind_o_c;
     for (int t = 0; t < NumTiles; t++) begin
       for (int l = 0; l < NumLinks; l++) begin
         msg_out = msg_q[((MsgStages - 1)*NumLinks + l)*MsgW +: MsgW];
         msg_out_valid = msg_out.valid;
-        xb_msg_valid_o[t*NumLinks + l] = msg_out_valid[t];
-        xb_msg_kind_o[(t*NumLinks + l)*2 +: 2] = msg_out.kind;
+        xb_msg_valid_o_c[t*NumLinks + l] = msg_out_valid[t];
+        xb_msg_kind_o_c[(t*NumLinks + l)*2 +: 2] = msg_out.kind;
       end
     end
+    xb_msg_valid_o = xb_msg_valid_o_c;
+    xb_msg_kind_o = xb_msg_kind_o_c;
   end
 
   // ---- Router -------------------------------------------------------------------------------

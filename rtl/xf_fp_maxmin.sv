@@ -35,22 +35,24 @@ module xf_fp_maxmin #(
   logic [W-1:0] a_key, b_key;
 
   always_comb begin
+    logic [ExpBits+ManBits:0] res_o_c;
     a_nan = (a_i[W-2:M] == '1) && (a_i[M-1:0] != '0);
     b_nan = (b_i[W-2:M] == '1) && (b_i[M-1:0] != '0);
     a_key = a_i[W-1] ? ~a_i : {1'b1, a_i[W-2:0]};
     b_key = b_i[W-1] ? ~b_i : {1'b1, b_i[W-2:0]};
     a_ge_b = a_key >= b_key;
     if (a_nan && b_nan) begin
-      res_o = CanonicalNan;
+      res_o_c = CanonicalNan;
     end else if (a_nan) begin
-      res_o = b_i;
+      res_o_c = b_i;
     end else if (b_nan) begin
-      res_o = a_i;
+      res_o_c = a_i;
     end else if (max_i) begin
-      res_o = a_ge_b ? a_i : b_i;
+      res_o_c = a_ge_b ? a_i : b_i;
     end else begin
-      res_o = a_ge_b ? b_i : a_i;
+      res_o_c = a_ge_b ? b_i : a_i;
     end
+    res_o = res_o_c;
   end
 
 endmodule

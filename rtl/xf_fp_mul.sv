@@ -66,6 +66,7 @@ module xf_fp_mul #(
   logic [E+M:0]        rounded;            // {exponent (E+1 bits), fraction} after rounding
 
   always_comb begin
+    logic [ExpBits+ManBits:0] prod_o_c;
     a_nan = (a_i[W-2:M] == '1) && (a_i[M-1:0] != '0);
     b_nan = (b_i[W-2:M] == '1) && (b_i[M-1:0] != '0);
     a_inf = (a_i[W-2:M] == '1) && (a_i[M-1:0] == '0);
@@ -101,16 +102,17 @@ module xf_fp_mul #(
     round_up = norm[P-1] & (norm[P] | (norm[P-2:0] != '0));
     rounded = {norm_exp, norm[PW-2:P]} + (E + M + 1)'(round_up);
     if (a_nan || b_nan || (a_inf && b_zero) || (a_zero && b_inf)) begin
-      prod_o = CanonicalNan;
+      prod_o_c = CanonicalNan;
     end else if (a_inf || b_inf) begin
-      prod_o = {sign, {E{1'b1}}, {M{1'b0}}};
+      prod_o_c = {sign, {E{1'b1}}, {M{1'b0}}};
     end else if (a_zero || b_zero) begin
-      prod_o = {sign, {(W - 1) {1'b0}}};
+      prod_o_c = {sign, {(W - 1) {1'b0}}};
     end else if (rounded[E+M:M] >= {1'b0, {E{1'b1}}}) begin
-      prod_o = {sign, {E{1'b1}}, {M{1'b0}}};  // overflow to infinity
+      prod_o_c = {sign, {E{1'b1}}, {M{1'b0}}};  // overflow to infinity
     end else begin
-      prod_o = {sign, rounded[E+M-1:0]};
+      prod_o_c = {sign, rounded[E+M-1:0]};
     end
+    prod_o = prod_o_c;
   end
 
   // The hidden bit is implied by the exponent field; the top bits of the signed exponent are

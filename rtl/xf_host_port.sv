@@ -160,8 +160,10 @@ module xf_host_port #(
   logic [15:0] status_done;  // status.done (Icarus 11 selects a field's bit with a constant index)
   reg_control_t control;  // a Control write's data
   always_comb begin
-    reg_ok = 1'b0;
-    reg_rdata = '0;
+    logic reg_ok_c;
+    logic [31:0] reg_rdata_c;
+    reg_ok_c = 1'b0;
+    reg_rdata_c = '0;
     crc_link = a[4:2];
     status_done = '0;
     for (int t = 0; t < NumTiles; t++) status_done[t] = tile_done_i[t];
@@ -171,65 +173,67 @@ module xf_host_port #(
     status.error = tile_err_i || misroutes_i != 0 || xb_errors_i != 0;
     unique case (a)
       xf_defs_pkg::REG_CHIP_ID: begin
-        reg_ok = !host_req_write_i;
-        reg_rdata = index_q;
+        reg_ok_c = !host_req_write_i;
+        reg_rdata_c = index_q;
       end
       xf_defs_pkg::REG_INDEX_WR: begin
-        reg_ok = 1'b1;
-        reg_rdata = index_q;
+        reg_ok_c = 1'b1;
+        reg_rdata_c = index_q;
       end
-      xf_defs_pkg::REG_CONTROL: reg_ok = host_req_write_i;
+      xf_defs_pkg::REG_CONTROL: reg_ok_c = host_req_write_i;
       xf_defs_pkg::REG_STATUS: begin
-        reg_ok = !host_req_write_i;
-        reg_rdata = reg_status_pack(status);
+        reg_ok_c = !host_req_write_i;
+        reg_rdata_c = reg_status_pack(status);
       end
       xf_defs_pkg::REG_CYCLES: begin
-        reg_ok = !host_req_write_i;
-        reg_rdata = cycles_q;
+        reg_ok_c = !host_req_write_i;
+        reg_rdata_c = cycles_q;
       end
       xf_defs_pkg::REG_MISROUTES: begin
-        reg_ok = !host_req_write_i;
-        reg_rdata = misroutes_i;
+        reg_ok_c = !host_req_write_i;
+        reg_rdata_c = misroutes_i;
       end
       xf_defs_pkg::REG_XB_ERRORS: begin
-        reg_ok = !host_req_write_i;
-        reg_rdata = xb_errors_i;
+        reg_ok_c = !host_req_write_i;
+        reg_rdata_c = xb_errors_i;
       end
       xf_defs_pkg::REG_CONFIG: begin
-        reg_ok = !host_req_write_i;
-        reg_rdata = config_i;
+        reg_ok_c = !host_req_write_i;
+        reg_rdata_c = config_i;
       end
       xf_defs_pkg::REG_PORTS: begin  // whole, where Config's field saturates at 15
-        reg_ok = !host_req_write_i;
-        reg_rdata = 32'(NumLinks);
+        reg_ok_c = !host_req_write_i;
+        reg_rdata_c = 32'(NumLinks);
       end
       xf_defs_pkg::REG_ALU_CONFIG: begin
-        reg_ok = !host_req_write_i;
-        reg_rdata = alu_config_i;
+        reg_ok_c = !host_req_write_i;
+        reg_rdata_c = alu_config_i;
       end
       xf_defs_pkg::REG_DONE_CYCLES: begin
-        reg_ok = !host_req_write_i;
-        reg_rdata = done_cycles_q;
+        reg_ok_c = !host_req_write_i;
+        reg_rdata_c = done_cycles_q;
       end
       default: begin
         if (a >= xf_defs_pkg::REG_LINK_CRC_ERRORS &&
             a < xf_defs_pkg::REG_LINK_CRC_ERRORS + 32'd32) begin  // 8 links x 4 bytes
-          reg_ok = !host_req_write_i;
+          reg_ok_c = !host_req_write_i;
           for (int l = 0; l < RegLinks; l++)
-            if (crc_link == 3'(l)) reg_rdata = {16'd0, crc_errors_i[l*16 +: 16]};
+            if (crc_link == 3'(l)) reg_rdata_c = {16'd0, crc_errors_i[l*16 +: 16]};
         end else if (a >= xf_defs_pkg::REG_LINK_STATUS &&
                      a < xf_defs_pkg::REG_LINK_STATUS + 32'd32) begin
-          reg_ok = !host_req_write_i;
+          reg_ok_c = !host_req_write_i;
           for (int l = 0; l < RegLinks; l++)
-            if (crc_link == 3'(l)) reg_rdata = link_status_i[l*32 +: 32];
+            if (crc_link == 3'(l)) reg_rdata_c = link_status_i[l*32 +: 32];
         end else if (a >= xf_defs_pkg::REG_LINK_DISCARDS &&
                      a < xf_defs_pkg::REG_LINK_DISCARDS + 32'd32) begin
-          reg_ok = !host_req_write_i;
+          reg_ok_c = !host_req_write_i;
           for (int l = 0; l < RegLinks; l++)
-            if (crc_link == 3'(l)) reg_rdata = link_discards_i[l*32 +: 32];
+            if (crc_link == 3'(l)) reg_rdata_c = link_discards_i[l*32 +: 32];
         end
       end
     endcase
+    reg_ok = reg_ok_c;
+    reg_rdata = reg_rdata_c;
   end
 
   // Links 8 and up (a wide switch) have no registers.
@@ -247,18 +251,26 @@ module xf_host_port #(
   logic sel_ready, pend_rsp_valid, pend_rsp_err;
   logic [31:0] pend_rsp_rdata;
   always_comb begin
-    sel_ready = 1'b0;
-    pend_rsp_valid = 1'b0;
-    pend_rsp_err = 1'b0;
-    pend_rsp_rdata = '0;
+    logic sel_ready_c;
+    logic pend_rsp_valid_c;
+    logic pend_rsp_err_c;
+    logic [31:0] pend_rsp_rdata_c;
+    sel_ready_c = 1'b0;
+    pend_rsp_valid_c = 1'b0;
+    pend_rsp_err_c = 1'b0;
+    pend_rsp_rdata_c = '0;
     for (int t = 0; t < TileSlots; t++) begin
-      if (s_tile_q == 4'(t)) sel_ready = tile_req_ready_i[t];
+      if (s_tile_q == 4'(t)) sel_ready_c = tile_req_ready_i[t];
       if (tpend_tile_q == 4'(t)) begin
-        pend_rsp_valid = tile_rsp_valid_i[t];
-        pend_rsp_err = tile_rsp_err_i[t];
-        pend_rsp_rdata = tile_rsp_rdata_i[t*32 +: 32];
+        pend_rsp_valid_c = tile_rsp_valid_i[t];
+        pend_rsp_err_c = tile_rsp_err_i[t];
+        pend_rsp_rdata_c = tile_rsp_rdata_i[t*32 +: 32];
       end
     end
+    sel_ready = sel_ready_c;
+    pend_rsp_valid = pend_rsp_valid_c;
+    pend_rsp_err = pend_rsp_err_c;
+    pend_rsp_rdata = pend_rsp_rdata_c;
   end
 
   // ---- Stage and response -------------------------------------------------------------------
@@ -266,15 +278,17 @@ module xf_host_port #(
   logic take;    // a new request enters the stage
   logic rt_last;  // the table access's last step
   always_comb begin
+    logic s_done_c;
     rt_last = (s_write_q && rt_k_q >= 3'd3) || rt_k_q == 3'd4;
-    s_done = 1'b0;
+    s_done_c = 1'b0;
     if (s_valid_q) begin
       unique case (s_kind_q)
-        KindTile: s_done = sel_ready;
-        KindRoute: s_done = rt_last && !tpend_q;
-        default: s_done = !tpend_q;
+        KindTile: s_done_c = sel_ready;
+        KindRoute: s_done_c = rt_last && !tpend_q;
+        default: s_done_c = !tpend_q;
       endcase
     end
+    s_done = s_done_c;
   end
 
   // Ready: the stage is empty or completes this cycle. Combinational from tile_req_ready_i (which
@@ -459,18 +473,22 @@ module xf_host_port #(
   assign route_addr_o = rt_addr_q + 14'(rt_k_q);
   assign route_raddr_o = rt_addr_q + 14'(rt_k_q);
   always_comb begin
+    logic [7:0] route_wdata_o_c;
     unique case (rt_k_q[1:0])
-      2'd0: route_wdata_o = s_wdata_q[7:0];
-      2'd1: route_wdata_o = s_wdata_q[15:8];
-      2'd2: route_wdata_o = s_wdata_q[23:16];
-      default: route_wdata_o = s_wdata_q[31:24];
+      2'd0: route_wdata_o_c = s_wdata_q[7:0];
+      2'd1: route_wdata_o_c = s_wdata_q[15:8];
+      2'd2: route_wdata_o_c = s_wdata_q[23:16];
+      default: route_wdata_o_c = s_wdata_q[31:24];
     endcase
+    route_wdata_o = route_wdata_o_c;
   end
 
   always_comb begin
-    tile_req_valid_o = '0;
+    logic [TileSlots-1:0] tile_req_valid_o_c;
+    tile_req_valid_o_c = '0;
     for (int t = 0; t < TileSlots; t++)
-      if (s_valid_q && s_kind_q == KindTile && s_tile_q == 4'(t)) tile_req_valid_o[t] = 1'b1;
+      if (s_valid_q && s_kind_q == KindTile && s_tile_q == 4'(t)) tile_req_valid_o_c[t] = 1'b1;
+    tile_req_valid_o = tile_req_valid_o_c;
   end
   assign tile_req_write_o = s_write_q;
   assign tile_req_addr_o = s_toff_q;

@@ -165,6 +165,7 @@ module xf_link #(
   );
 
   always_comb begin
+    logic [3:0] naks_d_c;
     rx_in_valid_d = phy_rx_valid_i;
     rx_in_flit_d = phy_rx_valid_i ? phy_rx_flit_i : rx_in_flit_q;
     rx_in_ctl_d = phy_rx_valid_i ? phy_rx_ctl_i : rx_in_ctl_q;
@@ -182,17 +183,18 @@ module xf_link #(
     rx_push = rx_accept;
     expected_d = rx_accept ? expected_q + 8'd1 : expected_q;
     nak_pending_d = nak_pending_q;
-    naks_d = naks_q;
+    naks_d_c = naks_q;
     if (rx_accept) begin
       nak_pending_d = 1'b0;
     end else if (rx_ahead && !nak_pending_q) begin
       nak_pending_d = 1'b1;
-      naks_d = naks_q + 4'd1;
+      naks_d_c = naks_q + 4'd1;
     end
     cred_ret_d = rx_pop ? cred_ret_q + 8'd1 : cred_ret_q;  // credit on pop
     crc_errors_d = sat_inc(crc_errors_q, rx_bad);
     discards_d = sat_inc(discards_q, rx_ahead || rx_behind);
     rx_packets_d = (rx_accept && rx_in_flit.tail) ? rx_packets_q + 32'd1 : rx_packets_q;
+    naks_d = naks_d_c;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -245,12 +247,14 @@ module xf_link #(
   logic [RxBufferFlits*FlitW-1:0] buf_d, buf_q;
 
   always_comb begin
+    logic [FlitW-1:0] buf_front_c;
     buf_d = buf_q;
-    buf_front = '0;
+    buf_front_c = '0;
     for (int i = 0; i < RxBufferFlits; i++) begin
       if (rx_push && wr_ptr_q == PtrBits'(i)) buf_d[i*FlitW +: FlitW] = rx_in_flit_q;
-      if (rd_ptr_q == PtrBits'(i)) buf_front = buf_q[i*FlitW +: FlitW];
+      if (rd_ptr_q == PtrBits'(i)) buf_front_c = buf_q[i*FlitW +: FlitW];
     end
+    buf_front = buf_front_c;
   end
 
   always_ff @(posedge clk_i) begin
@@ -411,12 +415,14 @@ module xf_link #(
   logic [ReplayFlits*FlitW-1:0] rb_d, rb_q;
 
   always_comb begin
+    logic [FlitW-1:0] rb_front_c;
     rb_d = rb_q;
-    rb_front = '0;
+    rb_front_c = '0;
     for (int i = 0; i < ReplayFlits; i++) begin
-      if (rp_q[RpBits-1:0] == RpBits'(i)) rb_front = rb_q[i*FlitW +: FlitW];
+      if (rp_q[RpBits-1:0] == RpBits'(i)) rb_front_c = rb_q[i*FlitW +: FlitW];
       if (tx_fire && nxt_q[RpBits-1:0] == RpBits'(i)) rb_d[i*FlitW +: FlitW] = tx_flit_i;
     end
+    rb_front = rb_front_c;
   end
 
   always_ff @(posedge clk_i) begin

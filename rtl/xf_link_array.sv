@@ -62,16 +62,20 @@ module xf_link_array #(
   reg_link_status_t       status;     // link l's, in the loop below
   reg_link_discards_t     discarded;  // link l's, in the loop below
   always_comb begin
+    logic [NumLinks*32-1:0] stat_status_o_c;
+    logic [NumLinks*32-1:0] stat_discards_o_c;
     for (int l = 0; l < NumLinks; l++) begin
       status = '0;
       status.escalated = escalated[l];
       status.run = run[l*4 +: 4];
       status.replays = replays[l*16 +: 16];
-      stat_status_o[l*32 +: 32] = reg_link_status_pack(status);
+      stat_status_o_c[l*32 +: 32] = reg_link_status_pack(status);
       discarded.discards = discards[l*16 +: 16];
       discarded.timeouts = timeouts[l*16 +: 16];
-      stat_discards_o[l*32 +: 32] = reg_link_discards_pack(discarded);
+      stat_discards_o_c[l*32 +: 32] = reg_link_discards_pack(discarded);
     end
+    stat_status_o = stat_status_o_c;
+    stat_discards_o = stat_discards_o_c;
   end
 
   for (genvar l = 0; l < NumLinks; l++) begin : gen_link

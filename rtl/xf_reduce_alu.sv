@@ -128,30 +128,34 @@ module xf_reduce_alu #(
   logic [2:0] in_sel;
 
   always_comb begin
+    logic [2:0] pass_op_c;
+    logic [2:0] in_sel_c;
     // xf::built_pair (rtl/xf_types.svh): a valid pair of a dtype this build has, ScaleAdd only
     // if it has the multipliers (bit AluScaleAddBit of AluDtypes is ScaleAdd, not a dtype). The
     // guard keeps a build without units from folding the call (docs/conventions.md rule 9).
     pair_ok = AluDtypes != 8'h00 && built_pair(AluDtypes, in_dtype_i, in_op_i);
     in_err = in_valid_i && !pair_ok;
     int8_signed = (in_dtype_i != xf_defs_pkg::DTYPE_UINT8);
-    pass_op = xf_defs_pkg::RED_OP_SCALE_ADD;
-    if (pair_ok) pass_op = in_op_i;
+    pass_op_c = xf_defs_pkg::RED_OP_SCALE_ADD;
+    if (pair_ok) pass_op_c = in_op_i;
     fp_max = (in_op_i == xf_defs_pkg::RED_OP_MAX);
     fp_scale_add = (in_op_i == xf_defs_pkg::RED_OP_SCALE_ADD);
     fp_add = 1'b0;
-    in_sel = SelInt8;
+    in_sel_c = SelInt8;
     if (pair_ok) begin
       // Sum, or (fp32 only, the only valid pair) ScaleAdd: both leave through the adders.
       fp_add = (in_op_i == xf_defs_pkg::RED_OP_SUM) || fp_scale_add;
       case (in_dtype_i)
-        xf_defs_pkg::DTYPE_INT16: in_sel = SelInt16;
-        xf_defs_pkg::DTYPE_INT32: in_sel = SelInt32;
-        xf_defs_pkg::DTYPE_FP16:  in_sel = fp_add ? SelFp16Add : SelFpMaxMin;
-        xf_defs_pkg::DTYPE_BF16:  in_sel = fp_add ? SelBf16Add : SelFpMaxMin;
-        xf_defs_pkg::DTYPE_FP32:  in_sel = fp_add ? SelFp32Add : SelFpMaxMin;
-        default:                  in_sel = SelInt8;
+        xf_defs_pkg::DTYPE_INT16: in_sel_c = SelInt16;
+        xf_defs_pkg::DTYPE_INT32: in_sel_c = SelInt32;
+        xf_defs_pkg::DTYPE_FP16:  in_sel_c = fp_add ? SelFp16Add : SelFpMaxMin;
+        xf_defs_pkg::DTYPE_BF16:  in_sel_c = fp_add ? SelBf16Add : SelFpMaxMin;
+        xf_defs_pkg::DTYPE_FP32:  in_sel_c = fp_add ? SelFp32Add : SelFpMaxMin;
+        default:                  in_sel_c = SelInt8;
       endcase
     end
+    pass_op = pass_op_c;
+    in_sel = in_sel_c;
   end
 
   // ---- Lane units -----------------------------------------------------------------------------
@@ -330,12 +334,14 @@ module xf_reduce_alu #(
     logic [FlitBits-1:0] fp_mm;
 
     always_comb begin
+      logic [FlitBits-1:0] fp_mm_c;
       case (in_dtype_i)
-        xf_defs_pkg::DTYPE_FP16: fp_mm = BuildFp16 ? fp16_mm : fp_mm_any;
-        xf_defs_pkg::DTYPE_BF16: fp_mm = BuildBf16 ? bf16_mm : fp_mm_any;
-        default:    fp_mm = fp_mm_any;
+        xf_defs_pkg::DTYPE_FP16: fp_mm_c = BuildFp16 ? fp16_mm : fp_mm_any;
+        xf_defs_pkg::DTYPE_BF16: fp_mm_c = BuildBf16 ? bf16_mm : fp_mm_any;
+        default:    fp_mm_c = fp_mm_any;
       endcase
-      if (PassUnit == PassFpMaxMin && !pair_ok) fp_mm = in_a_i;
+      if (PassUnit == PassFpMaxMin && !pair_ok) fp_mm_c = in_a_i;
+      fp_mm = fp_mm_c;
     end
 
     xf_delay #(

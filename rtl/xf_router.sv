@@ -171,15 +171,19 @@ module xf_router #(
   logic [LookupPorts-1:0]           port_in_table;  // port k's entry exists in the table
   logic [LookupPorts*TblAddrBits-1:0] port_idx;     // its index
   always_comb begin
+    logic [LookupPorts-1:0] port_in_table_c;
+    logic [LookupPorts*TblAddrBits-1:0] port_idx_c;
     port_addr = '0;
-    port_in_table = '0;
-    port_idx = '0;
+    port_in_table_c = '0;
+    port_idx_c = '0;
     for (int k = 0; k < NumLookups; k++) begin
       port_addr = route_addr_unpack(lookup_addr_i[k*RouteAddrW +: RouteAddrW]);
-      port_in_table[k] = (32'(port_addr.lane) < TableLanes) && (32'(port_addr.chip) < TableChips);
-      port_idx[k*TblAddrBits +: TblAddrBits] =
+      port_in_table_c[k] = (32'(port_addr.lane) < TableLanes) && (32'(port_addr.chip) < TableChips);
+      port_idx_c[k*TblAddrBits +: TblAddrBits] =
           TblAddrBits'(32'(port_addr.lane) * TableChips + 32'(port_addr.chip));
     end
+    port_in_table = port_in_table_c;
+    port_idx = port_idx_c;
   end
 
   if (NumLookups > 0) begin : gen_lookups
@@ -230,28 +234,40 @@ module xf_router #(
   flit_t stg_flit;  // stage i's flit, in the loop below
   /* verilator lint_on UNUSEDSIGNAL */
   always_comb begin
+    logic [NumIn-1:0] stg_head_c;
+    logic [NumIn-1:0] stg_tail_c;
+    logic [NumIn*8-1:0] route_port_c;
+    logic [NumIn-1:0] route_bad_c;
+    logic [NumIn-1:0] drop_head_c;
+    logic [NumIn-1:0] drop_c;
     logic [7:0] rd;
     rd = '0;
     for (int i = 0; i < NumIn; i++) begin
       stg_flit = stg_flit_q[i*FlitW +: FlitW];
-      stg_head[i] = stg_flit.head;
-      stg_tail[i] = stg_flit.tail;
+      stg_head_c[i] = stg_flit.head;
+      stg_tail_c[i] = stg_flit.tail;
       rd = lookup_q[i*8 +: 8];
       if (stg_local_q[i]) begin
-        route_port[i*8 +: 8] = {1'b0, stg_local_out_q[i*7 +: 7]};
-        route_bad[i] = stg_local_bad_q[i];
+        route_port_c[i*8 +: 8] = {1'b0, stg_local_out_q[i*7 +: 7]};
+        route_bad_c[i] = stg_local_bad_q[i];
       end else begin
-        route_port[i*8 +: 8] = rd;
-        route_bad[i] = stg_lane_bad_q[i] || (rd == 8'hFF) || (rd >= {2'b00, cfg_num_ports_i});
+        route_port_c[i*8 +: 8] = rd;
+        route_bad_c[i] = stg_lane_bad_q[i] || (rd == 8'hFF) || (rd >= {2'b00, cfg_num_ports_i});
       end
-      if (32'(route_port[i*8 +: 8]) >= NumOut) route_bad[i] = 1'b1;
+      if (32'(route_port_c[i*8 +: 8]) >= NumOut) route_bad_c[i] = 1'b1;
       // Dropped: the rest of a misrouted packet, a misrouted head, or a body flit that belongs
       // to no packet (an upstream framing error, asserted below; dropped so nothing hangs).
-      drop_head[i] = stg_valid_q[i] && !dropping_q[i] && !locked[i] && stg_head[i] &&
-                     route_bad[i];
-      drop[i] = stg_valid_q[i] && (dropping_q[i] || drop_head[i] ||
-                                   (!stg_head[i] && !locked[i]));
+      drop_head_c[i] = stg_valid_q[i] && !dropping_q[i] && !locked[i] && stg_head_c[i] &&
+                     route_bad_c[i];
+      drop_c[i] = stg_valid_q[i] && (dropping_q[i] || drop_head_c[i] ||
+                                   (!stg_head_c[i] && !locked[i]));
     end
+    stg_head = stg_head_c;
+    stg_tail = stg_tail_c;
+    route_port = route_port_c;
+    route_bad = route_bad_c;
+    drop_head = drop_head_c;
+    drop = drop_c;
   end
 
   // A stage refills in the cycle it empties (combinational from out_ready_i through moved).
@@ -318,12 +334,14 @@ module xf_router #(
   logic [NumIn*NumOut-1:0]     grant;         // bit i*NumOut+o: output o presents input i
 
   always_comb begin
+    logic [NumIn-1:0] locked_c;
     for (int i = 0; i < NumIn; i++) begin
-      locked[i] = 1'b0;
+      locked_c[i] = 1'b0;
       for (int o = 0; o < NumOut; o++) begin
-        if (own_valid_q[o] && (32'(own_idx_q[o*InIdxBits +: InIdxBits]) == i)) locked[i] = 1'b1;
+        if (own_valid_q[o] && (32'(own_idx_q[o*InIdxBits +: InIdxBits]) == i)) locked_c[i] = 1'b1;
       end
     end
+    locked = locked_c;
   end
 
   // Arbitration: out_valid_o and out_flit_o from registers only. A separate process from the
@@ -332,6 +350,10 @@ module xf_router #(
   logic [NumOut*InIdxBits-1:0] pick_idx;  // input output o presents (when out_valid_o)
 
   always_comb begin
+    logic [NumIn*NumOut-1:0] grant_c;
+    logic [NumOut-1:0] out_valid_o_c;
+    logic [NumOut*(FlitBits+2)-1:0] out_flit_o_c;
+    logic [NumOut*InIdxBits-1:0] pick_idx_c;
     logic                 found;
     logic [InIdxBits-1:0] cand, pick, own;
     logic [31:0]          next;
@@ -340,10 +362,10 @@ module xf_router #(
     pick = '0;
     own = '0;
     next = '0;
-    grant = '0;
-    out_valid_o = '0;
-    out_flit_o = '0;
-    pick_idx = '0;
+    grant_c = '0;
+    out_valid_o_c = '0;
+    out_flit_o_c = '0;
+    pick_idx_c = '0;
     for (int o = 0; o < NumOut; o++) begin
       own = own_idx_q[o*InIdxBits +: InIdxBits];
       pick = own;
@@ -363,11 +385,15 @@ module xf_router #(
           end
         end
       end
-      out_valid_o[o] = found;
-      out_flit_o[o*FlitW +: FlitW] = stg_flit_q[pick*FlitW +: FlitW];
-      pick_idx[o*InIdxBits +: InIdxBits] = pick;
-      grant[pick*NumOut + o] = found;
+      out_valid_o_c[o] = found;
+      out_flit_o_c[o*FlitW +: FlitW] = stg_flit_q[pick*FlitW +: FlitW];
+      pick_idx_c[o*InIdxBits +: InIdxBits] = pick;
+      grant_c[pick*NumOut + o] = found;
     end
+    grant = grant_c;
+    out_valid_o = out_valid_o_c;
+    out_flit_o = out_flit_o_c;
+    pick_idx = pick_idx_c;
   end
 
   // Next state of the outputs: owned from the first presentation to the tail's move.
@@ -398,9 +424,11 @@ module xf_router #(
   end
 
   always_comb begin
+    logic [NumIn-1:0] moved_c;
     for (int i = 0; i < NumIn; i++) begin
-      moved[i] = |(grant[i*NumOut +: NumOut] & out_ready_i);
+      moved_c[i] = |(grant[i*NumOut +: NumOut] & out_ready_i);
     end
+    moved = moved_c;
   end
 
   // ---- Misroute counter -----------------------------------------------------------------------
@@ -475,10 +503,12 @@ module xf_router #(
   /* verilator lint_on UNUSEDSIGNAL */
   logic [NumOut-1:0] out_head;
   always_comb begin
+    logic [NumOut-1:0] out_head_c;
     for (int o = 0; o < NumOut; o++) begin
       out_view = out_flit_o[o*FlitW +: FlitW];
-      out_head[o] = out_view.head;
+      out_head_c[o] = out_view.head;
     end
+    out_head = out_head_c;
   end
   for (genvar o = 0; o < NumOut; o++) begin : gen_out_asserts
     logic [FlitW-1:0] out_flit;

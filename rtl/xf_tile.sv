@@ -245,6 +245,11 @@ module xf_tile #(
 
   // Memory ports.
   always_comb begin
+    logic [1:0] dmem_re_c;
+    logic [2*DmemAddrBits-1:0] dmem_raddr_c;
+    logic [DmemLanes-1:0] dmem_we_c;
+    logic [DmemAddrBits-1:0] dmem_waddr_c;
+    logic [FlitBits-1:0] dmem_wdata_c;
     // IMEM: the sequencer's fetch unless the host reads.
     imem_re = 1'b1;
     imem_raddr = h_imem_rd ? host_req_addr_i[3 +: ImemAddrBits] : seq_imem_raddr;
@@ -256,21 +261,26 @@ module xf_tile #(
     pmem_waddr = host_req_addr_i[2 +: PmemAddrBits];
     pmem_we = h_pmem_wr;
     // DMEM port A: the host has priority over a payload read (the send engine waits).
-    dmem_re[0] = h_dmem_rd || send_re;
-    dmem_raddr[0 +: DmemAddrBits] = h_dmem_rd ? h_dmem_off[ByteShift +: DmemAddrBits] :
+    dmem_re_c[0] = h_dmem_rd || send_re;
+    dmem_raddr_c[0 +: DmemAddrBits] = h_dmem_rd ? h_dmem_off[ByteShift +: DmemAddrBits] :
                                                 send_raddr[DmemAddrBits-1:0];
-    dmem_re[1] = recv_re;
-    dmem_raddr[DmemAddrBits +: DmemAddrBits] = recv_raddr[DmemAddrBits-1:0];
+    dmem_re_c[1] = recv_re;
+    dmem_raddr_c[DmemAddrBits +: DmemAddrBits] = recv_raddr[DmemAddrBits-1:0];
     // DMEM write: the receive engine, else the host (one lane).
     if (recv_we) begin
-      dmem_we = '1;
-      dmem_waddr = recv_waddr[DmemAddrBits-1:0];
-      dmem_wdata = recv_wdata;
+      dmem_we_c = '1;
+      dmem_waddr_c = recv_waddr[DmemAddrBits-1:0];
+      dmem_wdata_c = recv_wdata;
     end else begin
-      dmem_we = h_dmem_wr ? DmemLanes'(1) << h_lane : '0;
-      dmem_waddr = h_dmem_off[ByteShift +: DmemAddrBits];
-      dmem_wdata = {DmemLanes{host_req_wdata_i}};
+      dmem_we_c = h_dmem_wr ? DmemLanes'(1) << h_lane : '0;
+      dmem_waddr_c = h_dmem_off[ByteShift +: DmemAddrBits];
+      dmem_wdata_c = {DmemLanes{host_req_wdata_i}};
     end
+    dmem_re = dmem_re_c;
+    dmem_raddr = dmem_raddr_c;
+    dmem_we = dmem_we_c;
+    dmem_waddr = dmem_waddr_c;
+    dmem_wdata = dmem_wdata_c;
   end
 
   // ---- Status: running, done, first error -------------------------------------------------
@@ -345,12 +355,14 @@ module xf_tile #(
   end
 
   always_comb begin
+    logic [31:0] host_rsp_rdata_o_c;
     case (rsp_src_q)
-      2'd1: host_rsp_rdata_o = rsp_sel_q[0] ? imem_rdata[63:32] : imem_rdata[31:0];
-      2'd2: host_rsp_rdata_o = pmem_rdata;
-      2'd3: host_rsp_rdata_o = dmem_rdata[32*rsp_sel_q +: 32];  // a lane of port A
-      default: host_rsp_rdata_o = rsp_reg_q;
+      2'd1: host_rsp_rdata_o_c = rsp_sel_q[0] ? imem_rdata[63:32] : imem_rdata[31:0];
+      2'd2: host_rsp_rdata_o_c = pmem_rdata;
+      2'd3: host_rsp_rdata_o_c = dmem_rdata[32*rsp_sel_q +: 32];  // a lane of port A
+      default: host_rsp_rdata_o_c = rsp_reg_q;
     endcase
+    host_rsp_rdata_o = host_rsp_rdata_o_c;
   end
   assign host_rsp_valid_o = rsp_valid_q;
   assign host_rsp_err_o = rsp_err_q;

@@ -213,6 +213,13 @@ module xf_tile_recv #(
   logic                inc_now;
 
   always_comb begin
+    logic fail_o_c;
+    logic [3:0] fail_code_o_c;
+    logic [3:0] fail_check_o_c;
+    logic [11:0] fail_src_chip_o_c;
+    logic [3:0] fail_src_tile_o_c;
+    logic dmem_re_o_c;
+    s1_t s1_d_c;
     rx_flit = rx_flit_i;
     // (At 128 bits every header flit is a head and the last: the width folds the rest away.)
     hdr_flit = rx_flit.head || (HeaderFlits > 1 && hdr_cnt_q != 2'd0);
@@ -265,43 +272,43 @@ module xf_tile_recv #(
 
     // Defaults: hold the open packet, stage 1 idle.
     pkt_d = pkt_q;
-    fail_o = 1'b0;
-    fail_code_o = xf_defs_pkg::TILE_ERR_NONE;
-    fail_check_o = xf_defs_pkg::ERR_CHECK_NONE;
-    fail_src_chip_o = pkt_q.src_chip;
-    fail_src_tile_o = pkt_q.src_tile;
+    fail_o_c = 1'b0;
+    fail_code_o_c = xf_defs_pkg::TILE_ERR_NONE;
+    fail_check_o_c = xf_defs_pkg::ERR_CHECK_NONE;
+    fail_src_chip_o_c = pkt_q.src_chip;
+    fail_src_tile_o_c = pkt_q.src_tile;
     discard = 2'd0;
     short_tail = 1'b0;
     hdr_cnt_d = hdr_cnt_q;
     hdr_buf_d = hdr_buf_q;
-    dmem_re_o = 1'b0;
+    dmem_re_o_c = 1'b0;
     dmem_raddr_o = a_w;
-    s1_d.valid = 1'b0;
-    s1_d.we = 1'b0;
-    s1_d.reduce = pkt_q.reduce;
-    s1_d.waddr = a_w;
-    s1_d.data = rx_flit.data;
-    s1_d.cfg = pkt_q.cfg;
-    s1_d.avg_scale = avg_scale_i;
-    s1_d.scale = scale_i;
-    s1_d.inc = 1'b0;
-    s1_d.ctr = pkt_q.ctr;
-    s1_d.amt = pkt_q.len_w;
+    s1_d_c.valid = 1'b0;
+    s1_d_c.we = 1'b0;
+    s1_d_c.reduce = pkt_q.reduce;
+    s1_d_c.waddr = a_w;
+    s1_d_c.data = rx_flit.data;
+    s1_d_c.cfg = pkt_q.cfg;
+    s1_d_c.avg_scale = avg_scale_i;
+    s1_d_c.scale = scale_i;
+    s1_d_c.inc = 1'b0;
+    s1_d_c.ctr = pkt_q.ctr;
+    s1_d_c.amt = pkt_q.len_w;
 
     if (take && rx_flit.head) begin
       if (hdr_cnt_q != 2'd0) begin
         // The header being collected never came whole: dropped (Short), source unknown.
-        fail_o = 1'b1;
-        fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
-        fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
-        fail_src_chip_o = '0;
-        fail_src_tile_o = '0;
+        fail_o_c = 1'b1;
+        fail_code_o_c = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        fail_check_o_c = xf_defs_pkg::ERR_CHECK_SHORT;
+        fail_src_chip_o_c = '0;
+        fail_src_tile_o_c = '0;
         discard = 2'd1;
       end else if (pkt_q.active && !pkt_q.drop) begin
         // The open kept packet never saw its tail: dropped (Short); the first error is its own.
-        fail_o = 1'b1;
-        fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
-        fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
+        fail_o_c = 1'b1;
+        fail_code_o_c = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        fail_check_o_c = xf_defs_pkg::ERR_CHECK_SHORT;
         discard = 2'd1;
       end
       pkt_d.active = 1'b0;
@@ -312,11 +319,11 @@ module xf_tile_recv #(
       hdr_buf_d[hdr_idx*FlitBits +: FlitBits] = rx_flit.data;
       hdr_cnt_d = hdr_idx + 2'd1;
       if (rx_flit.tail) begin  // the tail before the header is whole: Short, source unknown
-        fail_o = 1'b1;
-        fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
-        fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
-        fail_src_chip_o = '0;
-        fail_src_tile_o = '0;
+        fail_o_c = 1'b1;
+        fail_code_o_c = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        fail_check_o_c = xf_defs_pkg::ERR_CHECK_SHORT;
+        fail_src_chip_o_c = '0;
+        fail_src_tile_o_c = '0;
         discard = discard + 2'd1;
         hdr_cnt_d = 2'd0;
       end
@@ -337,73 +344,73 @@ module xf_tile_recv #(
       pkt_d.cfg.avg_shift = hdr.avg_shift;
       pkt_d.ctr = hdr.ctr;
       if (h_check != xf_defs_pkg::ERR_CHECK_NONE) begin
-        if (!fail_o) begin
-          fail_o = 1'b1;
-          fail_code_o = h_code;
-          fail_check_o = h_check;
-          fail_src_chip_o = hdr.src_chip;
-          fail_src_tile_o = hdr.src_tile;
+        if (!fail_o_c) begin
+          fail_o_c = 1'b1;
+          fail_code_o_c = h_code;
+          fail_check_o_c = h_check;
+          fail_src_chip_o_c = hdr.src_chip;
+          fail_src_tile_o_c = hdr.src_tile;
         end
         discard = discard + 2'd1;
         pkt_d.drop = 1'b1;
       end
       if (h_len == 12'd0) begin  // readiness token: +1 through the pipeline, packet closed
         pkt_d.active = 1'b0;
-        s1_d.valid = !pkt_d.drop;
-        s1_d.inc = !pkt_d.drop;
-        s1_d.ctr = pkt_d.ctr;
-        s1_d.amt = 8'd1;
+        s1_d_c.valid = !pkt_d.drop;
+        s1_d_c.inc = !pkt_d.drop;
+        s1_d_c.ctr = pkt_d.ctr;
+        s1_d_c.amt = 8'd1;
       end else if (rx_flit.tail) begin  // a header flit that is also the tail: none of len
         pkt_d.active = 1'b0;
         if (!pkt_d.drop) begin
-          if (!fail_o) begin
-            fail_o = 1'b1;
-            fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
-            fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
-            fail_src_chip_o = hdr.src_chip;
-            fail_src_tile_o = hdr.src_tile;
+          if (!fail_o_c) begin
+            fail_o_c = 1'b1;
+            fail_code_o_c = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+            fail_check_o_c = xf_defs_pkg::ERR_CHECK_SHORT;
+            fail_src_chip_o_c = hdr.src_chip;
+            fail_src_tile_o_c = hdr.src_tile;
           end
           discard = discard + 2'd1;
         end
       end
     end else if (take) begin
       if (!pkt_q.active) begin  // Headless: dropped with the flits up to its tail
-        fail_o = 1'b1;
-        fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
-        fail_check_o = xf_defs_pkg::ERR_CHECK_HEADLESS;
-        fail_src_chip_o = '0;
-        fail_src_tile_o = '0;
+        fail_o_c = 1'b1;
+        fail_code_o_c = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        fail_check_o_c = xf_defs_pkg::ERR_CHECK_HEADLESS;
+        fail_src_chip_o_c = '0;
+        fail_src_tile_o_c = '0;
         discard = 2'd1;
         pkt_d.active = !rx_flit.tail;
         pkt_d.drop = !rx_flit.tail;
       end else if (pkt_q.drop) begin
         if (rx_flit.tail) pkt_d.active = 1'b0;
       end else if (!pay_ok) begin  // Long: flit len / 16 or later, dropped with the rest
-        fail_o = 1'b1;
-        fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
-        fail_check_o = xf_defs_pkg::ERR_CHECK_LONG;
+        fail_o_c = 1'b1;
+        fail_code_o_c = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+        fail_check_o_c = xf_defs_pkg::ERR_CHECK_LONG;
         discard = 2'd1;
         pkt_d.drop = 1'b1;
         if (rx_flit.tail) pkt_d.active = 1'b0;
       end else begin
         if (hazard) begin
-          fail_o = 1'b1;
-          fail_code_o = xf_defs_pkg::TILE_ERR_HAZARD;
+          fail_o_c = 1'b1;
+          fail_code_o_c = xf_defs_pkg::TILE_ERR_HAZARD;
         end
         // Short: the tail before the last payload word; written, but no counter increment.
         short_tail = rx_flit.tail && pkt_q.addr + 1'b1 != pkt_q.limit;
         if (short_tail) begin
-          if (!fail_o) begin
-            fail_o = 1'b1;
-            fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
-            fail_check_o = xf_defs_pkg::ERR_CHECK_SHORT;
+          if (!fail_o_c) begin
+            fail_o_c = 1'b1;
+            fail_code_o_c = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+            fail_check_o_c = xf_defs_pkg::ERR_CHECK_SHORT;
           end
           discard = 2'd1;
         end
-        s1_d.valid = 1'b1;
-        s1_d.we = 1'b1;
-        s1_d.inc = rx_flit.tail && !short_tail;
-        dmem_re_o = pkt_q.reduce;
+        s1_d_c.valid = 1'b1;
+        s1_d_c.we = 1'b1;
+        s1_d_c.inc = rx_flit.tail && !short_tail;
+        dmem_re_o_c = pkt_q.reduce;
         pkt_d.addr = pkt_q.addr + 1'b1;
         if (rx_flit.tail) pkt_d.active = 1'b0;
       end
@@ -413,11 +420,18 @@ module xf_tile_recv #(
       pkt_d.active = 1'b0;
       pkt_d.drop = 1'b0;
       hdr_cnt_d = 2'd0;
-      s1_d.valid = 1'b0;
-      s1_d.we = 1'b0;
-      s1_d.inc = 1'b0;
+      s1_d_c.valid = 1'b0;
+      s1_d_c.we = 1'b0;
+      s1_d_c.inc = 1'b0;
     end
     discard_o = discard;
+    fail_o = fail_o_c;
+    fail_code_o = fail_code_o_c;
+    fail_check_o = fail_check_o_c;
+    fail_src_chip_o = fail_src_chip_o_c;
+    fail_src_tile_o = fail_src_tile_o_c;
+    dmem_re_o = dmem_re_o_c;
+    s1_d = s1_d_c;
   end
 
   // The header fields the receive engine does not read (the exchange routed by them), and the
@@ -437,13 +451,15 @@ module xf_tile_recv #(
   tag_t     s1_tag;
   logic [2:0] alu_dtype;
   always_comb begin
+    tag_t s1_tag_c;
     s1_cfg = s1_q.cfg;
-    s1_tag.we = s1_q.we;
-    s1_tag.waddr = s1_q.waddr;
-    s1_tag.inc = s1_q.inc;
-    s1_tag.ctr = s1_q.ctr;
-    s1_tag.amt = s1_q.amt;
+    s1_tag_c.we = s1_q.we;
+    s1_tag_c.waddr = s1_q.waddr;
+    s1_tag_c.inc = s1_q.inc;
+    s1_tag_c.ctr = s1_q.ctr;
+    s1_tag_c.amt = s1_q.amt;
     alu_dtype = s1_q.reduce ? s1_cfg.dtype : 3'd7;  // Write: invalid dtype, a passes through
+    s1_tag = s1_tag_c;
   end
 
   xf_reduce_alu #(

@@ -186,6 +186,11 @@ module xf_tile_send #(
   logic [2:0]  cnt_after_pop;
 
   always_comb begin
+    logic in_session_d_c;
+    logic pop_c;
+    logic fail_o_c;
+    logic dmem_re_o_c;
+    tx_t tx_d_c;
     front = jobs_q[0];
     f_desc = front.desc;
     f_route = (fill_q && fill_idx_q == 2'd0) ? route_rdata_i : front.route;
@@ -239,85 +244,85 @@ module xf_tile_send #(
     end
 
     // 2. Decision (model: Tile::send_engine).
-    in_session_d = in_session_q;
+    in_session_d_c = in_session_q;
     link_d = link_q;
     off_d = off_q;
     pkt_left_d = pkt_left_q;
     hdr_left_d = hdr_left_q;
     seq_d = seq_q;
     credits_avail = credits_q + {2'b0, tx_credit_i};
-    pop = 1'b0;
-    fail_o = 1'b0;
-    dmem_re_o = 1'b0;
+    pop_c = 1'b0;
+    fail_o_c = 1'b0;
+    dmem_re_o_c = 1'b0;
     dmem_raddr_o = f_addr + off_q;
-    tx_d = '0;
-    tx_d.head = 1'b1;
-    tx_d.tail = 1'b1;
-    tx_d.link = 1'b1;
-    tx_d.port = link_q;
+    tx_d_c = '0;
+    tx_d_c.head = 1'b1;
+    tx_d_c.tail = 1'b1;
+    tx_d_c.link = 1'b1;
+    tx_d_c.port = link_q;
     if (credits_avail != 3'd0) begin
       if (cnt_q == 3'd0) begin
         if (in_session_q) begin  // queue empty: XDONE
-          tx_d.valid = 1'b1;
-          tx_d.ctrl = 2'd2;
-          in_session_d = 1'b0;
+          tx_d_c.valid = 1'b1;
+          tx_d_c.ctrl = 2'd2;
+          in_session_d_c = 1'b0;
           xon_d = 1'b0;
         end
       end else if (f_noroute) begin
-        fail_o = 1'b1;
-        pop = 1'b1;
+        fail_o_c = 1'b1;
+        pop_c = 1'b1;
       end else if (in_session_q && (!f_link || link_q != f_port) && pkt_left_q == '0 &&
                    hdr_left_q == 2'd0 && off_q == '0) begin  // the next job leaves elsewhere: XDONE
-        tx_d.valid = 1'b1;
-        tx_d.ctrl = 2'd2;
-        in_session_d = 1'b0;
+        tx_d_c.valid = 1'b1;
+        tx_d_c.ctrl = 2'd2;
+        in_session_d_c = 1'b0;
         xon_d = 1'b0;
       end else if (f_link && !in_session_q) begin  // XREQ
-        tx_d.valid = 1'b1;
-        tx_d.ctrl = 2'd1;
-        tx_d.port = f_port;
-        in_session_d = 1'b1;
+        tx_d_c.valid = 1'b1;
+        tx_d_c.ctrl = 2'd1;
+        tx_d_c.port = f_port;
+        in_session_d_c = 1'b1;
         requested_d = 1'b1;
         xon_d = 1'b0;
         link_d = f_port;
       end else if (!f_link || xon_d) begin
-        tx_d.link = f_link;
-        tx_d.port = f_port;
+        tx_d_c.link = f_link;
+        tx_d_c.port = f_port;
         if (pkt_left_q == '0 && (HeaderFlits == 1 || hdr_left_q == 2'd0)) begin  // flit 0: head
-          tx_d.valid = 1'b1;
-          tx_d.hdr_part = hdr_word[hdr_idx*FlitBits +: FlitBits];
+          tx_d_c.valid = 1'b1;
+          tx_d_c.hdr_part = hdr_word[hdr_idx*FlitBits +: FlitBits];
           seq_d = seq_q + 16'd1;
           pkt_left_d = len_words;
           hdr_left_d = 2'(HeaderFlits - 1);
-          tx_d.tail = HeaderFlits == 1 && len_words == '0;
-          if (tx_d.tail && front.words == '0) pop = 1'b1;  // token: header only
+          tx_d_c.tail = HeaderFlits == 1 && len_words == '0;
+          if (tx_d_c.tail && front.words == '0) pop_c = 1'b1;  // token: header only
         end else if (HeaderFlits > 1 && hdr_left_q != 2'd0) begin  // header flit hdr_idx
-          tx_d.valid = 1'b1;
-          tx_d.head = 1'b0;
-          tx_d.hdr_part = hdr_word[hdr_idx*FlitBits +: FlitBits];
+          tx_d_c.valid = 1'b1;
+          tx_d_c.head = 1'b0;
+          tx_d_c.hdr_part = hdr_word[hdr_idx*FlitBits +: FlitBits];
           hdr_left_d = hdr_left_q - 2'd1;
-          tx_d.tail = hdr_left_d == 2'd0 && pkt_left_q == '0;
-          if (tx_d.tail && front.words == '0) pop = 1'b1;  // token: header only
+          tx_d_c.tail = hdr_left_d == 2'd0 && pkt_left_q == '0;
+          if (tx_d_c.tail && front.words == '0) pop_c = 1'b1;  // token: header only
         end else if (!stall_i) begin  // payload flit: DMEM read now, data in the next cycle
-          tx_d.valid = 1'b1;
-          tx_d.head = 1'b0;
-          tx_d.payload = 1'b1;
-          dmem_re_o = 1'b1;
+          tx_d_c.valid = 1'b1;
+          tx_d_c.head = 1'b0;
+          tx_d_c.payload = 1'b1;
+          dmem_re_o_c = 1'b1;
           off_d = off_q + 1'b1;
           pkt_left_d = pkt_left_q - 1'b1;
-          tx_d.tail = pkt_left_d == '0;
+          tx_d_c.tail = pkt_left_d == '0;
           if (pkt_left_d == '0 && off_d == f_words) begin
-            pop = 1'b1;
+            pop_c = 1'b1;
             off_d = '0;
           end
         end
       end
     end
-    credits_d = credits_avail - {2'b0, tx_d.valid};
+    credits_d = credits_avail - {2'b0, tx_d_c.valid};
     if (credits_d > InitCredits) credits_d = InitCredits;  // only after a clear with flits out
 
     if (clear_i) begin
-      in_session_d = 1'b0;
+      in_session_d_c = 1'b0;
       requested_d = 1'b0;
       xon_d = 1'b0;
       link_d = '0;
@@ -326,8 +331,13 @@ module xf_tile_send #(
       hdr_left_d = '0;
       seq_d = '0;
       credits_d = InitCredits;
-      tx_d.valid = 1'b0;
+      tx_d_c.valid = 1'b0;
     end
+    in_session_d = in_session_d_c;
+    pop = pop_c;
+    fail_o = fail_o_c;
+    dmem_re_o = dmem_re_o_c;
+    tx_d = tx_d_c;
   end
 
   assign emit_o = tx_d.valid;
@@ -385,14 +395,20 @@ module xf_tile_send #(
   job_t hz_job;
   /* verilator lint_on UNUSEDSIGNAL */
   always_comb begin
+    logic [3:0] hz_valid_o_c;
+    logic [4*WordBits-1:0] hz_lo_o_c;
+    logic [4*WordBits-1:0] hz_hi_o_c;
     for (int i = 0; i < QueueJobs; i++) begin
       hz_job = jobs_q[i];
-      hz_valid_o[i] = 3'(i) < cnt_q;
-      hz_lo_o[i*WordBits +: WordBits] = (WordBits'(hz_job.addr) << GrainShift) +
+      hz_valid_o_c[i] = 3'(i) < cnt_q;
+      hz_lo_o_c[i*WordBits +: WordBits] = (WordBits'(hz_job.addr) << GrainShift) +
                                         (i == 0 ? off_q : '0);
-      hz_hi_o[i*WordBits +: WordBits] = (WordBits'(hz_job.addr) + WordBits'(hz_job.words)) <<
+      hz_hi_o_c[i*WordBits +: WordBits] = (WordBits'(hz_job.addr) + WordBits'(hz_job.words)) <<
                                         GrainShift;
     end
+    hz_valid_o = hz_valid_o_c;
+    hz_lo_o = hz_lo_o_c;
+    hz_hi_o = hz_hi_o_c;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -434,9 +450,11 @@ module xf_tile_send #(
 
   flit_t tx_flit;
   always_comb begin
-    tx_flit.head = tx_q.head;
-    tx_flit.tail = tx_q.tail;
-    tx_flit.data = tx_q.payload ? dmem_rdata_i : tx_q.hdr_part;
+    flit_t tx_flit_c;
+    tx_flit_c.head = tx_q.head;
+    tx_flit_c.tail = tx_q.tail;
+    tx_flit_c.data = tx_q.payload ? dmem_rdata_i : tx_q.hdr_part;
+    tx_flit = tx_flit_c;
   end
   assign tx_valid_o = tx_q.valid;
   assign tx_flit_o = tx_flit;

@@ -148,6 +148,7 @@ module xf_tile_seq #(
   logic        cmp_lt;
 
   always_comb begin
+    route_addr_t route_c;
     ins = instr_unpack(instr_i);
     a = reg_valid_q[ins.rs1] ? reg_mem[ins.rs1] : 32'd0;
     b = reg_valid_q[ins.rs2] ? reg_mem[ins.rs2] : 32'd0;
@@ -155,14 +156,15 @@ module xf_tile_seq #(
     c4 = reg_valid_q[{1'b0, ins.rs4}] ? reg_mem[{1'b0, ins.rs4}] : 32'd0;
     d = reg_valid_q[ins.rd] ? reg_mem[ins.rd] : 32'd0;
     desc = send_imm_unpack(ins.imm | d);
-    route.lane = desc.lane;
-    route.chip = c3[11:0];
+    route_c.lane = desc.lane;
+    route_c.chip = c3[11:0];
     pc_oob = pc_q >= 32'(ImemWords);
     is_bar = imem_valid_i && !pc_oob && ins.opc == xf_defs_pkg::ISA_BAR;
     lw_idx = {1'b0, a} + {1'b0, ins.imm};
     src_end = {1'b0, a} + {1'b0, b};
     dst_end = {1'b0, c4} + {1'b0, b};
     cmp_lt = $signed(a) < $signed(b);
+    route = route_c;
   end
 
   // Outputs from the instruction and the registers only.
@@ -177,15 +179,22 @@ module xf_tile_seq #(
   assign push_desc_o = desc;
 
   always_comb begin
+    logic pmem_re_o_c;
+    logic push_o_c;
+    logic halt_o_c;
+    logic fail_o_c;
+    logic [3:0] fail_code_o_c;
+    logic [3:0] fail_kind_o_c;
+    logic [4:0] fail_ctr_o_c;
 
-    pmem_re_o = 1'b0;
+    pmem_re_o_c = 1'b0;
     pmem_raddr_o = lw_idx[PmemAddrBits-1:0];
-    push_o = 1'b0;
-    halt_o = 1'b0;
-    fail_o = 1'b0;
-    fail_code_o = xf_defs_pkg::TILE_ERR_NONE;
-    fail_kind_o = xf_defs_pkg::WAIT_KIND_RUNNING;
-    fail_ctr_o = '0;
+    push_o_c = 1'b0;
+    halt_o_c = 1'b0;
+    fail_o_c = 1'b0;
+    fail_code_o_c = xf_defs_pkg::TILE_ERR_NONE;
+    fail_kind_o_c = xf_defs_pkg::WAIT_KIND_RUNNING;
+    fail_ctr_o_c = '0;
     wait_kind = xf_defs_pkg::WAIT_KIND_RUNNING;
     wd_hold = 1'b0;
     wr_en = 1'b0;
@@ -199,8 +208,8 @@ module xf_tile_seq #(
 
     if (run_i) begin
       if (pc_oob) begin
-        fail_o = 1'b1;
-        fail_code_o = xf_defs_pkg::TILE_ERR_PC_RANGE;
+        fail_o_c = 1'b1;
+        fail_code_o_c = xf_defs_pkg::TILE_ERR_PC_RANGE;
       end else if (!imem_valid_i) begin  // the host read IMEM last cycle: refetch
         wd_hold = 1'b1;
         at_bar_d = at_bar_q;
@@ -213,7 +222,7 @@ module xf_tile_seq #(
           xf_defs_pkg::ISA_NOP: retire = 1'b1;
           xf_defs_pkg::ISA_END: begin
             if (jobs_after_i == 3'd0 && !session_after_i) begin
-              halt_o = 1'b1;
+              halt_o_c = 1'b1;
               retire = 1'b1;
             end else begin
               wait_kind = xf_defs_pkg::WAIT_KIND_SENDS;
@@ -246,11 +255,11 @@ module xf_tile_seq #(
           end
           xf_defs_pkg::ISA_LW: begin
             if (lw_idx >= 33'(PmemWords)) begin
-              fail_o = 1'b1;
-              fail_code_o = xf_defs_pkg::TILE_ERR_PMEM_RANGE;
+              fail_o_c = 1'b1;
+              fail_code_o_c = xf_defs_pkg::TILE_ERR_PMEM_RANGE;
             end else if (!lw_phase_q) begin
               if (!pmem_busy_i) begin
-                pmem_re_o = 1'b1;
+                pmem_re_o_c = 1'b1;
                 lw_phase_d = 1'b1;
               end
             end else begin
@@ -261,8 +270,8 @@ module xf_tile_seq #(
           end
           xf_defs_pkg::ISA_GETI: begin
             if (ins.imm > 32'd3) begin
-              fail_o = 1'b1;
-              fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
+              fail_o_c = 1'b1;
+              fail_code_o_c = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
             end else begin
               wr_en = 1'b1;
               case (2'(ins.imm))
@@ -299,20 +308,20 @@ module xf_tile_seq #(
               // Checks in the model's order.
               if (a[3:0] != 4'd0 || b[3:0] != 4'd0 || c4[3:0] != 4'd0 ||
                   src_end > 33'(DmemBytes) || dst_end > 33'h1000000) begin
-                fail_o = 1'b1;
-                fail_code_o = xf_defs_pkg::TILE_ERR_DMEM_RANGE;
+                fail_o_c = 1'b1;
+                fail_code_o_c = xf_defs_pkg::TILE_ERR_DMEM_RANGE;
               end else if ((desc.popc != xf_defs_pkg::OPCODE_WRITE &&
                             desc.popc != xf_defs_pkg::OPCODE_REDUCE) ||
                            (desc.popc == xf_defs_pkg::OPCODE_REDUCE &&
                             !(AluDtypes != 8'h00 &&
                               built_pair(AluDtypes, desc.dtype, desc.op)))) begin
-                fail_o = 1'b1;
-                fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
+                fail_o_c = 1'b1;
+                fail_code_o_c = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
               end else if (c3 >= {19'b0, cfg_num_chips_i}) begin
-                fail_o = 1'b1;
-                fail_code_o = xf_defs_pkg::TILE_ERR_BAD_PACKET;
+                fail_o_c = 1'b1;
+                fail_code_o_c = xf_defs_pkg::TILE_ERR_BAD_PACKET;
               end else begin
-                push_o = 1'b1;
+                push_o_c = 1'b1;
                 retire = 1'b1;
               end
             end else begin
@@ -343,13 +352,13 @@ module xf_tile_seq #(
               scale_d = a;
               retire = 1'b1;
             end else begin
-              fail_o = 1'b1;
-              fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
+              fail_o_c = 1'b1;
+              fail_code_o_c = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
             end
           end
           default: begin
-            fail_o = 1'b1;
-            fail_code_o = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
+            fail_o_c = 1'b1;
+            fail_code_o_c = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
           end
         endcase
       end
@@ -365,10 +374,10 @@ module xf_tile_seq #(
     end
     if (wait_kind != xf_defs_pkg::WAIT_KIND_RUNNING && !progress_i && wd_period_i != '0 &&
         wd_idle_d >= wd_period_i) begin
-      fail_o = 1'b1;
-      fail_code_o = xf_defs_pkg::TILE_ERR_WATCHDOG;
-      fail_kind_o = wait_kind;
-      fail_ctr_o = wait_kind == xf_defs_pkg::WAIT_KIND_COUNTER ? wait_ctr_o : 5'd0;
+      fail_o_c = 1'b1;
+      fail_code_o_c = xf_defs_pkg::TILE_ERR_WATCHDOG;
+      fail_kind_o_c = wait_kind;
+      fail_ctr_o_c = wait_kind == xf_defs_pkg::WAIT_KIND_COUNTER ? wait_ctr_o : 5'd0;
     end
 
     pc_d = retire ? next_pc : pc_q;
@@ -382,11 +391,18 @@ module xf_tile_seq #(
       at_bar_d = 1'b0;
       avg_d = 32'h1 << xf_defs_pkg::AvgScaleFracBits;
       scale_d = 32'(xf_defs_pkg::ScaleAddResetBits);
-      push_o = 1'b0;
+      push_o_c = 1'b0;
       wd_idle_d = '0;
     end
     // Fetch the next instruction; after a host IMEM read re-read the current one.
     imem_raddr_o = pc_d[ImemAddrBits-1:0];
+    pmem_re_o = pmem_re_o_c;
+    push_o = push_o_c;
+    halt_o = halt_o_c;
+    fail_o = fail_o_c;
+    fail_code_o = fail_code_o_c;
+    fail_kind_o = fail_kind_o_c;
+    fail_ctr_o = fail_ctr_o_c;
   end
 
   // The register file's write port (no reset: see reg_mem).

@@ -170,10 +170,13 @@ module xf_xb #(
   assign occ_overflow = in_valid_i && occ > OccBits'(QueueFlits);
 
   always_comb begin
+    logic req_drop_c;
+    logic [NumTiles-1:0] msg_valid_o_c;
+    logic [1:0] msg_kind_o_c;
     // Step 1: requests in ascending tile order, XDONE of the granted tile.
     req_mid = req_q;
     req_count_mid = req_count_q;
-    req_drop = 1'b0;
+    req_drop_c = 1'b0;
     released = 1'b0;
     proto_err = 1'b0;
     for (int i = 0; i < NumTiles; i++) begin
@@ -199,7 +202,7 @@ module xf_xb #(
           end
         end
         if (req_count_mid == ReqCountBits'(NumTiles)) begin
-          req_drop = 1'b1;
+          req_drop_c = 1'b1;
           proto_err = 1'b1;
         end else begin
           for (int j = 0; j < NumTiles; j++) begin
@@ -222,8 +225,8 @@ module xf_xb #(
     granted_valid_d = granted_mid;
     granted_tile_d = granted_tile_q;
     xoff_d = xoff_q;
-    msg_valid_o = '0;
-    msg_kind_o = MsgGrant;
+    msg_valid_o_c = '0;
+    msg_kind_o_c = MsgGrant;
     grant = !granted_mid && req_count_mid != '0 && occ < OccBits'(XoffThresholdFlits);
     if (grant) begin
       for (int j = 0; j < NumTiles - 1; j++) begin
@@ -233,22 +236,22 @@ module xf_xb #(
       granted_valid_d = 1'b1;
       granted_tile_d = req_mid[TileIdBits-1:0];
       xoff_d = 1'b0;
-      msg_kind_o = MsgGrant;
+      msg_kind_o_c = MsgGrant;
       for (int i = 0; i < NumTiles; i++) begin
-        msg_valid_o[i] = req_mid[TileIdBits-1:0] == TileIdBits'(i);
+        msg_valid_o_c[i] = req_mid[TileIdBits-1:0] == TileIdBits'(i);
       end
     end else if (granted_mid) begin
       if (!xoff_q && occ >= OccBits'(XoffThresholdFlits)) begin
         xoff_d = 1'b1;
-        msg_kind_o = MsgXoff;
+        msg_kind_o_c = MsgXoff;
         for (int i = 0; i < NumTiles; i++) begin
-          msg_valid_o[i] = granted_tile_q == TileIdBits'(i);
+          msg_valid_o_c[i] = granted_tile_q == TileIdBits'(i);
         end
       end else if (xoff_q && occ <= OccBits'(XonThresholdFlits)) begin
         xoff_d = 1'b0;
-        msg_kind_o = MsgXon;
+        msg_kind_o_c = MsgXon;
         for (int i = 0; i < NumTiles; i++) begin
-          msg_valid_o[i] = granted_tile_q == TileIdBits'(i);
+          msg_valid_o_c[i] = granted_tile_q == TileIdBits'(i);
         end
       end
     end
@@ -261,6 +264,9 @@ module xf_xb #(
       overflow_count_d = overflow_count_q + 1'b1;
     end
     proto_err_d = proto_err_q || proto_err;
+    req_drop = req_drop_c;
+    msg_valid_o = msg_valid_o_c;
+    msg_kind_o = msg_kind_o_c;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
