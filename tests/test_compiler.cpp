@@ -21,6 +21,7 @@
 #include "xf/compiler.hpp"
 #include "xf/layout.hpp"
 #include "xf/reference.hpp"
+#include "xf/tune.hpp"
 
 using namespace xf;
 
@@ -147,11 +148,12 @@ TEST(Compiler, ButterflyForSmallSumsOnPowerOfTwoMachines) {
     s.tiles = 3;
     check_plan(topo, s, std::string(ts) + " butterfly int16 max, 3 tiles");
   }
-  // Auto keeps the ring family above the crossover, for max and min, and off powers of two.
+  // Auto keeps the ring family above the crossover (the tuner's: on ladder:8 the butterfly is
+  // as fast up to 512 bytes), for max and min, and off powers of two.
   CollectiveSpec s;
   s.bytes = kButterflyMaxBytes;
   EXPECT_EQ(plan_collective(parse_topology("ladder:8"), s).algo, Algo::kButterfly);
-  s.bytes = kButterflyMaxBytes + 4;
+  s.bytes = 1024;
   EXPECT_EQ(plan_collective(parse_topology("ladder:8"), s).algo, Algo::kLadder);
   s.bytes = 64;
   s.op = RedOp::kMax;
@@ -161,6 +163,91 @@ TEST(Compiler, ButterflyForSmallSumsOnPowerOfTwoMachines) {
   EXPECT_EQ(plan_collective(parse_topology("ring:2"), s).algo, Algo::kRing);
   s.coll = Collective::kReduceScatter;
   EXPECT_EQ(plan_collective(parse_topology("ring:8"), s).algo, Algo::kRing);
+}
+
+// The committed tuner's table (sw/lib/tune_table.cpp): well formed, and at every tuned topology
+// and size the automatic choice is the fastest measured algorithm, with the measured chunk.
+TEST(Compiler, AutoPicksTheFastestTunedAlgorithm) {
+  const std::vector<TunePoint>& table = tune_table();
+  ASSERT_FALSE(table.empty()) << "sw/lib/tune_table.cpp is empty: run make tune";
+  std::map<std::pair<std::string, uint64_t>, std::vector<const TunePoint*>> at;
+  for (const TunePoint& p : table) {
+    EXPECT_GT(p.cycles, 0u);
+    EXPECT_NO_THROW(parse_topology(p.topology)) << p.topology;
+    at[{p.topology, p.bytes}].push_back(&p);
+  }
+  for (const auto& [key, pts] : at) {
+    const Topology topo = parse_topology(key.first);
+    CollectiveSpec s;
+    s.bytes = key.second;
+    uint64_t best = UINT64_MAX;
+    for (const TunePoint* p : pts) best = std::min(best, p->cycles);
+    const AutoPick pick = auto_pick(topo, s);
+    EXPECT_EQ(pick.tuned, key.first);
+    EXPECT_EQ(pick.predicted_cycles, static_cast<double>(best)) << key.first << " " << key.second;
+    const Plan plan = plan_collective(topo, s);
+    EXPECT_EQ(plan.algo, pick.algo);
+    for (const TunePoint* p : pts)
+      if (p->algo == pick.algo) {
+        EXPECT_EQ(p->cycles, best) << key.first << " " << key.second << " " << to_string(p->algo);
+        EXPECT_EQ(plan.spec.chunk_bytes, p->chunk_bytes);
+      }
+  }
+}
+
+// auto_pick on a table of its own: measured points, interpolation between sizes, proportional
+// above the largest, an algorithm that stops before the largest size (no longer fits), the
+// nearest tuned machine of the same kind, the flit width scaling, chunks only where measured,
+// the butterfly only for sums on powers of two, the rule where the table has nothing.
+TEST(Compiler, AutoPickFromATable) {
+  const std::vector<TunePoint> table = {{"ring:8", Algo::kRing, 0, 1024, 1000},
+                                        {"ring:8", Algo::kRing, 0, 2048, 1500},
+                                        {"ring:8", Algo::kLine, 0, 1024, 1100},
+                                        {"ring:8", Algo::kLine, 2048, 2048, 1450},
+                                        {"ring:8", Algo::kButterfly, 0, 1024, 900}};
+  const Topology r8 = parse_topology("ring:8");
+  CollectiveSpec s;
+  auto pick = [&](const Topology& t) { return auto_pick(t, s, table); };
+  s.bytes = 512;  // below the table: its smallest size
+  EXPECT_EQ(pick(r8).algo, Algo::kButterfly);
+  s.bytes = 1024;
+  EXPECT_EQ(pick(r8).algo, Algo::kButterfly);
+  EXPECT_EQ(pick(r8).predicted_cycles, 900);
+  EXPECT_EQ(pick(r8).tuned, "ring:8");
+  s.bytes = 1536;  // the butterfly stops at 1K; ring 1250 against line 1275
+  EXPECT_EQ(pick(r8).algo, Algo::kRing);
+  EXPECT_EQ(pick(r8).predicted_cycles, 1250);
+  EXPECT_EQ(pick(r8).chunk_bytes, 0u);
+  s.bytes = 2048;
+  EXPECT_EQ(pick(r8).algo, Algo::kLine);
+  EXPECT_EQ(pick(r8).chunk_bytes, 2048u);
+  s.bytes = 4096;  // above: proportional, 3000 against 2900
+  EXPECT_EQ(pick(r8).algo, Algo::kLine);
+  EXPECT_EQ(pick(r8).chunk_bytes, 0u);
+  s.bytes = 2048;  // the nearest ring: the same algorithm, the automatic chunk
+  const AutoPick p16 = pick(parse_topology("ring:16"));
+  EXPECT_EQ(p16.algo, Algo::kLine);
+  EXPECT_EQ(p16.chunk_bytes, 0u);
+  EXPECT_EQ(p16.tuned, "ring:8");
+  Topology w64 = r8;  // 1 KiB at 64-bit flits behaves as 2 KiB at 128
+  set_flit_bits(w64, 64);
+  s.bytes = 1024;
+  EXPECT_EQ(pick(w64).algo, Algo::kLine);
+  EXPECT_EQ(pick(w64).chunk_bytes, 0u);
+  s.bytes = 512;
+  EXPECT_EQ(pick(w64).algo, Algo::kButterfly);
+  s.bytes = 1024;
+  s.op = RedOp::kMax;  // no butterfly for max: ring 1000 against line 1100
+  EXPECT_EQ(pick(r8).algo, Algo::kRing);
+  s.op = RedOp::kSum;
+  EXPECT_EQ(pick(parse_topology("ring:6")).algo, Algo::kRing);  // no butterfly on 6 chips
+  EXPECT_EQ(pick(parse_topology("ring:2")).algo, Algo::kRing);  // nor on 2
+  const AutoPick bi = pick(parse_topology("biring:8"));         // no biring in the table: the rule
+  EXPECT_EQ(bi.algo, Algo::kBiring);
+  EXPECT_TRUE(bi.tuned.empty());
+  s.coll = Collective::kReduceScatter;
+  EXPECT_EQ(pick(r8).algo, Algo::kRing);
+  EXPECT_TRUE(pick(r8).tuned.empty());
 }
 
 TEST(Compiler, LadderUsesFourRingsOnDistinctLinks) {

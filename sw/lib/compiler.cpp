@@ -10,6 +10,7 @@
 
 #include "xf/alu.hpp"
 #include "xf/layout.hpp"
+#include "xf/tune.hpp"
 
 namespace xf {
 
@@ -122,18 +123,9 @@ double busbw_factor(Collective c, int p) {
 }
 
 int plan_channels(const Plan& plan) {
-  switch (plan.algo) {
-    case Algo::kRing:
-    case Algo::kBiring:
-    case Algo::kLadder: {
-      const int want = plan.algo == Algo::kRing ? 1 : plan.algo == Algo::kBiring ? 2 : 4;
-      return std::min(want, plan.tiles);
-    }
-    case Algo::kLine:
-      return std::min(2, plan.tiles);
-    default:
-      return 1;
-  }
+  // The topology's own channels (Topology::bound_channels), whatever algorithm runs, at most one
+  // per tile: a chip's tiles are its independent senders.
+  return std::max(1, std::min(plan.topo_channels, plan.tiles));
 }
 
 double bound_cycles(const Plan& plan) {
@@ -143,6 +135,10 @@ double bound_cycles(const Plan& plan) {
 }
 
 Algo default_algo(const Topology& topo, const CollectiveSpec& spec) {
+  return auto_pick(topo, spec).algo;
+}
+
+Algo rule_algo(const Topology& topo, const CollectiveSpec& spec) {
   if (spec.op == RedOp::kAvg) return Algo::kAvg;
   // Small sums on a power-of-two machine: log2(P) butterfly rounds beat 2(P-1) ring steps while
   // the message is latency-bound. Measured on the model (= the RTL), cycles ring-family or tree
@@ -539,11 +535,21 @@ void check_limits(const Topology& topo, const CollectiveSpec& spec, Algo a) {
 
 }  // namespace
 
+bool algo_fits(const Topology& topo, const CollectiveSpec& spec, Algo a) {
+  try {
+    check_limits(topo, spec, a);
+  } catch (const CompileError&) {
+    return false;
+  }
+  return true;
+}
+
 Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
   Plan plan;
   plan.spec = spec;
   plan.chips = topo.num_chips;
   plan.flit_bits = topo.flit_bits;
+  plan.topo_channels = topo.bound_channels();
   plan.tiles = spec.tiles;
   const int P = topo.num_chips;
   if (spec.tiles < 1 || spec.tiles > static_cast<int>(kMaxTiles))
@@ -562,7 +568,13 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
       (spec.root < 0 || spec.root >= P))
     fail("--root " + std::to_string(spec.root) + " is not a chip of this topology (0.." +
          std::to_string(P - 1) + ")");
-  Algo a = spec.algo == Algo::kAuto ? default_algo(topo, spec) : spec.algo;
+  Algo a = spec.algo;
+  if (a == Algo::kAuto) {
+    // The tuner's pick, with its chunk where the table measured one (docs/compiler.md section 10).
+    const AutoPick pick = auto_pick(topo, spec);
+    a = pick.algo;
+    if (spec.chunk_bytes == 0) plan.spec.chunk_bytes = pick.chunk_bytes;
+  }
   plan.algo = a;
   if (spec.coll == Collective::kSgdStep) {
     if (spec.dtype != DType::kFp32 || spec.op != RedOp::kSum)
