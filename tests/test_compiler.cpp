@@ -389,10 +389,15 @@ TEST(Compiler, LimitsBeforePlanning) {
   EXPECT_NE(msg("ring:4", s).find("needs at least 786448 bytes"), std::string::npos);
   s.bytes = 256;  // butterfly: the data and log2(8) = 3 receive buffers
   s.tile_dmem_bytes = 256 * 4 - 16;
+  s.algo = Algo::kButterfly;
   EXPECT_NE(msg("ring:8", s).find("needs at least 1024 bytes"), std::string::npos)
       << msg("ring:8", s);
+  s.algo = Algo::kAuto;  // auto leaves out what does not fit: the ring
+  EXPECT_EQ(msg("ring:8", s), "");
+  EXPECT_EQ(plan_collective(parse_topology("ring:8"), s).algo, Algo::kRing);
   s.tile_dmem_bytes += 16;
   EXPECT_EQ(msg("ring:8", s), "");
+  EXPECT_EQ(plan_collective(parse_topology("ring:8"), s).algo, Algo::kButterfly);
   s = CollectiveSpec{};
   s.bytes = 64;
   EXPECT_EQ(msg("tree:255", s), "");
