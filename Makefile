@@ -53,13 +53,13 @@ TUNE_TABLE := sw/lib/tune_table.cpp
 
 .PHONY: tune
 tune: $(SETUP_STAMP) build ## measure every algorithm per topology and size on the model, rewrite sw/lib/tune_table.cpp (~6 min)
-	@$(FABRIC) tune --output $(TUNE_TABLE) $(TUNE_ARGS)
+	@SC_COPYRIGHT_MESSAGE=DISABLE $(FABRIC) tune --output $(TUNE_TABLE) $(TUNE_ARGS)
 	@echo "tune: $(TUNE_TABLE) rewritten; rebuild (make build) and commit it"
 
 .PHONY: check-tune
 check-tune: $(SETUP_STAMP) build ## fail if sw/lib/tune_table.cpp is not what fabric tune measures today (~6 min)
 	@mkdir -p $(BUILD)/tune
-	@$(FABRIC) tune --output $(BUILD)/tune/tune_table.cpp \
+	@SC_COPYRIGHT_MESSAGE=DISABLE $(FABRIC) tune --output $(BUILD)/tune/tune_table.cpp \
 	  $$(sed -n 's/^const char\* tune_command() { return "fabric tune\(.*\)"; }$$/\1/p' $(TUNE_TABLE) | \
 	     sed "s/'//g") > $(BUILD)/tune/check.log
 	@diff -u $(TUNE_TABLE) $(BUILD)/tune/tune_table.cpp > /dev/null || { \

@@ -116,7 +116,7 @@ def main():
     subprocess.run([plot_python, "scripts/bench_plot.py", f"{OUT}/busbw.png",
                     "allreduce fp32 sum, the compiler's choice per size (SystemC model)",
                     f"{OUT}/sweep_fp32.json"], check=True)
-    sizes = [8, 1024, 16384, 65536, 262144] + ([] if quick else [1 << 20])
+    sizes = [8, 1024, 16384, 65536] + ([] if quick else [262144, 1 << 20])
     md += ["## allreduce fp32 sum, model: busbw in bytes per cycle (efficiency), the algorithm "
            "the compiler chose", "",
            "| size per chip | " + " | ".join(topos) + " |",

@@ -531,6 +531,12 @@ int tune_main(const std::vector<std::string>& words) {
     if (lo != 8) command += " --min-bytes " + human(lo);
     if (hi != (1u << 20)) command += " --max-bytes " + human(hi);
     if (chunks_text != "0") command += " --chunks " + chunks_text;
+    std::vector<Topology> topos;  // every one parsed before the first run
+    for (const std::string& text : topologies) {
+      topos.push_back(parse_topology(text));
+      set_flit_bits(topos.back(), kTuneFlitBits);
+      check_fits("model", topos.back(), CollectiveSpec{});
+    }
     setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);
     std::printf(
         "# %s: allreduce fp32 sum, model, %d tiles, %d-bit flits, seed 1; cycles of "
@@ -539,10 +545,9 @@ int tune_main(const std::vector<std::string>& words) {
     std::vector<TunePoint> table;
     std::vector<std::string> names;  // TunePoint holds a pointer into this
     names.reserve(topologies.size());
-    for (const std::string& text : topologies) {
-      Topology topo = parse_topology(text);
-      set_flit_bits(topo, kTuneFlitBits);
-      check_fits("model", topo, CollectiveSpec{});
+    for (size_t k = 0; k < topologies.size(); ++k) {
+      const std::string& text = topologies[k];
+      const Topology& topo = topos[k];
       names.push_back(text);
       CollectiveSpec spec;
       spec.tiles = kTuneTiles;
