@@ -61,7 +61,7 @@ std::vector<Algo> valid_algos(const Topology& topo, const CollectiveSpec& spec, 
   out.push_back(Algo::kLine);
   if (topo.kind == TopoKind::kTree) out.push_back(Algo::kTree);
   // Auto leaves the butterfly out on 2 chips (one round, no fewer steps than the ring's two).
-  if (P >= (automatic ? 4 : 2) && (P & (P - 1)) == 0 && (!automatic || spec.op == RedOp::kSum))
+  if (P >= (automatic ? 4 : 2) && (!automatic || spec.op == RedOp::kSum))
     out.push_back(Algo::kButterfly);
   return out;
 }
