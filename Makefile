@@ -51,6 +51,26 @@ check-gen: ## fail if the committed generated files are stale
 	    echo "check-gen: $$f is stale; run 'make gen' and commit it"; exit 1; }; \
 	done; echo "check-gen: generated files are up to date"
 
+# The tuner's table (docs/compiler.md section 10): `fabric tune` measures every algorithm per
+# topology and size on the model; Algo::kAuto reads the committed sw/lib/tune_table.cpp.
+TUNE_TABLE := sw/lib/tune_table.cpp
+
+.PHONY: tune
+tune: $(SETUP_STAMP) build ## measure every algorithm per topology and size on the model, rewrite sw/lib/tune_table.cpp (~6 min)
+	@SC_COPYRIGHT_MESSAGE=DISABLE $(FABRIC) tune --output $(TUNE_TABLE) $(TUNE_ARGS)
+	@echo "tune: $(TUNE_TABLE) rewritten; rebuild (make build) and commit it"
+
+.PHONY: check-tune
+check-tune: $(SETUP_STAMP) build ## fail if sw/lib/tune_table.cpp is not what fabric tune measures today (~6 min)
+	@mkdir -p $(BUILD)/tune
+	@SC_COPYRIGHT_MESSAGE=DISABLE $(FABRIC) tune --output $(BUILD)/tune/tune_table.cpp \
+	  $$(sed -n 's/^const char\* tune_command() { return "fabric tune\(.*\)"; }$$/\1/p' $(TUNE_TABLE) | \
+	     sed "s/'//g") > $(BUILD)/tune/check.log
+	@diff -u $(TUNE_TABLE) $(BUILD)/tune/tune_table.cpp > /dev/null || { \
+	  echo "check-tune: $(TUNE_TABLE) is stale (the compiler or the model changed the cycles);"; \
+	  echo "check-tune: run 'make tune' and commit it (diff: diff -u $(TUNE_TABLE) $(BUILD)/tune/tune_table.cpp)"; exit 1; }
+	@echo "check-tune: the tuner's table is up to date"
+
 .PHONY: check-slices
 check-slices: ## fail on a hand-written slice of a format in rtl/ (docs/conventions.md, rule 12)
 	@python3 scripts/check_slices.py --self-test > /dev/null
@@ -60,7 +80,7 @@ check-slices: ## fail on a hand-written slice of a format in rtl/ (docs/conventi
 check-docs: ## fail on a dangling path, link or anchor in a doc or comment, or an RTL module without its doc section
 	@python3 scripts/check_docs.py
 
-CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
+CXX_SOURCES = $(filter-out sw/include/xf/defs.hpp sw/lib/tune_table.cpp,$(wildcard sw/include/xf/*.hpp sw/lib/*.cpp \
               sw/tools/*.cpp sw/tools/*.hpp sw/examples/*.cpp sw/backends/*/*.cpp sw/driver/*.cpp \
               model/*.cpp model/*.hpp \
               tests/*.cpp tests/*.hpp tb/*.hpp tb/*.cpp sw/backends/*/*.hpp tests/fuzz/*.cpp \

@@ -3,7 +3,8 @@
 `fabric bench` runs, every run checked element by element. Writes under build/bench/:
 
   sweep_fp32.{txt,csv,json}   allreduce fp32 sum, 8 B .. 1 MiB per chip, on the model:
-                              ring:8, biring:8, ladder:8, line:8 and an 8-leaf tree
+                              ring:8, biring:8, ladder:8, line:8, an 8-leaf and a 12-leaf
+                              tree, each row with the algorithm the compiler chose
   sweep_bf16.{txt,csv,json}   the same for ladder:8 in bf16
   busbw.png                   busbw against size, every topology of the fp32 sweep, one chart
   rtl_256k.{txt,csv,json}     the RTL at 256 KiB per chip: ladder:8 fp32 and bf16, ring:8,
@@ -29,6 +30,7 @@ import time
 
 OUT = "build/bench"
 TREE8 = "tree:((2,2),(2,2))"
+TREE12 = "tree:((2,2),3,(1,4))"
 TREE64 = "tree:((8,8,8,8),(8,8,8,8))"
 
 
@@ -106,20 +108,22 @@ def main():
     md = ["# Benchmarks (make bench)", ""]
 
     # 1. The sweeps and the plot.
-    topos = ["ring:8", "biring:8", "ladder:8", "line:8", TREE8]
+    topos = ["ring:8", "biring:8", "ladder:8", "line:8", TREE8, TREE12]
     fp32 = bench(fabric, "sweep_fp32", topos, ["--dtype", "fp32", "--max-bytes", top])
     bf16 = bench(fabric, "sweep_bf16", ["ladder:8"], ["--dtype", "bf16", "--max-bytes", top])
     # matplotlib is Debian's python3-matplotlib: the plot runs under Debian's Python.
     plot_python = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
     subprocess.run([plot_python, "scripts/bench_plot.py", f"{OUT}/busbw.png",
-                    "allreduce fp32 sum on 8 chips (SystemC model)",
+                    "allreduce fp32 sum, the compiler's choice per size (SystemC model)",
                     f"{OUT}/sweep_fp32.json"], check=True)
-    sizes = [8, 1024, 16384, 65536, 262144] + ([] if quick else [1 << 20])
-    md += ["## allreduce fp32 sum, 8 chips, model: busbw in bytes per cycle (efficiency)", "",
+    sizes = [8, 1024, 16384, 65536] + ([] if quick else [262144, 1 << 20])
+    md += ["## allreduce fp32 sum, model: busbw in bytes per cycle (efficiency), the algorithm "
+           "the compiler chose", "",
            "| size per chip | " + " | ".join(topos) + " |",
            "|---:|" + "---:|" * len(topos)]
     for s in sizes:
-        cells = [f"{by(fp32, t, s)['busbw']:.2f} ({by(fp32, t, s)['eff']:.3f})" for t in topos]
+        cells = [f"{by(fp32, t, s)['busbw']:.2f} ({by(fp32, t, s)['eff']:.3f}) "
+                 f"{by(fp32, t, s)['algo']}" for t in topos]
         md.append(f"| {s} | " + " | ".join(cells) + " |")
     md += ["", "![busbw against size](busbw.png)", ""]
     # The same sweep at the narrow flit widths: efficiency against each width's own bound.

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Plots busbw against message size from `fabric bench --json` files, one line per topology, on
-one chart (log2 size axis), with each topology's bandwidth bound as a dotted line.
+one chart (log2 size axis), with each topology's bandwidth bound as a dotted line; the legend
+names the algorithm that ran over each range of sizes (the compiler's choice per size).
 
 Usage: bench_plot.py OUT.png TITLE FILE.json [FILE.json ...]
 """
@@ -48,6 +49,15 @@ def main():
         x = [r["bytes"] for r in rows]
         sizes.update(x)
         label = topo if backend == "model" else f"{topo} ({backend})"
+        runs = []  # [algo, first size, last size] per range of one algorithm
+        for r in rows:
+            if runs and runs[-1][0] == r.get("algo"):
+                runs[-1][2] = r["bytes"]
+            else:
+                runs.append([r.get("algo"), r["bytes"], r["bytes"]])
+        if any(a for a, _, _ in runs):
+            label += ": " + ", ".join(f"{a} {human(lo)}" + (f"-{human(hi)}" if hi != lo else "")
+                                      for a, lo, hi in runs)
         line, = ax.plot(x, [r["busbw"] for r in rows], marker="o", markersize=3, label=label)
         # busbw at the bound: busbw * eff / eff = busbw / eff (the same for every size)
         top = [r["busbw"] / r["eff"] for r in rows if r["eff"] > 0]

@@ -21,6 +21,7 @@
 #include "xf/compiler.hpp"
 #include "xf/layout.hpp"
 #include "xf/reference.hpp"
+#include "xf/tune.hpp"
 
 using namespace xf;
 
@@ -147,20 +148,121 @@ TEST(Compiler, ButterflyForSmallSumsOnPowerOfTwoMachines) {
     s.tiles = 3;
     check_plan(topo, s, std::string(ts) + " butterfly int16 max, 3 tiles");
   }
-  // Auto keeps the ring family above the crossover, for max and min, and off powers of two.
+  // Off powers of two: the chips above the largest power of two Q fold into chip e - Q first and
+  // get the result back last; every dtype, sum and (forced) max, several tile counts.
+  for (const char* ts : {"ring:3", "ring:6", "ladder:6", "tree:((2,2),3,(1,4))", "biring:5"})
+    for (DType dt : {DType::kInt8, DType::kFp16, DType::kFp32}) {
+      CollectiveSpec s;
+      s.algo = Algo::kButterfly;
+      s.dtype = dt;
+      s.bytes = dtype_size(dt) * 1000;
+      s.tiles = 3;
+      check_plan(parse_topology(ts), s, std::string(ts) + " butterfly " + to_string(dt));
+      s.op = RedOp::kMax;
+      s.tiles = 2;
+      check_plan(parse_topology(ts), s, std::string(ts) + " butterfly max " + to_string(dt));
+    }
+  // Auto keeps the ring family above the crossover (the tuner's: on ladder:8 the butterfly is
+  // as fast up to 512 bytes), for max and min, and off powers of two.
   CollectiveSpec s;
   s.bytes = kButterflyMaxBytes;
   EXPECT_EQ(plan_collective(parse_topology("ladder:8"), s).algo, Algo::kButterfly);
-  s.bytes = kButterflyMaxBytes + 4;
+  s.bytes = 1024;
   EXPECT_EQ(plan_collective(parse_topology("ladder:8"), s).algo, Algo::kLadder);
   s.bytes = 64;
   s.op = RedOp::kMax;
   EXPECT_EQ(plan_collective(parse_topology("ring:8"), s).algo, Algo::kRing);
   s.op = RedOp::kSum;
-  EXPECT_EQ(plan_collective(parse_topology("ring:6"), s).algo, Algo::kRing);
+  // Off powers of two the butterfly folds the extra chips in (the table of ring:8 predicts it)
+  EXPECT_EQ(plan_collective(parse_topology("ring:6"), s).algo, Algo::kButterfly);
   EXPECT_EQ(plan_collective(parse_topology("ring:2"), s).algo, Algo::kRing);
   s.coll = Collective::kReduceScatter;
   EXPECT_EQ(plan_collective(parse_topology("ring:8"), s).algo, Algo::kRing);
+}
+
+// The committed tuner's table (sw/lib/tune_table.cpp): well formed, and at every tuned topology
+// and size the automatic choice is the fastest measured algorithm, with the measured chunk.
+TEST(Compiler, AutoPicksTheFastestTunedAlgorithm) {
+  const std::vector<TunePoint>& table = tune_table();
+  ASSERT_FALSE(table.empty()) << "sw/lib/tune_table.cpp is empty: run make tune";
+  std::map<std::pair<std::string, uint64_t>, std::vector<const TunePoint*>> at;
+  for (const TunePoint& p : table) {
+    EXPECT_GT(p.cycles, 0u);
+    EXPECT_NO_THROW(parse_topology(p.topology)) << p.topology;
+    at[{p.topology, p.bytes}].push_back(&p);
+  }
+  for (const auto& [key, pts] : at) {
+    const Topology topo = parse_topology(key.first);
+    CollectiveSpec s;
+    s.bytes = key.second;
+    uint64_t best = UINT64_MAX;
+    for (const TunePoint* p : pts) best = std::min(best, p->cycles);
+    const AutoPick pick = auto_pick(topo, s);
+    EXPECT_EQ(pick.tuned, key.first);
+    EXPECT_EQ(pick.predicted_cycles, static_cast<double>(best)) << key.first << " " << key.second;
+    const Plan plan = plan_collective(topo, s);
+    EXPECT_EQ(plan.algo, pick.algo);
+    for (const TunePoint* p : pts)
+      if (p->algo == pick.algo) {
+        EXPECT_EQ(p->cycles, best) << key.first << " " << key.second << " " << to_string(p->algo);
+        EXPECT_EQ(plan.spec.chunk_bytes, p->chunk_bytes);
+      }
+  }
+}
+
+// auto_pick on a table of its own: measured points, interpolation between sizes, proportional
+// above the largest, an algorithm that stops before the largest size (no longer fits), the
+// nearest tuned machine of the same kind, the flit width scaling, chunks only where measured,
+// the butterfly only for sums on powers of two, the rule where the table has nothing.
+TEST(Compiler, AutoPickFromATable) {
+  const std::vector<TunePoint> table = {{"ring:8", Algo::kRing, 0, 1024, 1000},
+                                        {"ring:8", Algo::kRing, 0, 2048, 1500},
+                                        {"ring:8", Algo::kLine, 0, 1024, 1100},
+                                        {"ring:8", Algo::kLine, 2048, 2048, 1450},
+                                        {"ring:8", Algo::kButterfly, 0, 1024, 900}};
+  const Topology r8 = parse_topology("ring:8");
+  CollectiveSpec s;
+  auto pick = [&](const Topology& t) { return auto_pick(t, s, table); };
+  s.bytes = 512;  // below the table: its smallest size
+  EXPECT_EQ(pick(r8).algo, Algo::kButterfly);
+  s.bytes = 1024;
+  EXPECT_EQ(pick(r8).algo, Algo::kButterfly);
+  EXPECT_EQ(pick(r8).predicted_cycles, 900);
+  EXPECT_EQ(pick(r8).tuned, "ring:8");
+  s.bytes = 1536;  // the butterfly stops at 1K; ring 1250 against line 1275
+  EXPECT_EQ(pick(r8).algo, Algo::kRing);
+  EXPECT_EQ(pick(r8).predicted_cycles, 1250);
+  EXPECT_EQ(pick(r8).chunk_bytes, 0u);
+  s.bytes = 2048;
+  EXPECT_EQ(pick(r8).algo, Algo::kLine);
+  EXPECT_EQ(pick(r8).chunk_bytes, 2048u);
+  s.bytes = 4096;  // above: proportional, 3000 against 2900
+  EXPECT_EQ(pick(r8).algo, Algo::kLine);
+  EXPECT_EQ(pick(r8).chunk_bytes, 0u);
+  s.bytes = 2048;  // the nearest ring: the same algorithm, the automatic chunk
+  const AutoPick p16 = pick(parse_topology("ring:16"));
+  EXPECT_EQ(p16.algo, Algo::kLine);
+  EXPECT_EQ(p16.chunk_bytes, 0u);
+  EXPECT_EQ(p16.tuned, "ring:8");
+  Topology w64 = r8;  // 1 KiB at 64-bit flits behaves as 2 KiB at 128
+  set_flit_bits(w64, 64);
+  s.bytes = 1024;
+  EXPECT_EQ(pick(w64).algo, Algo::kLine);
+  EXPECT_EQ(pick(w64).chunk_bytes, 0u);
+  s.bytes = 512;
+  EXPECT_EQ(pick(w64).algo, Algo::kButterfly);
+  s.bytes = 1024;
+  s.op = RedOp::kMax;  // no butterfly for max: ring 1000 against line 1100
+  EXPECT_EQ(pick(r8).algo, Algo::kRing);
+  s.op = RedOp::kSum;
+  EXPECT_EQ(pick(parse_topology("ring:6")).algo, Algo::kButterfly);  // virtual partners
+  EXPECT_EQ(pick(parse_topology("ring:2")).algo, Algo::kRing);       // nor on 2
+  const AutoPick bi = pick(parse_topology("biring:8"));  // no biring in the table: the rule
+  EXPECT_EQ(bi.algo, Algo::kBiring);
+  EXPECT_TRUE(bi.tuned.empty());
+  s.coll = Collective::kReduceScatter;
+  EXPECT_EQ(pick(r8).algo, Algo::kRing);
+  EXPECT_TRUE(pick(r8).tuned.empty());
 }
 
 TEST(Compiler, LadderUsesFourRingsOnDistinctLinks) {
@@ -250,7 +352,7 @@ TEST(Compiler, ClearErrors) {
   s.algo = Algo::kTree;
   EXPECT_NE(msg(ring, s).find("tree"), std::string::npos);
   s.algo = Algo::kButterfly;
-  EXPECT_NE(msg(parse_topology("ring:6"), s).find("power-of-two"), std::string::npos);
+  EXPECT_EQ(msg(parse_topology("ring:6"), s), "");  // the extra chips fold in
   s.coll = Collective::kAllGather;
   EXPECT_NE(msg(ring, s).find("implements allreduce"), std::string::npos);
   s.coll = Collective::kAllReduce;
@@ -302,10 +404,15 @@ TEST(Compiler, LimitsBeforePlanning) {
   EXPECT_NE(msg("ring:4", s).find("needs at least 786448 bytes"), std::string::npos);
   s.bytes = 256;  // butterfly: the data and log2(8) = 3 receive buffers
   s.tile_dmem_bytes = 256 * 4 - 16;
+  s.algo = Algo::kButterfly;
   EXPECT_NE(msg("ring:8", s).find("needs at least 1024 bytes"), std::string::npos)
       << msg("ring:8", s);
+  s.algo = Algo::kAuto;  // auto leaves out what does not fit: the ring
+  EXPECT_EQ(msg("ring:8", s), "");
+  EXPECT_EQ(plan_collective(parse_topology("ring:8"), s).algo, Algo::kRing);
   s.tile_dmem_bytes += 16;
   EXPECT_EQ(msg("ring:8", s), "");
+  EXPECT_EQ(plan_collective(parse_topology("ring:8"), s).algo, Algo::kButterfly);
   s = CollectiveSpec{};
   s.bytes = 64;
   EXPECT_EQ(msg("tree:255", s), "");

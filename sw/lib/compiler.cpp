@@ -10,6 +10,7 @@
 
 #include "xf/alu.hpp"
 #include "xf/layout.hpp"
+#include "xf/tune.hpp"
 
 namespace xf {
 
@@ -122,18 +123,9 @@ double busbw_factor(Collective c, int p) {
 }
 
 int plan_channels(const Plan& plan) {
-  switch (plan.algo) {
-    case Algo::kRing:
-    case Algo::kBiring:
-    case Algo::kLadder: {
-      const int want = plan.algo == Algo::kRing ? 1 : plan.algo == Algo::kBiring ? 2 : 4;
-      return std::min(want, plan.tiles);
-    }
-    case Algo::kLine:
-      return std::min(2, plan.tiles);
-    default:
-      return 1;
-  }
+  // The topology's own channels (Topology::bound_channels), whatever algorithm runs, at most one
+  // per tile: a chip's tiles are its independent senders.
+  return std::max(1, std::min(plan.topo_channels, plan.tiles));
 }
 
 double bound_cycles(const Plan& plan) {
@@ -143,6 +135,10 @@ double bound_cycles(const Plan& plan) {
 }
 
 Algo default_algo(const Topology& topo, const CollectiveSpec& spec) {
+  return auto_pick(topo, spec).algo;
+}
+
+Algo rule_algo(const Topology& topo, const CollectiveSpec& spec) {
   if (spec.op == RedOp::kAvg) return Algo::kAvg;
   // Small sums on a power-of-two machine: log2(P) butterfly rounds beat 2(P-1) ring steps while
   // the message is latency-bound. Measured on the model (= the RTL), cycles ring-family or tree
@@ -454,24 +450,34 @@ struct Builder {
   };
   std::vector<Token> tokens;
 
-  // ---- butterfly (recursive doubling) allreduce, P a power of two: in round r every chip c
-  // writes its whole plane to chip c ^ 2^r (a receive buffer per round), then reduces that
-  // buffer into its plane. log2(P) rounds instead of the ring's 2(P-1) steps, at P/2 times the
+  // ---- butterfly (recursive doubling) allreduce: in round r every chip c of the Q = 2^p
+  // lowest writes its whole plane to chip c ^ 2^r (a receive buffer per round), then reduces that
+  // buffer into its plane. log2(Q) rounds instead of the ring's 2(P-1) steps, at Q/2 times the
   // ring's traffic: the small-message algorithm (algorithms.md section 10). Every chip ends
   // with the same bits: at each round the two partners reduce the same two operands, in
   // opposite order, and the sum is commutative (max and min are not, for +0/-0: auto picks the
-  // butterfly for sum only). ----
+  // butterfly for sum only). P not a power of two: Q is the largest power of two below P, and
+  // each chip e >= Q is a virtual partner of chip e - Q, which first reduces e's plane into its
+  // own (steps 0 and 1) and at the end writes the result back to e (one more step). ----
   void butterfly() {
     int p = 0;
-    while ((1 << p) < P) ++p;
+    while ((2 << p) <= P) ++p;  // Q = 2^p <= P < 2^(p+1)
+    const int Q = 1 << p;
+    const int pre = Q < P ? 2 : 0;  // the extra chips' fold-in steps
     for (int t = 0; t < T; ++t) {
       const uint32_t L = plane_len[t];
-      auto buf = [&](int r) { return L * (1 + r); };  // [0,L) data, then one buffer per round
+      // [0,L) data, the fold-in buffer (P > Q only), then one buffer per round
+      auto buf = [&](int r) { return L * (1 + r + (pre ? 1 : 0)); };
+      for (int e = Q; e < P; ++e) {
+        add(0, t, e, e - Q, 0, L, L, Opcode::kWrite, 0);
+        add(1, t, e - Q, e - Q, L, 0, L, Opcode::kReduce, 0);
+      }
       for (int r = 0; r < p; ++r)
-        for (int c = 0; c < P; ++c) {
-          add(2 * r, t, c ^ (1 << r), c, 0, buf(r), L, Opcode::kWrite, 0);
-          add(2 * r + 1, t, c, c, buf(r), 0, L, Opcode::kReduce, 0);
+        for (int c = 0; c < Q; ++c) {
+          add(pre + 2 * r, t, c ^ (1 << r), c, 0, buf(r), L, Opcode::kWrite, 0);
+          add(pre + 2 * r + 1, t, c, c, buf(r), 0, L, Opcode::kReduce, 0);
         }
+      for (int e = Q; e < P; ++e) add(pre + 2 * p, t, e - Q, e, 0, 0, L, Opcode::kWrite, 0);
       plane_len[t] = std::max(plane_len[t], buf(p));  // memory footprint check
     }
   }
@@ -539,11 +545,21 @@ void check_limits(const Topology& topo, const CollectiveSpec& spec, Algo a) {
 
 }  // namespace
 
+bool algo_fits(const Topology& topo, const CollectiveSpec& spec, Algo a) {
+  try {
+    check_limits(topo, spec, a);
+  } catch (const CompileError&) {
+    return false;
+  }
+  return true;
+}
+
 Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
   Plan plan;
   plan.spec = spec;
   plan.chips = topo.num_chips;
   plan.flit_bits = topo.flit_bits;
+  plan.topo_channels = topo.bound_channels();
   plan.tiles = spec.tiles;
   const int P = topo.num_chips;
   if (spec.tiles < 1 || spec.tiles > static_cast<int>(kMaxTiles))
@@ -562,7 +578,13 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
       (spec.root < 0 || spec.root >= P))
     fail("--root " + std::to_string(spec.root) + " is not a chip of this topology (0.." +
          std::to_string(P - 1) + ")");
-  Algo a = spec.algo == Algo::kAuto ? default_algo(topo, spec) : spec.algo;
+  Algo a = spec.algo;
+  if (a == Algo::kAuto) {
+    // The tuner's pick, with its chunk where the table measured one (docs/compiler.md section 10).
+    const AutoPick pick = auto_pick(topo, spec);
+    a = pick.algo;
+    if (spec.chunk_bytes == 0) plan.spec.chunk_bytes = pick.chunk_bytes;
+  }
   plan.algo = a;
   if (spec.coll == Collective::kSgdStep) {
     if (spec.dtype != DType::kFp32 || spec.op != RedOp::kSum)
@@ -581,9 +603,9 @@ Plan plan_collective(const Topology& topo, const CollectiveSpec& spec) {
   if (a == Algo::kButterfly) {
     if (spec.coll != Collective::kAllReduce)
       fail("--algo butterfly implements allreduce; use ring for other collectives");
-    if (P < 2 || (P & (P - 1)) != 0)
-      fail("--algo butterfly needs a power-of-two number of chips (" + topo.spec + " has " +
-           std::to_string(P) + "); use ring or avg");
+    if (P < 2)
+      fail("--algo butterfly needs at least 2 chips (" + topo.spec + " has " + std::to_string(P) +
+           ")");
   }
   if (a == Algo::kAvg) {
     if (spec.op != RedOp::kAvg) fail("--algo avg needs --op avg");

@@ -50,6 +50,7 @@
 #include "xf/reference.hpp"
 #include "xf/topo_dot.hpp"
 #include "xf/topology.hpp"
+#include "xf/tune.hpp"
 
 using namespace xf;
 using cli::human;
@@ -229,13 +230,15 @@ void check_fits(const std::string& backend, const Topology& topo, const Collecti
 // One point of `fabric bench`, measured in a child process (SystemC elaborates once per process)
 // and sent back through a pipe as plain bytes.
 struct Point {
-  int32_t ok = 0;       // the run finished and every element is right
-  uint64_t cycles = 0;  // the collective's cycles
-  uint64_t wrong = 0;   // elements wrong, differing between chips, or inexact (section 4)
-  double bound = 0;     // bound_cycles(plan)
-  double run_s = 0;     // wall time of the run step alone (cycles per second)
-  double wall_s = 0;    // the whole point: plan, build, load, run, read back, check
-  long rss_kb = 0;      // the child's peak resident memory (filled in by the parent)
+  int32_t ok = 0;           // the run finished and every element is right
+  uint64_t cycles = 0;      // the collective's cycles
+  uint64_t wrong = 0;       // elements wrong, differing between chips, or inexact (section 4)
+  double bound = 0;         // bound_cycles(plan)
+  double run_s = 0;         // wall time of the run step alone (cycles per second)
+  double wall_s = 0;        // the whole point: plan, build, load, run, read back, check
+  long rss_kb = 0;          // the child's peak resident memory (filled in by the parent)
+  uint64_t pmem_words = 0;  // the largest tile's parameter memory (the RTL loads 16384 words)
+  uint32_t chunk = 0;       // the chunk the image uses
   char algo[16] = {};
   char error[480] = {};
 };
@@ -247,6 +250,8 @@ Point measure_point(const Topology& topo, const CollectiveSpec& spec, const std:
   const Plan plan = plan_collective(topo, spec);
   const Image img = build_image(topo, plan);
   std::snprintf(pt.algo, sizeof pt.algo, "%s", to_string(plan.algo));
+  for (const auto& pm : img.pmem) pt.pmem_words = std::max<uint64_t>(pt.pmem_words, pm.size());
+  pt.chunk = img.chunk_bytes;
   pt.bound = bound_cycles(plan);
   const std::vector<Bytes> inputs = make_inputs(plan, seed, dtype_is_float(spec.dtype) ? 1 : 0);
   const std::unique_ptr<Backend> machine = make_backend(backend, topo, machine_config(plan));
@@ -468,6 +473,149 @@ int bench(const CLI::App& app, Args& a) {
     json << json_points.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   std::printf("# %d points, %d failed\n", points, failed);
   return status;
+}
+
+// The topologies `fabric tune` measures unless told: make bench's sweep and the trees of
+// docs/performance.md (docs/compiler.md section 10).
+const std::vector<std::string> kTuneTopologies = {"ring:8",
+                                                  "biring:8",
+                                                  "ladder:8",
+                                                  "line:8",
+                                                  "tree:((2,2),(2,2))",
+                                                  "tree:((2,2),3,(1,4))",
+                                                  "tree:((8,8,8,8),(8,8,8,8))"};
+
+// fabric tune (docs/fabric.md section 10): every algorithm the compiler accepts (and every
+// chunk of --chunks) per topology and size on the model; the fastest measured chunk of each
+// algorithm goes into the table that Algo::kAuto reads (xf/tune.hpp).
+int tune_main(const std::vector<std::string>& words) {
+  auto app = tool::make_app(
+      "fabric tune",
+      "measures every algorithm per topology and size on the model and writes the table the "
+      "compiler's automatic choice reads (docs/fabric.md section 10)");
+  std::vector<std::string> topologies;
+  uint64_t lo = 8, hi = 1u << 20;
+  std::string chunks_text = "0", output;
+  app->add_option("--topology", topologies,
+                  "a topology to tune, once per topology (default: ring:8 biring:8 ladder:8 "
+                  "line:8 and the trees ((2,2),(2,2)), ((2,2),3,(1,4)), ((8,8,8,8),(8,8,8,8)))")
+      ->type_name("T")
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  tool::add_bytes(*app, "--min-bytes", lo, "the sweep's smallest size per chip")->default_str("8");
+  tool::add_bytes(*app, "--max-bytes", hi, "the sweep's largest size per chip")->default_str("1M");
+  tool::add_text(*app, "--chunks", chunks_text, "LIST",
+                 "chunk sizes to try with every algorithm, comma-separated; 0 is the compiler's "
+                 "automatic chunk")
+      ->default_str("0");
+  tool::add_file(*app, "--output", output,
+                 "write the table as C++ (sw/lib/tune_table.cpp: make tune, make check-tune)");
+  return tool::run_tool("fabric", *app, words, [&] {
+    if (lo == 0 || hi < lo || hi > (1ull << 30) || lo % 4)
+      throw Usage("--min-bytes " + human(lo) + " --max-bytes " + human(hi) +
+                  ": need 0 < min <= max <= 1G, min a multiple of 4 (fp32)");
+    std::vector<uint32_t> chunks;
+    {
+      std::stringstream ss(chunks_text);
+      std::string w;
+      while (std::getline(ss, w, ','))
+        chunks.push_back(static_cast<uint32_t>(cli::parse_bytes("chunks", w, 1u << 24)));
+      if (chunks.empty()) throw Usage("--chunks: give at least one size (0: automatic)");
+    }
+    if (topologies.empty()) topologies = kTuneTopologies;
+    // The command, as the table records it (without --output, which differs between make tune
+    // and make check-tune).
+    std::string command = "fabric tune";
+    if (topologies != kTuneTopologies)
+      for (const std::string& t : topologies) command += " --topology '" + t + "'";
+    if (lo != 8) command += " --min-bytes " + human(lo);
+    if (hi != (1u << 20)) command += " --max-bytes " + human(hi);
+    if (chunks_text != "0") command += " --chunks " + chunks_text;
+    std::vector<Topology> topos;  // every one parsed before the first run
+    for (const std::string& text : topologies) {
+      topos.push_back(parse_topology(text));
+      set_flit_bits(topos.back(), kTuneFlitBits);
+      check_fits("model", topos.back(), CollectiveSpec{});
+    }
+    setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 1);
+    std::printf(
+        "# %s: allreduce fp32 sum, model, %d tiles, %d-bit flits, seed 1; cycles of "
+        "each algorithm (best chunk), * the fastest\n",
+        command.c_str(), kTuneTiles, kTuneFlitBits);
+    std::vector<TunePoint> table;
+    std::vector<std::string> names;  // TunePoint holds a pointer into this
+    names.reserve(topologies.size());
+    for (size_t k = 0; k < topologies.size(); ++k) {
+      const std::string& text = topologies[k];
+      const Topology& topo = topos[k];
+      names.push_back(text);
+      CollectiveSpec spec;
+      spec.tiles = kTuneTiles;
+      const std::vector<Algo> algos = valid_algos(topo, spec, true);
+      for (uint64_t b = lo; b <= hi; b *= 2) {
+        spec.bytes = b;
+        std::string line;
+        size_t first = table.size();
+        uint64_t best = 0;
+        for (Algo a : algos) {
+          spec.algo = a;
+          if (!algo_fits(topo, spec, a)) continue;
+          bool have = false;
+          TunePoint tp{names.back().c_str(), a, 0, b, 0};
+          for (uint32_t c : chunks) {
+            spec.chunk_bytes = c;
+            const Point pt = measure_in_child(topo, spec, "model", 1);
+            // Only what runs unchanged on the RTL too: the image must fit the host window.
+            if (!pt.ok || pt.pmem_words > reg::kTilePmemSize / 4) continue;
+            if (!have || pt.cycles < tp.cycles) {
+              tp.cycles = pt.cycles;
+              tp.chunk_bytes = c;
+            }
+            have = true;
+          }
+          if (!have) continue;
+          table.push_back(tp);
+          if (!best || tp.cycles < best) best = tp.cycles;
+        }
+        for (size_t i = first; i < table.size(); ++i) {
+          char cell[64];
+          std::snprintf(cell, sizeof cell, " %s%s %llu", table[i].cycles == best ? "*" : "",
+                        to_string(table[i].algo), static_cast<unsigned long long>(table[i].cycles));
+          line += cell;
+          if (table[i].chunk_bytes) line += "/" + std::to_string(table[i].chunk_bytes);
+        }
+        std::printf(" %-28s %6s%s\n", cli::printable(text).c_str(), human(b).c_str(), line.c_str());
+        std::fflush(stdout);
+      }
+    }
+    if (output.empty()) return 0;
+    std::ofstream f(output);
+    if (!f) throw Usage("--output: cannot write " + output);
+    f << "// Generated by `" << command
+      << "`; do not edit.\n"
+         "// make tune writes it, make check-tune measures it again and compares "
+         "(docs/compiler.md section 10).\n"
+         "// Allreduce fp32 sum on the model, 4 tiles per chip, 128-bit flits: the cycles of "
+         "every algorithm the\n"
+         "// compiler accepts, at its fastest chunk of those tried (0: the automatic chunk).\n"
+         "#include \"xf/tune.hpp\"\n\nnamespace xf {\n\n"
+         "const char* tune_command() { return \""
+      << command << "\"; }\n\n"
+      << "const std::vector<TunePoint>& tune_table() {\n"
+         "  static const std::vector<TunePoint> table = {\n";
+    static const char* const kEnum[] = {"kAuto", "kRing", "kBiring", "kLadder",
+                                        "kLine", "kTree", "kAvg",    "kButterfly"};
+    // Ordered by topology, algorithm, size (xf/tune.hpp).
+    for (const std::string& name : names)
+      for (int a = 0; a < 8; ++a)
+        for (const TunePoint& p : table)
+          if (p.topology == name && static_cast<int>(p.algo) == a)
+            f << "      {\"" << p.topology << "\", Algo::" << kEnum[static_cast<int>(p.algo)]
+              << ", " << p.chunk_bytes << ", " << p.bytes << ", " << p.cycles << "},\n";
+    f << "  };\n  return table;\n}\n\n}  // namespace xf\n";
+    std::printf("# %zu points written to %s\n", table.size(), output.c_str());
+    return 0;
+  });
 }
 
 // The sgd step's options with another collective.
@@ -732,6 +880,7 @@ int sc_main(int argc, char** argv) {
       {"run", "run a collective and check it (model, rtl, both or a board)"},
       {"plan", "print a collective's schedule and program"},
       {"bench", "a size sweep of checked runs (nccl-tests table, CSV, JSON)"},
+      {"tune", "measure every algorithm per size; the table of the automatic choice"},
       {"train", "the data-parallel training demo"},
       {"average-study", "pairwise averaging's accuracy against the exact mean"},
       {"topo", "draw a topology (Graphviz)"}};
@@ -756,6 +905,7 @@ int sc_main(int argc, char** argv) {
   if (cmd == "train") return train_main(rest, argv[0]);
   if (cmd == "average-study") return average_study_main(rest);
   if (cmd == "topo") return topo_main(rest);
+  if (cmd == "tune") return tune_main(rest);
   return collective_main(cmd == "run"    ? Cmd::kRun
                          : cmd == "plan" ? Cmd::kPlan
                                          : Cmd::kBench,

@@ -108,6 +108,7 @@ struct Plan {
   Algo algo = Algo::kRing;
   int chips = 0, tiles = 0;
   int flit_bits = kFlitBits;        // the topology's (bound_cycles' W is flit_bits / 8)
+  int topo_channels = 1;            // Topology::bound_channels (bound_cycles' C, with the tiles)
   std::vector<Slice> slices;        // layout, identical on every chip
   std::vector<uint64_t> block_off;  // user offset of block b (P+1 entries)
   // The listed transfers: every transfer of the planes that are not ring planes (a ring plane's
@@ -156,9 +157,10 @@ std::vector<Transfer> plane_transfers(const Plan& plan, int plane);
 uint64_t transfer_count(const Plan& plan);
 // Turns a plan into the image (sync insertion, counters, routing tables, programs).
 Image build_image(const Topology& topo, const Plan& plan);
-// Lower bound in cycles (docs/performance.md section 1) with C = the channels the plan's algorithm
-// drives at once (ring 1, biring 2, ladder 4, each limited by the tile count; line 2; tree, avg and
-// chains 1). This is the bound `eff` is measured against.
+// Lower bound in cycles (docs/performance.md section 1) with C = the topology's own outgoing
+// channels per chip (ring 1, biring 2, ladder 4, line 2, tree 1: the leaf's link; a file topology
+// its embedded rings), at most the tile count, whatever algorithm runs: the bound of the machine,
+// so that every algorithm on it is judged alike. This is the bound `eff` is measured against.
 double bound_cycles(const Plan& plan);
 int plan_channels(const Plan& plan);
 // nccl-tests bus-bandwidth factor (allreduce 2(P-1)/P, RS/AG (P-1)/P, bcast/reduce 1; 0 for
@@ -170,8 +172,15 @@ inline constexpr uint64_t kButterflyMaxBytes = 256;
 // Ports a node can route to: a routing-table entry (docs/generated/defs.md, RouteTable) is one
 // byte and 0xFF means unreachable. plan_collective refuses a topology with a wider node.
 inline constexpr uint32_t kMaxRoutedPorts = 255;
-// Picks the algorithm the compiler uses for Algo::kAuto.
+// Picks the algorithm the compiler uses for Algo::kAuto: the tuner's table where it applies
+// (auto_pick in xf/tune.hpp), else rule_algo.
 Algo default_algo(const Topology& topo, const CollectiveSpec& spec);
+// The rule of docs/compiler.md section 10 (each topology's own algorithm; the butterfly for small
+// sums on power-of-two machines), for what the table does not cover.
+Algo rule_algo(const Topology& topo, const CollectiveSpec& spec);
+// Whether the arguments alone allow algorithm a on topo (ports, data memory; O(nodes)); the
+// checks of plan_collective that need the plan are not made.
+bool algo_fits(const Topology& topo, const CollectiveSpec& spec, Algo a);
 
 // Instruction encoding helpers (shared by the compiler, the model and tests).
 namespace isa {
