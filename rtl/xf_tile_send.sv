@@ -184,13 +184,15 @@ module xf_tile_send #(
   logic [WordBits-1:0] rem_words;
   logic [PktBits-1:0]  len_words;
   logic [2:0]  cnt_after_pop;
+  // The flit being built, written only in the block below (a struct local to the block makes
+  // Yosys's always_comb check see a latch on tx_d_c.valid, which it cannot prove assigned first).
+  tx_t         tx_d_c;
 
   always_comb begin
     logic in_session_d_c;
     logic pop_c;
     logic fail_o_c;
     logic dmem_re_o_c;
-    tx_t tx_d_c;
     front = jobs_q[0];
     f_desc = front.desc;
     f_route = (fill_q && fill_idx_q == 2'd0) ? route_rdata_i : front.route;
