@@ -212,6 +212,9 @@ module xf_tile_recv #(
   tag_t                out;
   logic                inc_now;
 
+  // Written only in the block below; at module scope because Yosys does not resolve the
+  // members of a struct declared inside an always_comb (it declares them as implicit wires).
+  s1_t s1_d_c;
   always_comb begin
     logic fail_o_c;
     logic [3:0] fail_code_o_c;
@@ -219,7 +222,6 @@ module xf_tile_recv #(
     logic [11:0] fail_src_chip_o_c;
     logic [3:0] fail_src_tile_o_c;
     logic dmem_re_o_c;
-    s1_t s1_d_c;
     rx_flit = rx_flit_i;
     // (At 128 bits every header flit is a head and the last: the width folds the rest away.)
     hdr_flit = rx_flit.head || (HeaderFlits > 1 && hdr_cnt_q != 2'd0);
@@ -450,8 +452,10 @@ module xf_tile_recv #(
   red_cfg_t s1_cfg;
   tag_t     s1_tag;
   logic [2:0] alu_dtype;
+  // Written only in the block below; at module scope because Yosys does not resolve the
+  // members of a struct declared inside an always_comb (it declares them as implicit wires).
+  tag_t s1_tag_c;
   always_comb begin
-    tag_t s1_tag_c;
     s1_cfg = s1_q.cfg;
     s1_tag_c.we = s1_q.we;
     s1_tag_c.waddr = s1_q.waddr;

@@ -184,8 +184,8 @@ module xf_tile_send #(
   logic [WordBits-1:0] rem_words;
   logic [PktBits-1:0]  len_words;
   logic [2:0]  cnt_after_pop;
-  // The flit being built, written only in the block below (a struct local to the block makes
-  // Yosys's always_comb check see a latch on tx_d_c.valid, which it cannot prove assigned first).
+  // Written only in the block below; at module scope because Yosys does not resolve the
+  // members of a struct declared inside an always_comb (it declares them as implicit wires).
   tx_t         tx_d_c;
 
   always_comb begin
@@ -451,8 +451,10 @@ module xf_tile_send #(
   end
 
   flit_t tx_flit;
+  // Written only in the block below; at module scope because Yosys does not resolve the
+  // members of a struct declared inside an always_comb (it declares them as implicit wires).
+  flit_t tx_flit_c;
   always_comb begin
-    flit_t tx_flit_c;
     tx_flit_c.head = tx_q.head;
     tx_flit_c.tail = tx_q.tail;
     tx_flit_c.data = tx_q.payload ? dmem_rdata_i : tx_q.hdr_part;

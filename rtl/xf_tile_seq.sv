@@ -147,8 +147,10 @@ module xf_tile_seq #(
   logic [32:0] lw_idx, src_end, dst_end;
   logic        cmp_lt;
 
+  // Written only in the block below; at module scope because Yosys does not resolve the
+  // members of a struct declared inside an always_comb (it declares them as implicit wires).
+  route_addr_t route_c;
   always_comb begin
-    route_addr_t route_c;
     ins = instr_unpack(instr_i);
     a = reg_valid_q[ins.rs1] ? reg_mem[ins.rs1] : 32'd0;
     b = reg_valid_q[ins.rs2] ? reg_mem[ins.rs2] : 32'd0;

@@ -408,6 +408,16 @@ cmd_check() {
       fail=1
       continue
     fi
+    # Yosys reads a name it cannot resolve as an implicit wire and only warns: a member of a
+    # struct declared inside an always_comb is one, and the netlist is then wrong.
+    if grep -q 'is implicitly declared' "$dir/$b.log"; then
+      echo "fpga-check: $b: FAIL: Yosys declared names implicitly (a wrong netlist); see" \
+        "$dir/$b.log:"
+      grep 'is implicitly declared' "$dir/$b.log" | head -3 | sed 's/^/  /'
+      echo "  declare the variable at module scope (docs/simulators.md, section on Yosys)"
+      fail=1
+      continue
+    fi
     if ! report_py pins "$dir/$b.json" "$cons" > "$dir/$b.pins" 2>&1; then
       echo "fpga-check: $b: FAIL: pins and $cons disagree:"
       sed 's/^/  /' "$dir/$b.pins"
