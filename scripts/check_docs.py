@@ -67,7 +67,7 @@ PATH_ALLOW = [
 # Bare file names that need not exist: examples of the user's own files and outputs.
 NAME_ALLOW = {
     # outputs of make synth in build/fpga/BOARD/ (docs/boards.md section 3)
-    "fpga.json", "stat.json", "pnr_report.json", "report.md",
+    "fpga.json", "stat.json", "pnr_report.json", "report.md", "levels.json",
     # output of make bench in build/bench/ (docs/performance.md)
     "summary.md",
     # the testbench header gen_system writes next to its Verilog (docs/simulators.md)
@@ -75,7 +75,9 @@ NAME_ALLOW = {
     # the copy of the RTL scripts/formal.sh reads in build/formal/ (docs/formal.md part 2)
     "link.xf_link.sv",
     # examples of the user's own files in help texts and documents
-    "FILE.json", "b.json", "a.sv", "b.sv",
+    "FILE.json", "b.json", "a.sv", "b.sv", "NETLIST.json",
+    # temporary files of tests/tools/test_logic_levels.py (pytest's tmp_path)
+    "net.json", "bad.json",
 }
 
 # Identifiers xf_* named in documents and comments must be an RTL module or package, or the

@@ -245,6 +245,11 @@ do_synth() {
     echo "$key" > "$out/synth.key"
   fi
   SYNTH_KEY=$key
+  # Cells and logic levels per block (docs/boards.md section 3): minutes before place and route.
+  if [[ ! -s $out/levels.json || $out/levels.json -ot $out/fpga.json ]]; then
+    python3 scripts/logic_levels.py "$out/fpga.json" --json "$out/levels.json" \
+      > "$out/levels.txt" || die "scripts/logic_levels.py could not read $out/fpga.json"
+  fi
   fit_check
 }
 
@@ -742,11 +747,32 @@ head = (f"FPGA report: {meta.get('board')} ({meta.get('device')}), "
 width = max(len(r[0]) for r in rows)
 txt = [head, f"result: {verdict}"] + [f"  {k:<{width}}  {v}" for k, v in rows]
 txt.append(f"  {'date':<{width}}  {datetime.datetime.now():%Y-%m-%d %H:%M}")
+per_block = None
+if os.path.exists(f"{out}/levels.json"):
+    per_block = json.load(open(f"{out}/levels.json"))
+    blocks = sorted(per_block["blocks"], key=lambda b: b["block"])
+    worst = max(blocks, key=lambda b: b["levels"])
+    txt.append(f"per block (scripts/logic_levels.py, {len(blocks)} blocks under "
+               f"{per_block['root'] or 'the top'}; the worst path's levels into the block):")
+    bw = max(len(b["block"]) for b in blocks)
+    txt.append(f"  {'block':<{bw}}  {'LUT':>7} {'carry':>6} {'FF':>6} {'LUTRAM':>6} {'BRAM':>4} "
+               f"{'DSP':>3} {'levels':>6}")
+    for b in blocks:
+        txt.append(f"  {b['block']:<{bw}}  {b['lut']:>7,} {b['carry']:>6,} {b['ff']:>6,} "
+                   f"{b['lutram']:>6,} {b['bram']:>4} {b['dsp']:>3} {b['levels']:>6}")
+    txt.append(f"  worst: {worst['levels']} levels in {worst['block']}, {worst['start']} -> "
+               f"{worst['end']}")
 open(f"{out}/report.txt", "w").write("\n".join(txt) + "\n")
 md = [f"### {meta.get('board')}: {meta.get('device')}", "", f"**{verdict}**", "",
       "| field | value |", "|---|---|"]
 md += [f"| {k} | {v} |" for k, v in rows]
 md.append(f"| date | {datetime.datetime.now():%Y-%m-%d %H:%M} |")
+if per_block:
+    md += ["", f"Per block (`scripts/logic_levels.py`, under `{per_block['root'] or 'the top'}`):", "",
+           "| block | LUT | carry | FF | LUT RAM | block RAM | DSP | levels |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    md += [f"| `{b['block']}` | {b['lut']:,} | {b['carry']:,} | {b['ff']:,} | {b['lutram']:,} | "
+           f"{b['bram']} | {b['dsp']} | {b['levels']} |" for b in blocks]
 open(f"{out}/report.md", "w").write("\n".join(md) + "\n")
 PY
 }

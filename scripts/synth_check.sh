@@ -29,6 +29,11 @@
 #   --blocks B[,B..] only these blocks (e.g. --blocks xf_link,xf_router --width 32,64,128: the
 #                    link and router figures per width, docs/fpga.md).
 #   --targets T[,T..] only these runs (gen, ice40, ecp5); the others' columns say "skipped".
+#   --levels         also write each FPGA run's netlist (<block>.<width>.<target>.net.json) and
+#                    print its logic levels per block after the table (scripts/logic_levels.py;
+#                    docs/fpga.md section 9), e.g. the boards' chip:
+#                    SYNTH_CHIP="..." scripts/synth_check.sh --blocks xf_chip --width 32
+#                    --targets ecp5 --levels
 # `make synth-check SYNTH_ARGS="--width 32,64 --blocks xf_link"` passes options through.
 # SYNTH_CHIP (environment) replaces the chip's chparam (CHIP_SMALL below), e.g. the boards' chip:
 #   SYNTH_CHIP="-set NumTiles 1 -set NumLinks 2 -set ImemWords 256 -set PmemWords 1024
@@ -49,6 +54,7 @@ out=${SYNTH_OUT:-build/synth}
 rm -rf "$out" && mkdir -p "$out"
 jobs=${SYNTH_JOBS:-$(nproc)}
 skip=""
+levels=0
 # --quick skips the ECP5 runs of these blocks, all of them: YoWASP's Yosys (WebAssembly) is the
 # slowest of the three (xf_link at 128 bits: 67 s of CPU against 48 for iCE40 and 13 generic),
 # its first run on a machine compiles it for minutes, and `make test` keeps the runs it had.
@@ -60,6 +66,7 @@ targets_sel="gen ice40 ecp5"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --quick) skip="xf_switch:ice40 xf_chip:gen xf_chip:ice40 $QUICK_ECP5" ;;
+    --levels) levels=1 ;;
     --width)
       [[ $# -ge 2 ]] || { echo "synth-check: --width needs a value (32, 64, 128)" >&2; exit 2; }
       IFS=',' read -r -a widths <<< "$2"
@@ -81,7 +88,7 @@ while [[ $# -gt 0 ]]; do
       done
       shift ;;
     *) echo "synth-check: unknown argument '$1' (options: --quick, --width N[,N..]," \
-         "--blocks B[,B..], --targets T[,T..])" >&2; exit 2 ;;
+         "--blocks B[,B..], --targets T[,T..], --levels)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -168,6 +175,7 @@ run_one() {
   script+=" $cmd; tee -q -o $tag.stat stat -top $top"
   # ECP5: the cell counts also as JSON (YoWASP's Yosys 0.70 prints another text layout).
   [[ $target == ecp5 ]] && script+="; tee -q -o $tag.json stat -json -top $top"
+  [[ $levels == 1 && $target != gen ]] && script+="; write_json $tag.net.json"
   echo "$script" > "$tag.ys"
   # Wall and CPU (user + system, with ABC's processes) seconds, measured here: YoWASP's Yosys
   # logs its wall time as its CPU time.
@@ -179,7 +187,7 @@ run_one() {
     f="$tag" "$tag.time"
 }
 export -f run_one
-export out
+export out levels
 export BLOCKS_SERIAL
 BLOCKS_SERIAL=$(printf '%s\n' "${blocks[@]}")
 
@@ -318,6 +326,14 @@ for entry in "${blocks[@]}"; do
 done
 [[ -n $elab ]] && echo "synth-check: $elab: Yosys front end (hierarchy -check, proc) passes in" \
   "$(cat "$out/$elab".*.elab.wall | head -1) s"
+if [[ $levels == 1 ]]; then
+  for net in "$out"/*.net.json; do
+    [[ -f $net ]] || continue
+    echo
+    python3 scripts/logic_levels.py "$net" --json "${net%.net.json}.levels.json" \
+      | tee "${net%.net.json}.levels"
+  done
+fi
 done_txt="generic, iCE40 and ECP5${skipped:+; skipped: $skipped}"
 echo "synth-check: all ${#sel[@]} blocks synthesise ($done_txt) at FlitBits ${widths[*]} in" \
   "$((t_end - t_start)) s wall; times in seconds"
