@@ -255,10 +255,11 @@ def float_pairs(t, rng, n, chunk):
     sa = rsign(n)
     a[k] = pack(sa, top(), rfrac(n))[k]
     b[k] = pack(np.where(rng.integers(0, 8, n) == 0, 1 - sa, sa), top(), rfrac(n))[k]
-    # 7: equal magnitudes (max/min: equal keys, +-x), the same value, both zeros
+    # 7: equal magnitudes (max/min: equal keys, +-x), the same value; a quarter of them zeros
     k = kind == 7
-    a[k] = an[k]
-    b[k] = (an ^ (rsign(n) * sbit))[k]
+    az = np.where(rng.integers(0, 4, n) == 0, an & sbit, an)
+    a[k] = az[k]
+    b[k] = (az ^ (rsign(n) * sbit))[k]
     # 8: both operands' exponents close (within 2), every sign combination
     k = kind == 8
     a[k] = an[k]
