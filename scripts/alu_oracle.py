@@ -140,7 +140,8 @@ def oracle_numpy(t, op, a, b, s=None):
             r = np.fmax(x, y) if op == "max" else np.fmin(x, y)
             # C's fmax/fmin leave the zero's sign open; the ALU orders -0 < +0.
             zero = (x == 0) & (y == 0)
-            neg = (np.signbit(x) & np.signbit(y)) if op == "max" else (np.signbit(x) | np.signbit(y))
+            sx, sy = np.signbit(x), np.signbit(y)
+            neg = (sx & sy) if op == "max" else (sx | sy)
             r = np.where(zero, np.where(neg, -0.0, 0.0).astype(r.dtype), r)
         else:  # scaleadd: two separate float32 operations, never fused
             z = s.astype(u).view(NP_FLOAT[t])
@@ -189,7 +190,8 @@ def specials(t):
     e, m, bias = fmt(t)
     emax = (1 << e) - 1
     mags = [0, 1, 2, 1 << (m - 1), (1 << m) - 1, 1 << m, (1 << m) + 1, (2 << m) - 1,
-            bias << m, (bias << m) + 1, ((bias - 1) << m) | ((1 << m) - 1), (bias << m) | 1 << (m - 1),
+            bias << m, (bias << m) + 1, ((bias - 1) << m) | ((1 << m) - 1),
+            (bias << m) | 1 << (m - 1),
             (bias + 1) << m, (bias - m - 1) << m, (bias - m) << m,
             ((emax - 1) << m) | ((1 << m) - 1), ((emax - 1) << m) | ((1 << m) - 2),
             (emax - 1) << m, (emax - m - 2) << m, ((emax - m - 2) << m) | ((1 << m) - 1),
@@ -423,10 +425,12 @@ def kinds(t, op, a, b, s, exp):
     if s is not None:
         fin &= np.isfinite(decode(t, s))
     tiny = 2.0 ** (2 - 2 ** (e - 1))  # the smallest normal
-    st = {"NaN in": nan_in.sum(), "NaN out": np.isnan(r).sum(), "sNaN in": (snan(a) | snan(b)).sum(),
+    st = {"NaN in": nan_in.sum(), "NaN out": np.isnan(r).sum(),
+          "sNaN in": (snan(a) | snan(b)).sum(),
           "overflow": (fin & np.isinf(r)).sum(),
           "subnormal out": ((r != 0) & (np.abs(r) < tiny)).sum(),
-          "zero out": ((r == 0) & (x != 0) & (y != 0)).sum(), "+-0 pair": ((x == 0) & (y == 0)).sum()}
+          "zero out": ((r == 0) & (x != 0) & (y != 0)).sum(),
+          "+-0 pair": ((x == 0) & (y == 0)).sum()}
     if op in ("sum", "scaleadd"):
         big = gmpy2.context(precision=400, emin=-10000, emax=10000)
         rz, ra = mpfr_context(t), mpfr_context(t)
@@ -466,7 +470,8 @@ def main():
     ap.add_argument("--configs", default="all",
                     help="comma list of dtype:op (e.g. fp16:sum,int8:sumsat), 'float' or 'all'")
     ap.add_argument("--only", help="one chunk: dtype:op:k")
-    ap.add_argument("--pair", help="one pair: dtype:op:a:b[:s], every result printed")
+    ap.add_argument("--pair", help="one pair: dtype:op:a:b[:s], every result printed "
+                    "(avg: dtype:avg:a:b:shift[:scale], a scale meaning avg_final)")
     ap.add_argument("--rounding", choices=sorted(ROUNDING), default="nearest",
                     help="the MPFR oracle's rounding (zero: a planted error, --self-test)")
     ap.add_argument("--self-test", action="store_true",
@@ -524,6 +529,9 @@ def main():
                 extra = f" s {hx(t, s)}" if s is not None else ""
                 extra += f" cfg {cfg}" if cfg and op == "avg" else ""
                 pair = f"{t}:{op}:{hx(t, a)}:{hx(t, b)}" + (f":{hx(t, s)}" if s is not None else "")
+                if cfg and op == "avg":
+                    pair += f":{cfg['avg_shift']}" + (f":0x{cfg['avg_scale']:08x}"
+                                                      if cfg["avg_final"] else "")
                 print(f"alu_oracle: FAIL {t} {op} chunk {k} pair {i}: {what}: a {hx(t, a)} "
                       f"b {hx(t, b)}{extra}: expected {hx(t, ev)}, seen {hx(t, gv)}\n"
                       f"  reproduce the chunk: {base} --only {t}:{op}:{k}\n"
@@ -549,8 +557,8 @@ def main():
         print(f"alu_oracle: FAILED: {failed} mismatches in {total:,} pairs ({el:.0f} s); "
               f"rerun: {base} --pairs {args.pairs}")
         return 1
-    print(f"alu_oracle: {total:,} pairs, the C++ ALU and the RTL ALU agree with MPFR and NumPy "
-          f"on every one ({el:.0f} s)")
+    print(f"alu_oracle: {total:,} pairs, the C++ ALU and the RTL ALU agree with the oracle "
+          f"(MPFR and NumPy for floats, exact integers) on every one ({el:.0f} s)")
     return 0
 
 
@@ -571,6 +579,8 @@ def show_pair(dut, spec):
                                            not None else ""))
         res = {"MPFR": oracle_mpfr(t, op, a, b, s)[0], "NumPy": oracle_numpy(t, op, a, b, s)[0]}
     else:
+        print(f"{t} {op} a {hx(t, vals[0])} ({to_int(t, a)[0]}) b {hx(t, vals[1])} "
+              f"({to_int(t, b)[0]})" + (f" {cfg}" if op == "avg" else ""))
         res = {"exact": oracle_int(t, op, cfg, a, b)[0]}
     res.update({"C++": cpp[0], "RTL": rtl[0]})
     for name, v in res.items():
