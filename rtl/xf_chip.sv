@@ -128,20 +128,15 @@ module xf_chip #(
   logic [19:0] treq_addr;
   logic [31:0] treq_wdata;
   logic [T*32-1:0] trsp_rdata;
-  reg_config_t node_config;       // Config: what the chip is built with
-  reg_alu_config_t alu_config;    // AluConfig
   reg_xb_errors_t xb_error_bits;  // XbErrors
-
-  assign node_config.tiles = 5'(NumTiles);
-  assign node_config.ports = 4'(NumLinks);
-  assign node_config.table_chips_log2 = 4'($clog2(TableChips));
-  assign node_config.dmem_kib = 16'(DmemBytes / 1024);
-  assign alu_config.units = AluDtypes;
 
   xf_host_port #(
     .FlitBits(FlitBits),
-    .NumTiles(T),
-    .NumLinks(L)
+    .NumTiles  (T),
+    .NumLinks  (L),
+    .TableChips(TableChips),
+    .DmemBytes (DmemBytes),
+    .AluDtypes (AluDtypes)
   ) u_host (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -164,8 +159,6 @@ module xf_chip #(
     .crc_errors_i     (crc_errors),
     .link_status_i    (link_status),
     .link_discards_i  (link_discards),
-    .config_i         (reg_config_pack(node_config)),
-    .alu_config_i     (reg_alu_config_pack(alu_config)),
     .done_i           (done_q),
     .route_we_o       (route_we),
     .route_addr_o     (route_addr),

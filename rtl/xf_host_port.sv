@@ -44,9 +44,10 @@
 //
 // Link registers: LinkCrcErrors, LinkStatus and LinkDiscards have 8 slots each, links 0..7; a
 // node with more links (a switch of up to 16) has no registers for links 8 and up. Ports answers
-// NumLinks whole; Config's field (config_i bits 11:8) saturates at 15.
+// NumLinks whole; Config's field (bits 11:8) saturates at 15.
 //
-// Parameter constraints: 0 <= NumTiles <= MaxTiles (16); 1 <= NumLinks <= 16.
+// Parameter constraints: 0 <= NumTiles <= MaxTiles (16); 1 <= NumLinks <= 16; TableChips a power
+// of two 1..4096; DmemBytes and AluDtypes 0 for a switch node (NumTiles = 0).
 module xf_host_port #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
   parameter int FlitBits = xf_defs_pkg::FlitBits,
@@ -54,6 +55,12 @@ module xf_host_port #(
   parameter int NumTiles = 4,
   // link ports (the Ports register; LinkCrcErrors entries for links 0..7); 1..16
   parameter int NumLinks = 4,
+  // routing-table chips per lane (Config); a power of two, 1..4096
+  parameter int TableChips = 64,
+  // data memory per tile in bytes (Config, in KiB); 0 for a switch node
+  parameter int DmemBytes = 0,
+  // ALU units the tiles are built with (AluConfig: bit d dtype d, bit 7 ScaleAdd); 0 for a switch
+  parameter logic [7:0] AluDtypes = 8'h00,
   // tile port slots (derived: at least 1 so that the ports exist; do not override)
   parameter int TileSlots = (NumTiles > 0) ? NumTiles : 1
 ) (
@@ -81,8 +88,6 @@ module xf_host_port #(
   input  logic [NumLinks*16-1:0]  crc_errors_i,       // link l's CRC error count
   input  logic [NumLinks*32-1:0]  link_status_i,      // link l's LinkStatus register
   input  logic [NumLinks*32-1:0]  link_discards_i,    // link l's LinkDiscards register
-  input  logic [31:0]             config_i,           // Config (static: the node's parameters)
-  input  logic [31:0]             alu_config_i,       // AluConfig (static: the tiles' AluDtypes)
   input  logic                    done_i,             // every tile in use has ended (register)
   // routing table port (the router's host port)
   output logic                    route_we_o,         // write one entry
@@ -107,6 +112,19 @@ module xf_host_port #(
   localparam int RouteBytes = xf_defs_pkg::NumLanes * xf_defs_pkg::MaxChips;  // 16384
   // links with LinkCrcErrors, LinkStatus and LinkDiscards registers (8 slots of 4 bytes each)
   localparam int RegLinks = (NumLinks < 8) ? NumLinks : 8;
+
+  // Config and AluConfig: what the node is built with, from the parameters (constants here, so
+  // that they fold into the read multiplexer even when a flow keeps the hierarchy).
+  reg_config_t     node_config;
+  reg_alu_config_t alu_config;
+  logic [31:0]     config_word, alu_config_word;
+  assign node_config.tiles = 5'(NumTiles);
+  assign node_config.ports = 4'(NumLinks > 15 ? 15 : NumLinks);  // saturates (Ports is whole)
+  assign node_config.table_chips_log2 = 4'($clog2(TableChips));
+  assign node_config.dmem_kib = 16'(DmemBytes / 1024);
+  assign alu_config.units = AluDtypes;
+  assign config_word = reg_config_pack(node_config);
+  assign alu_config_word = reg_alu_config_pack(alu_config);
 
   // The accepted request waits in the stage (s_*) until it completes: a register access in one
   // cycle, a table word in 4 or 5 (StRoute), a tile access when the tile takes it.
@@ -152,7 +170,14 @@ module xf_host_port #(
               {27'd0, tile_slot} < NumTiles;
   end
 
-  // Register reads and writes (one cycle).
+  // Register reads and writes (one cycle). reg_ok and reg_rdata matter only for an aligned
+  // address below RouteTable (is_reg), so they decode the word index a[11:2] alone; the link
+  // registers are blocks of 8 words (32 bytes) each.
+  localparam logic [6:0] LinkCrcErrorsBlock = 7'(xf_defs_pkg::REG_LINK_CRC_ERRORS >> 5);
+  localparam logic [6:0] LinkStatusBlock = 7'(xf_defs_pkg::REG_LINK_STATUS >> 5);
+  localparam logic [6:0] LinkDiscardsBlock = 7'(xf_defs_pkg::REG_LINK_DISCARDS >> 5);
+  logic [9:0] reg_word;
+  assign reg_word = a[11:2];
   logic reg_ok;
   logic [31:0] reg_rdata;
   logic [2:0] crc_link;
@@ -171,61 +196,58 @@ module xf_host_port #(
     status.done = status_done;
     // Link CRC errors are recovered by the retry layer: not errors.
     status.error = tile_err_i || misroutes_i != 0 || xb_errors_i != 0;
-    unique case (a)
-      xf_defs_pkg::REG_CHIP_ID: begin
+    unique case (reg_word)
+      10'(xf_defs_pkg::REG_CHIP_ID >> 2): begin
         reg_ok_c = !host_req_write_i;
         reg_rdata_c = index_q;
       end
-      xf_defs_pkg::REG_INDEX_WR: begin
+      10'(xf_defs_pkg::REG_INDEX_WR >> 2): begin
         reg_ok_c = 1'b1;
         reg_rdata_c = index_q;
       end
-      xf_defs_pkg::REG_CONTROL: reg_ok_c = host_req_write_i;
-      xf_defs_pkg::REG_STATUS: begin
+      10'(xf_defs_pkg::REG_CONTROL >> 2): reg_ok_c = host_req_write_i;
+      10'(xf_defs_pkg::REG_STATUS >> 2): begin
         reg_ok_c = !host_req_write_i;
         reg_rdata_c = reg_status_pack(status);
       end
-      xf_defs_pkg::REG_CYCLES: begin
+      10'(xf_defs_pkg::REG_CYCLES >> 2): begin
         reg_ok_c = !host_req_write_i;
         reg_rdata_c = cycles_q;
       end
-      xf_defs_pkg::REG_MISROUTES: begin
+      10'(xf_defs_pkg::REG_MISROUTES >> 2): begin
         reg_ok_c = !host_req_write_i;
         reg_rdata_c = misroutes_i;
       end
-      xf_defs_pkg::REG_XB_ERRORS: begin
+      10'(xf_defs_pkg::REG_XB_ERRORS >> 2): begin
         reg_ok_c = !host_req_write_i;
         reg_rdata_c = xb_errors_i;
       end
-      xf_defs_pkg::REG_CONFIG: begin
+      10'(xf_defs_pkg::REG_CONFIG >> 2): begin
         reg_ok_c = !host_req_write_i;
-        reg_rdata_c = config_i;
+        reg_rdata_c = config_word;
       end
-      xf_defs_pkg::REG_PORTS: begin  // whole, where Config's field saturates at 15
+      10'(xf_defs_pkg::REG_PORTS >> 2): begin  // whole, where Config's field saturates at 15
         reg_ok_c = !host_req_write_i;
         reg_rdata_c = 32'(NumLinks);
       end
-      xf_defs_pkg::REG_ALU_CONFIG: begin
+      10'(xf_defs_pkg::REG_ALU_CONFIG >> 2): begin
         reg_ok_c = !host_req_write_i;
-        reg_rdata_c = alu_config_i;
+        reg_rdata_c = alu_config_word;
       end
-      xf_defs_pkg::REG_DONE_CYCLES: begin
+      10'(xf_defs_pkg::REG_DONE_CYCLES >> 2): begin
         reg_ok_c = !host_req_write_i;
         reg_rdata_c = done_cycles_q;
       end
       default: begin
-        if (a >= xf_defs_pkg::REG_LINK_CRC_ERRORS &&
-            a < xf_defs_pkg::REG_LINK_CRC_ERRORS + 32'd32) begin  // 8 links x 4 bytes
+        if (reg_word[9:3] == LinkCrcErrorsBlock) begin  // 8 links x 4 bytes
           reg_ok_c = !host_req_write_i;
           for (int l = 0; l < RegLinks; l++)
             if (crc_link == 3'(l)) reg_rdata_c = {16'd0, crc_errors_i[l*16 +: 16]};
-        end else if (a >= xf_defs_pkg::REG_LINK_STATUS &&
-                     a < xf_defs_pkg::REG_LINK_STATUS + 32'd32) begin
+        end else if (reg_word[9:3] == LinkStatusBlock) begin
           reg_ok_c = !host_req_write_i;
           for (int l = 0; l < RegLinks; l++)
             if (crc_link == 3'(l)) reg_rdata_c = link_status_i[l*32 +: 32];
-        end else if (a >= xf_defs_pkg::REG_LINK_DISCARDS &&
-                     a < xf_defs_pkg::REG_LINK_DISCARDS + 32'd32) begin
+        end else if (reg_word[9:3] == LinkDiscardsBlock) begin
           reg_ok_c = !host_req_write_i;
           for (int l = 0; l < RegLinks; l++)
             if (crc_link == 3'(l)) reg_rdata_c = link_discards_i[l*32 +: 32];
@@ -386,8 +408,8 @@ module xf_host_port #(
         s_err_d = !reg_ok;
         if (reg_ok && !host_req_write_i) s_rdata_d = reg_rdata;
         if (reg_ok && host_req_write_i) begin
-          if (a == xf_defs_pkg::REG_INDEX_WR) index_d = host_req_wdata_i;
-          if (a == xf_defs_pkg::REG_CONTROL && NumTiles > 0) begin
+          if (reg_word == 10'(xf_defs_pkg::REG_INDEX_WR >> 2)) index_d = host_req_wdata_i;
+          if (reg_word == 10'(xf_defs_pkg::REG_CONTROL >> 2) && NumTiles > 0) begin
             start_d = control.start;
             clear_d = control.clear;
             if (control.start) begin  // DoneCycles reads 0 from the start's cycle on

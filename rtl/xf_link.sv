@@ -106,12 +106,17 @@ module xf_link #(
   localparam logic [CountBits-1:0] CountOne = CountBits'(1);
   localparam logic [PtrBits-1:0] PtrOne = PtrBits'(1);
   localparam logic [PtrBits-1:0] PtrLast = PtrBits'(RxBufferFlits - 1);
-  localparam logic [31:0] CrcInit = 32'hFFFF_FFFF;
   localparam int FlitW = FlitTypeBits;  // {head, tail, data}: flit_t
   // The CRC's input: {ctl, 6'b0, head, tail, data}, whole bytes at every width (168 bits at 128)
   localparam int CrcBits = 32 + 6 + FlitW;
+  // Its six pad bits, always 0 (left out of the CRC's XOR trees); on transmit also the ctl's
+  // reserved bits 31:29, which link_ctl_pack leaves 0 (the receiver checks them: a corrupted
+  // word may have them set).
+  localparam logic [CrcBits-1:0] CrcPadBits = CrcBits'(6'h3F) << FlitW;
+  localparam logic [CrcBits-1:0] CrcTxZeroBits = CrcPadBits | (CrcBits'(3'h7) << (CrcBits - 3));
 
   `ASSERT_INIT(PhyWireDelayLegal_A, PhyWireDelayCycles >= 0)
+  `ASSERT_INIT(CtlReservedBits_A, LinkCtlTypeBits == 29)  // bits 31:29 of the ctl word are 0
   `ASSERT_INIT(RxBufferSustainsRate_A, RxBufferFlits >= CreditLoopCycles)
   `ASSERT_INIT(FlitBitsLegal_A, (FlitBits == 32 || FlitBits == 64 || FlitBits == 128) &&
                                FlitW == FlitBits + 2)
@@ -157,9 +162,10 @@ module xf_link #(
   logic         rx_push, rx_pop;
 
   xf_crc32 #(
-    .DataBits(CrcBits)
+    .DataBits(CrcBits),
+    .InitCrc (32'hFFFF_FFFF),
+    .ZeroBits(CrcPadBits)
   ) u_rx_crc (
-    .crc_i (CrcInit),
     .data_i({rx_in_ctl_q, 6'd0, rx_in_flit_q}),
     .crc_o (rx_crc_raw)
   );
@@ -327,6 +333,7 @@ module xf_link #(
   logic [31:0]          phy_ctl_d, phy_ctl_q;
   logic [31:0]          phy_crc_d, phy_crc_q;
   logic [31:0]          tx_crc_raw;
+  logic [CrcBits-1:0]   tx_crc_data;  // the CRC's input: {ctl, 6'b0, flit}
   logic                 phy_fv;
   logic [7:0]           phy_seq;
 
@@ -399,12 +406,15 @@ module xf_link #(
   end
 
   xf_crc32 #(
-    .DataBits(CrcBits)
+    .DataBits(CrcBits),
+    .InitCrc (32'hFFFF_FFFF),
+    .ZeroBits(CrcTxZeroBits)
   ) u_tx_crc (
-    .crc_i (CrcInit),
-    .data_i({phy_ctl_d, 6'd0, phy_flit_d}),
+    .data_i(tx_crc_data),
     .crc_o (tx_crc_raw)
   );
+  assign tx_crc_data = {phy_ctl_d, 6'd0, phy_flit_d};
+  `ASSERT(TxCrcZeroBits_A, (tx_crc_data & CrcTxZeroBits) == '0)
   assign phy_crc_d = ~tx_crc_raw;
 
   // Replay buffer: entry seq mod ReplayFlits, written when a new flit is sent, read

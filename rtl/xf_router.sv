@@ -344,6 +344,19 @@ module xf_router #(
     locked = locked_c;
   end
 
+  // Input i's stage holds a head that may take output o (bit i*NumOut + o).
+  logic [NumIn*NumOut-1:0] want;
+  always_comb begin
+    logic [NumIn*NumOut-1:0] want_c;
+    for (int i = 0; i < NumIn; i++) begin
+      for (int o = 0; o < NumOut; o++) begin
+        want_c[i*NumOut + o] = stg_valid_q[i] && stg_head[i] && !route_bad[i] && !locked[i] &&
+                               !dropping_q[i] && (32'(route_port[i*8 +: 8]) == o);
+      end
+    end
+    want = want_c;
+  end
+
   // Arbitration: out_valid_o and out_flit_o from registers only. A separate process from the
   // next state below, which depends on out_ready_i: in one process Verilator sees a loop through
   // a consumer whose ready depends on its valid (a tile's rx_ready_o), which the protocol allows.
@@ -354,36 +367,43 @@ module xf_router #(
     logic [NumOut-1:0] out_valid_o_c;
     logic [NumOut*(FlitBits+2)-1:0] out_flit_o_c;
     logic [NumOut*InIdxBits-1:0] pick_idx_c;
-    logic                 found;
-    logic [InIdxBits-1:0] cand, pick, own;
-    logic [31:0]          next;
+    logic                 found, found_hi;
+    logic [InIdxBits-1:0] pick, pick_lo, pick_hi, own, rr;
     found = 1'b0;
-    cand = '0;
+    found_hi = 1'b0;
     pick = '0;
+    pick_lo = '0;
+    pick_hi = '0;
     own = '0;
-    next = '0;
+    rr = '0;
     grant_c = '0;
     out_valid_o_c = '0;
     out_flit_o_c = '0;
     pick_idx_c = '0;
     for (int o = 0; o < NumOut; o++) begin
       own = own_idx_q[o*InIdxBits +: InIdxBits];
+      rr = rr_q[o*InIdxBits +: InIdxBits];
       pick = own;
       found = 1'b0;
       if (own_valid_q[o]) begin
         found = stg_valid_q[own];
-      end else begin
-        for (int k = 0; k < NumIn; k++) begin
-          // cand = (rr_q + k) mod NumIn
-          next = 32'(rr_q[o*InIdxBits +: InIdxBits]) + k;
-          cand = (next >= NumIn) ? InIdxBits'(next - NumIn) : InIdxBits'(next);
-          if (!found && stg_valid_q[cand] && stg_head[cand] && !route_bad[cand] &&
-              !locked[cand] && !dropping_q[cand] && (32'(route_port[cand*8 +: 8]) == o) &&
-              (o >= CreditOutputs || out_credit_i[o])) begin
+      end else if (o >= CreditOutputs || out_credit_i[o]) begin
+        // The round-robin search from rr_q (< NumIn) up and around: the lowest requester at or
+        // above rr_q, else the lowest below it.
+        found_hi = 1'b0;
+        pick_lo = '0;
+        pick_hi = '0;
+        for (int i = NumIn - 1; i >= 0; i--) begin
+          if (want[i*NumOut + o]) begin
             found = 1'b1;
-            pick = cand;
+            pick_lo = InIdxBits'(i);
+            if (32'(i) >= 32'(rr)) begin
+              found_hi = 1'b1;
+              pick_hi = InIdxBits'(i);
+            end
           end
         end
+        if (found) pick = found_hi ? pick_hi : pick_lo;
       end
       out_valid_o_c[o] = found;
       out_flit_o_c[o*FlitW +: FlitW] = stg_flit_q[pick*FlitW +: FlitW];
@@ -434,10 +454,14 @@ module xf_router #(
   // ---- Misroute counter -----------------------------------------------------------------------
   logic [31:0] misroutes_d, misroutes_q;
 
+  // The heads dropped in this cycle are counted first, then added once (one adder, not one per
+  // input).
   always_comb begin
+    logic [5:0] heads;
     logic [32:0] sum;
-    sum = {1'b0, misroutes_q};
-    for (int i = 0; i < NumIn; i++) sum = sum + 33'(drop_head[i]);
+    heads = '0;
+    for (int i = 0; i < NumIn; i++) heads = heads + 6'(drop_head[i]);
+    sum = {1'b0, misroutes_q} + 33'(heads);
     misroutes_d = sum[32] ? 32'hFFFF_FFFF : sum[31:0];
   end
 

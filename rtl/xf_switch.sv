@@ -60,12 +60,6 @@ module xf_switch #(
 
   localparam int L = NumLinks;
 
-  reg_config_t node_config;  // Config: no tiles, no data memory
-  assign node_config.tiles = '0;
-  assign node_config.ports = 4'(NumLinks > 15 ? 15 : NumLinks);  // saturates (Ports is whole)
-  assign node_config.table_chips_log2 = 4'($clog2(TableChips));
-  assign node_config.dmem_kib = '0;
-
   logic [31:0] misroutes;
   logic [L*16-1:0] crc_errors;
   logic [L*32-1:0] link_status, link_discards;
@@ -80,8 +74,11 @@ module xf_switch #(
 
   xf_host_port #(
     .FlitBits(FlitBits),
-    .NumTiles(0),
-    .NumLinks(L)
+    .NumTiles  (0),
+    .NumLinks  (L),
+    .TableChips(TableChips),
+    .DmemBytes (0),
+    .AluDtypes (8'h00)
   ) u_host (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -104,8 +101,6 @@ module xf_switch #(
     .crc_errors_i     (crc_errors),
     .link_status_i    (link_status),
     .link_discards_i  (link_discards),
-    .config_i         (reg_config_pack(node_config)),
-    .alu_config_i     (32'd0),
     .done_i           (1'b0),
     .route_we_o       (route_we),
     .route_addr_o     (route_addr),

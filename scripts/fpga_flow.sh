@@ -32,7 +32,9 @@
 # FPGA_ALLOW_TIMING_FAIL=1, XF_SYSTEM_TOP=FILE (another machine, scripts/fpga_files.sh),
 # FPGA_FILES="a.sv b.sv ..." (a whole file list instead of scripts/fpga_files.sh's),
 # FPGA_OUT=DIR (outputs in DIR instead of build/fpga/BOARD, for a trial beside the real build),
-# FPGA_PNR_ARGS="..." (more nextpnr options, e.g. --router router2).
+# FPGA_PNR_ARGS="..." (more nextpnr options, e.g. --router router2), FPGA_ABC9_DELAY_PS=N (ECP5:
+# ABC9 maps for a delay target of N ps, e.g. 10000 for 100 MHz, instead of the least delay it can
+# reach, and for area wherever the target allows: about 30 % fewer LUT4, docs/fpga.md section 8).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -217,6 +219,11 @@ do_synth() {
          synth_cmd="synth_xilinx -family xc7 $xflat -top fpga; write_json $out/fpga.json" ;;
   esac
   synth_cmd=${synth_cmd//  / }
+  # ABC9's delay target (Yosys's scratchpad abc9.D), when one is asked for (ECP5).
+  local abc9_pre=""
+  if [[ $family == ecp5 && -n ${FPGA_ABC9_DELAY_PS:-} ]]; then
+    abc9_pre="scratchpad -set abc9.D $FPGA_ABC9_DELAY_PS; "
+  fi
   local yv
   yv=$(tool_version "${yosys_cmd[@]}" -V)
   meta board "$board"
@@ -226,7 +233,7 @@ do_synth() {
   meta core "$core_net $core_mhz"
   meta files "$(echo "$files" | wc -w)"
   meta yosys "$yv"
-  key=$(inputs_key $files "$synth_cmd" "$yv")
+  key=$(inputs_key $files "$abc9_pre$synth_cmd" "$yv")
   say "$device_desc, board clock $clk_mhz MHz; $(echo "$files" | wc -w) files" \
     "(scripts/fpga_files.sh $board)"
   if up_to_date synth "$key" "$out/stat.json"; then
@@ -238,7 +245,7 @@ do_synth() {
     # the first ABC run, so the terminal output (yosys.out: warnings and errors) cannot be it.
     PHASE_WATCH=$out/yosys.log phase "synthesis (Yosys ${synth_cmd%% *})" "$out/yosys.out" \
       "${yosys_cmd[@]}" -q -l "$out/yosys.log" \
-      -p "read_verilog -sv -DSYNTHESIS -I rtl $files; $synth_cmd" \
+      -p "read_verilog -sv -DSYNTHESIS -I rtl $files; $abc9_pre$synth_cmd" \
       || { meta status "synthesis failed: see $out/yosys.log"; report; exit 1; }
     report_py cells || die "cannot count the cells of $out/fpga.json"
     meta synth_s "$PHASE_S"

@@ -38,6 +38,13 @@
 # SYNTH_CHIP (environment) replaces the chip's chparam (CHIP_SMALL below), e.g. the boards' chip:
 #   SYNTH_CHIP="-set NumTiles 1 -set NumLinks 2 -set ImemWords 256 -set PmemWords 1024
 #   -set DmemBytes 8192 -set TableChips 2 -set AluDtypes 64" (docs/fpga.md section 8).
+# SYNTH_ECP5_OPTS (environment) adds options to every synth_ecp5, e.g. "-nowidelut" (LUT4
+# networks only, no 5- to 7-input LUTs built of LUT4 pairs with PFUMX and L6MUX21), and
+# SYNTH_ECP5_DELAY_PS=N gives ABC9 a delay target of N ps (Yosys's scratchpad abc9.D; 10000 for
+# 100 MHz) instead of the least delay it can reach, so that it maps for area wherever the
+# target allows: the boards' chip at 32 bits, 11,039 LUT4 by default, is 7,583 with the target
+# and about 8,000 with -nowidelut, for deeper logic (docs/fpga.md section 8, "Making the boards'
+# chip smaller"). The table's header says which was set.
 #
 # Reduced configurations (set with chparam; the table's "config" column says which), chosen to
 # keep the whole check within about 3 minutes on 2 cores:
@@ -164,7 +171,10 @@ run_one() {
   elif [[ $target == elab ]]; then  # --quick's stand-in for a skipped chip: front end only
     cp=$cp_gen; cmd="hierarchy -check -top $top; proc"
   elif [[ $target == ecp5 ]]; then
-    cp=$cp_ice; cmd="synth_ecp5 $ice_opts -top $top"; yosys=ecp5_yosys
+    cp=$cp_ice; cmd="synth_ecp5 $ice_opts ${SYNTH_ECP5_OPTS:-} -top $top"; yosys=ecp5_yosys
+    if [[ -n ${SYNTH_ECP5_DELAY_PS:-} ]]; then
+      cmd="scratchpad -set abc9.D $SYNTH_ECP5_DELAY_PS; $cmd"
+    fi
   else
     cp=$cp_ice; cmd="synth_ice40 $ice_opts -top $top"
   fi
@@ -237,6 +247,12 @@ elif [[ $ECP5_YOSYS == yosys ]]; then
   ecp5_note+=" old ABC flow, about 1.5 times the LUT4 of YoWASP's"
 else
   ecp5_note="ECP5 with YoWASP's $ecp5_v"
+fi
+if [[ -n $ecp5_note && -n ${SYNTH_ECP5_OPTS:-} ]]; then
+  ecp5_note+=", synth_ecp5 $SYNTH_ECP5_OPTS"
+fi
+if [[ -n $ecp5_note && -n ${SYNTH_ECP5_DELAY_PS:-} ]]; then
+  ecp5_note+=", ABC9 delay target ${SYNTH_ECP5_DELAY_PS} ps"
 fi
 echo "synth-check: Yosys $(yosys -V | awk '{print $2}'), ${#sel[@]} blocks x (generic," \
   "iCE40, ECP5) at FlitBits ${widths[*]}${skipped:+ except $skipped}, $jobs at a time;" \
