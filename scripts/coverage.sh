@@ -22,8 +22,10 @@ JOBS=${JOBS:-$(nproc)}
 mkdir -p "$DIR"
 t_start=$(date +%s)
 # -O1 without -g: the coverage counters make ~280 MB of C++ per chip; -O2 -g takes ~40 min.
+# The chip and switch at 128 bits only (a Verilated chip with coverage is the longest part of the
+# build): the block tests cover the 64- and 32-bit generate branches of the blocks they test.
 cmake -S . -B "$DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DXF_COVERAGE=ON \
-  > "$DIR/configure.log" 2>&1 || { cat "$DIR/configure.log"; exit 1; }
+  -DXF_FLIT_WIDTHS=128 > "$DIR/configure.log" 2>&1 || { cat "$DIR/configure.log"; exit 1; }
 tests=(test_rtl_alu test_rtl_exchange test_rtl_link test_rtl_router test_rtl_tile test_rtl_uart
   test_rtl_xb test_rtl_chip)
 echo "coverage: building fabric and ${#tests[@]} block tests with line and toggle coverage in" \
@@ -51,7 +53,7 @@ t_blocks=$(date +%s)
 
 # 3. Co-simulation: every topology kind, every collective, int8/uint8/int16/int32/fp16/bf16/fp32,
 # all four ops, saturation, 1 to 4 tiles per chip, switch nodes with 3 and 4 ports connected,
-# and all three flit widths.
+# the sgd step (ScaleAdd).
 runs=(
   "--topology ring:2 --bytes 2K --tiles 1"
   "--topology ring:4 --collective allreduce --dtype fp32 --op sum --bytes 4K --tiles 2"
@@ -66,10 +68,7 @@ runs=(
   "--topology ring:4 --collective reduce --root 2 --dtype int32 --op sum --sat --bytes 2K --tiles 2"
   "--topology ring:3 --collective allreduce --dtype int8 --op sum --sat --bytes 3K --tiles 3"
   "--topology line:4 --collective reduce_scatter --dtype uint8 --op min --bytes 4K --tiles 4"
-  "--topology ring:4 --flit-bits 64 --collective allreduce --dtype fp32 --bytes 4K --tiles 2"
-  "--topology tree:((2,1),3) --flit-bits 64 --collective allreduce --dtype bf16 --bytes 2K"
-  "--topology ladder:4 --flit-bits 32 --collective allreduce --dtype int16 --op max --bytes 2K"
-  "--topology tree:(2,2) --flit-bits 32 --collective sgd --dtype fp32 --bytes 1K --tiles 2"
+  "--topology ladder:4 --collective sgd --dtype fp32 --bytes 4K --tiles 2"
 )
 i=0
 for r in "${runs[@]}"; do

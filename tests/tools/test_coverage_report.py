@@ -22,14 +22,14 @@ def make_case(tmp_path, waivers=None):
     dat = tmp_path / "cov.dat"
     dat.write_text("# SystemC::Coverage-3\n" + "".join([
         # a.sv: 2 line points, one hit in one instance only; 2 toggle points, one hit
-        point("rtl/a.sv", 10, 1, "if", "v_line/a", "top.u0", 0),
-        point("rtl/a.sv", 10, 1, "if", "v_line/a", "top.u1", 3),
-        point("rtl/a.sv", 12, 1, "else", "v_branch/a", "top.u0", 0),
-        point("rtl/a.sv", 20, 1, "x[0]", "v_toggle/a", "top.u0", 2),
-        point("rtl/a.sv", 20, 1, "x[1]", "v_toggle/a", "top.u0", 0),
+        point("hdl/a.sv", 10, 1, "if", "v_line/a", "top.u0", 0),
+        point("hdl/a.sv", 10, 1, "if", "v_line/a", "top.u1", 3),
+        point("hdl/a.sv", 12, 1, "else", "v_branch/a", "top.u0", 0),
+        point("hdl/a.sv", 20, 1, "x[0]", "v_toggle/a", "top.u0", 2),
+        point("hdl/a.sv", 20, 1, "x[1]", "v_toggle/a", "top.u0", 0),
         # b.sv: everything hit
-        point("rtl/b.sv", 5, 1, "block", "v_line/b", "top.b", 1),
-        point("rtl/b.sv", 6, 1, "y", "v_toggle/b", "top.b", 1),
+        point("hdl/b.sv", 5, 1, "block", "v_line/b", "top.b", 1),
+        point("hdl/b.sv", 6, 1, "y", "v_toggle/b", "top.b", 1),
     ]))
     args = [sys.executable, str(SCRIPT), str(dat), str(rtl)]
     if waivers is not None:
@@ -74,6 +74,6 @@ def test_stale_and_bad_waivers(tmp_path):
     assert res.returncode == 2 and "kind must be line or toggle" in res.stderr
     other = tmp_path / "other"
     other.mkdir()
-    res = subprocess.run(make_case(other, "c.sv line 1 no such file\n"), capture_output=True,
+    res = subprocess.run(make_case(other, "c.v line 1 no such file\n"), capture_output=True,
                          text=True)
-    assert res.returncode == 2 and "c.sv" in res.stderr
+    assert res.returncode == 2 and "c.v" in res.stderr
