@@ -212,7 +212,7 @@ def main():
                      f"'set4096/fp16 sum', 'pairs/int16 sum sat/b=0:4096' (--list shows all)")
     if args.list:
         for s in slices:
-            print(f"{s.name:<48} {s.flits:>11,} flits  {s.command(binary, args.seed)}")
+            print(f"{s.name:<48}  {s.flits:>11,} flits  {s.command(binary, args.seed)}")
         return 0
 
     os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
