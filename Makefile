@@ -190,7 +190,7 @@ FIRST_SEED ?= 1
 # The regressions run on pytest (tests/regress, docs/python.md section 6): JOBS processes at once
 # (pytest-xdist), JUnit XML in build/regress/<target>.xml, SHARD=i/N for the i-th of N shards,
 # an optional resumable results file (JSON lines; a rerun with the same RESULTS skips the seeds
-# it holds).
+# it holds), a progress line with the rate and ETA every 10 s.
 REGRESS_ARGS = --fabric $(FABRIC) --seeds $(SEEDS) --first-seed $(or $(FIRST_SEED),1) \
   -n $(JOBS) -q -p xdist $(if $(SHARD),--shard $(SHARD)) $(if $(RESULTS),--results $(RESULTS))
 REGRESS = @mkdir -p $(BUILD)/regress && $(PYTEST) tests/regress $(REGRESS_ARGS) \
