@@ -11,7 +11,7 @@ import sys
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
-from progress import Progress, duration  # noqa: E402
+from progress import Progress, duration, rate_text  # noqa: E402
 
 # A gtest binary's output for each slice; XF_REGRESS_B=FAIL_B (when set) fails.
 FAKE_ALU = '''#!{py}
@@ -54,12 +54,13 @@ def regress_alu(tmp_path, binary, *args, env=None):
 
 def test_progress_line():
     t = [0.0]
-    p = Progress("run", 100, "seeds", already=20, clock=lambda: t[0])
-    assert "20/100 seeds (20.0%)" in p.line() and "ETA unknown" in p.line()
+    p = Progress("run", 100, "runs", already=20, clock=lambda: t[0])
+    assert "20/100 runs (20.0%)" in p.line() and "ETA unknown" in p.line()
     t[0] = 10.0
     p.add(10)
-    assert p.line("2 failed") == ("run: 30/100 seeds (30.0%), 1.00 seeds/s, 10 s elapsed, "
+    assert p.line("2 failed") == ("run: 30/100 runs (30.0%), 1.00 runs/s, 10 s elapsed, "
                                   "ETA 70 s, 2 failed")
+    assert rate_text(2.5e6, "flits") == "2.50 Mflits/s" and rate_text(1500, "x") == "1.50 kx/s"
     assert duration(7300) == "2 h 01 min" and duration(600) == "10 min"
 
 
