@@ -236,7 +236,7 @@ coverage: $(SETUP_STAMP) ## line and toggle coverage of rtl/ from co-simulation 
 REGRESS_ALU_RESULTS ?= $(BUILD)/regress/regress-alu.jsonl
 
 .PHONY: regress-alu
-regress-alu: $(SETUP_STAMP) build ## RTL ALU: all 2^32 pairs per 16-bit op, 4096 sets, 10^7 fp32 per op, JOBS slices at once (~2.3 h at JOBS=2), resumable
+regress-alu: $(SETUP_STAMP) build ## RTL ALU: all 2^32 pairs per 16-bit op, 4096 sets, 10^7 fp32 per op, JOBS slices at once (~2.4 h at JOBS=2 on idle cores), resumable
 	@$(PY) scripts/regress_alu.py --bin $(CMAKE_DIR)/test_rtl_alu_regress --jobs $(JOBS) \
 	  --results $(REGRESS_ALU_RESULTS) $(REGRESS_ALU_ARGS)
 
