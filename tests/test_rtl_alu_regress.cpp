@@ -19,8 +19,8 @@
 // Avg): 0.47-0.49 Mflit/s, so ~19 min per 16-bit configuration for all pairs (~4.3 h for the
 // 14), ~70 s per configuration for the 4096 set (~16 min), ~9 s per fp32 op; ~4.6 h in one
 // process. `make regress-alu` (scripts/regress_alu.py) runs it as 239 slices, JOBS at a time,
-// resumable from its results file: ~2.4 h at JOBS=2 on two idle cores (docs/alu.md section 8). Each test prints its estimate at its start and a progress
-// line (rate, ETA) every 30 s.
+// resumable from its results file: ~2.4 h at JOBS=2 on two idle cores (docs/alu.md section 8).
+// Each test prints its estimate at its start and a progress line (rate, ETA) every 30 s.
 //
 // Environment: XF_SEED (the seed; only the unused configuration fields and the fp32 values depend
 // on it), XF_REGRESS_B=first:count restricts the all-pairs sweeps to b values first ..
