@@ -19,6 +19,7 @@ and, for each failure, the one command that reproduces it.
   regress_alu.py --bin build/cmake/test_rtl_alu_regress [--jobs 2] [--seed 161]
       [--results build/regress/regress-alu.jsonl] [--slice-b 4096] [--only 'fp16 sum,set4096']
   regress_alu.py --bin ... --list          (the slices, nothing run)
+  regress_alu.py --bin ... --summary       (the table of the results file so far)
 """
 import argparse
 import concurrent.futures
@@ -190,6 +191,9 @@ def main():
                     help="comma list of substrings: the slices whose name contains one of them "
                     "(e.g. 'set4096', 'pairs/int16 avg', 'fp32')")
     ap.add_argument("--list", action="store_true", help="print the slices and stop")
+    ap.add_argument("--summary", action="store_true",
+                    help="print the table of the results file so far (a run may be going on) "
+                    "and stop")
     args = ap.parse_args()
     if args.jobs < 1:
         ap.error(f"--jobs {args.jobs}: at least 1")
@@ -220,6 +224,14 @@ def main():
     passed = {r["slice"] for r in rows if r["result"] == "pass"}
     todo = [s for s in slices if s.name not in passed]
     total = sum(s.flits for s in slices)
+    if args.summary:
+        latest = {r["slice"]: r for r in rows}
+        got = [latest[s.name] for s in slices if s.name in latest]
+        status = summary(slices, got, binary, args.seed)
+        done = sum(r["flits"] for r in got if r["result"] == "pass")
+        print(f"regress-alu: {len(passed & {s.name for s in slices})}/{len(slices)} slices "
+              f"passed, {done:,}/{total:,} flits ({100 * done / total:.1f}%), in {args.results}")
+        return status
     prog = Progress("regress-alu", total, "flits", already=total - sum(s.flits for s in todo))
     print(f"regress-alu: seed {args.seed}, {len(slices)} slices ({len(slices) - len(todo)} passed "
           f"before, in {args.results}), {total:,} flits; {args.jobs} at a time; about "

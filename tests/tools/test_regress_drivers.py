@@ -88,6 +88,9 @@ def test_regress_alu_slices_resume_and_failure(tmp_path):
     assert again.returncode == 0, again.stdout
     assert "(9 passed before" in again.stdout and "regress-alu: PASSED" in again.stdout
     assert len((tmp_path / "alu.jsonl").read_text().splitlines()) == 13
+    table = regress_alu(tmp_path, fake, "--summary")
+    assert table.returncode == 0 and "11/11 slices passed" in table.stdout
+    assert re.search(r"^fp16 sum +5/5 .* pass$", table.stdout, re.M)
     other_seed = regress_alu(tmp_path, fake, "--seed", "7", "--only", "fp32")
     assert "(0 passed before" in other_seed.stdout
 
