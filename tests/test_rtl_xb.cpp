@@ -111,8 +111,8 @@ uint32_t mix(uint32_t x) {
 // `grains` grains; dst_chip, dst_tile, dst_addr and the reserved tag bits name tile, session and
 // packet, so that the header flits of a narrow width differ between the packets of a session and
 // between tiles: the overflow test finds its lost flits by value) as H header flits, and grains *
-// 128/bits payload flits whose words name the tile, session, packet and flit, so any misplaced
-// flit is recognisable.
+// 128/bits payload flits whose words hash the tile, session, packet and flit, so any misplaced
+// flit is recognisable and every data bit takes both values.
 std::vector<Flit> make_packet(int tile, uint32_t session, uint32_t pkt, uint32_t seq,
                               uint32_t grains, uint32_t bits) {
   const uint32_t t = static_cast<uint32_t>(tile);
@@ -131,13 +131,8 @@ std::vector<Flit> make_packet(int tile, uint32_t session, uint32_t pkt, uint32_t
   for (uint32_t i = 0; i < n; ++i) {
     Flit d;
     d.tail = i + 1 == n;
-    if (bits == 128) {
-      d.w = {0x5EB10000u | t, session, (pkt << 16) | i,
-             (session * 2654435761u) ^ (i * 40503u) ^ (t << 24)};
-    } else {
-      for (uint32_t k = 0; k < bits / 32; ++k)
-        d.w[k] = mix((t << 28) ^ (session << 14) ^ (pkt << 12) ^ (i << 2) ^ k);
-    }
+    for (uint32_t k = 0; k < bits / 32; ++k)
+      d.w[k] = mix((t << 28) ^ (session << 14) ^ (pkt << 12) ^ (i << 2) ^ k);
     v.back().tail = false;
     v.push_back(d);
   }

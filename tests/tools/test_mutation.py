@@ -52,13 +52,35 @@ def test_budget_stops_the_run(tmp_path):
     assert "time budget" in logs[-1]
 
 
-def test_table_counts_timeouts_as_killed():
-    rows = [{"block": "xf_a", "verdict": v} for v in ["killed", "timeout", "survived", "killed"]]
-    rows.append({"block": "xf_b", "verdict": "error"})
-    text = mutation.table(rows).splitlines()
-    assert text[1].split() == ["xf_a", "4", "2", "1", "1", "0", "75.0", "%"]
-    assert text[2].split() == ["xf_b", "1", "0", "0", "0", "1", "-"]
-    assert text[3].split()[:2] == ["total", "5"]
+def test_table_counts_timeouts_as_killed_and_leaves_out_equivalents():
+    verdicts = ["killed", "timeout", "survived", "killed", "survived"]
+    rows = [{"group": "g", "block": "xf_a", "index": i, "verdict": v}
+            for i, v in enumerate(verdicts)]
+    rows.append({"group": "g", "block": "xf_b", "index": 9, "verdict": "error"})
+    text = mutation.table(rows, {("g", 4): "a constant"}).splitlines()
+    assert text[1].split() == ["xf_a", "5", "2", "1", "1", "1", "0", "75.0", "%"]
+    assert text[2].split() == ["xf_b", "1", "0", "0", "0", "0", "1", "-"]
+    assert text[3].split()[:2] == ["total", "6"]
+
+
+def test_equivalent_reasons():
+    cells = {"c_and": {"type": "$and", "connections": {"A": [5, 6], "B": ["0", "1"],
+                                                       "Y": [7, 8]}},
+             "c_mux": {"type": "$mux", "connections": {"A": ["1", 3], "B": [4, 5],
+                                                       "S": [9], "Y": [10, 11]}}}
+
+    def line(cell, mode, port, bit, ctrl=None):
+        text = f"mutate -ctrl mutsel 16 1 -mode {mode} -module m -cell {cell} -port {port}"
+        text += f" -portbit {bit}" + (f" -ctrlbit {ctrl}" if ctrl is not None else "")
+        return text + " -src rtl/x.sv:1.1-1.2"
+    assert "never counts" in mutation.equivalent_reason(line("c_and", "inv", "A", 0), cells)
+    assert mutation.equivalent_reason(line("c_and", "inv", "A", 1), cells) is None
+    assert "already" in mutation.equivalent_reason(line("c_and", "const0", "Y", 0), cells)
+    assert mutation.equivalent_reason(line("c_and", "const1", "Y", 0), cells) is None
+    assert "never flips" in mutation.equivalent_reason(line("c_and", "cnot1", "Y", 1, 0), cells)
+    assert "already" in mutation.equivalent_reason(line("c_mux", "const1", "A", 0), cells)
+    assert mutation.equivalent_reason(line("c_mux", "cnot0", "A", 1, 0), cells) is not None
+    assert mutation.equivalent_reason(line("c_mux", "cnot1", "A", 1, 0), cells) is None
 
 
 def test_first_failure_stops_a_mutant(monkeypatch):
