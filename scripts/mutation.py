@@ -303,8 +303,16 @@ class Results:
                 if line.strip():
                     self.rows.append(json.loads(line))
 
-    def done(self):
-        return {(r["block"], r["index"], r["mutation"]) for r in self.rows}
+    def latest(self):
+        """The last row of each mutant (a re-run of the survivors appends newer rows)."""
+        out = {}
+        for r in self.rows:
+            out[(r["block"], r["index"], r["mutation"])] = r
+        return list(out.values())
+
+    def done(self, rerun_survivors=False):
+        return {(r["block"], r["index"], r["mutation"]) for r in self.latest()
+                if not (rerun_survivors and r["verdict"] == "survived")}
 
     def add(self, row):
         with self.lock:
@@ -368,10 +376,11 @@ def survivors(rows, work):
     return "\n".join(lines)
 
 
-def run_all(jobs, results, runner, budget, log=print):
-    """Run the jobs (group, block, index, desc, run) not already in results, in parallel,
-    within the budget in seconds; prints progress with an ETA."""
-    done = results.done()
+def run_all(jobs, results, runner, budget, log=print, rerun_survivors=False):
+    """Run the jobs (group, block, index, desc, run) not already in results (or survivors
+    there, with rerun_survivors), in parallel, within the budget in seconds; prints progress
+    with an ETA."""
+    done = results.done(rerun_survivors)
     todo = [j for j in jobs if (j[1], j[2], j[3]) not in done]
     log(f"{len(jobs)} mutants, {len(jobs) - len(todo)} already in {results.path}, "
         f"{len(todo)} to run")
@@ -414,15 +423,17 @@ def main():
                     help="of " + " ".join(g.name for g in GROUPS))
     ap.add_argument("--table", action="store_true", help="print the table of the results only")
     ap.add_argument("--survivors", action="store_true", help="list the survivors only")
+    ap.add_argument("--rerun-survivors", action="store_true",
+                    help="run the survivors again (after a test was added)")
     a = ap.parse_args()
     work = Path(a.build).resolve() / "mutation"
     work.mkdir(parents=True, exist_ok=True)
     results = Results(a.results or work / f"results-n{a.mutants_per_block}-s{a.seed}.jsonl")
     if a.table:
-        print(table(results.rows, all_equivalents(work)))
+        print(table(results.latest(), all_equivalents(work)))
         return 0
     if a.survivors:
-        print(survivors(results.rows, work))
+        print(survivors(results.latest(), work))
         return 0
     t0 = time.time()
     for g in GROUPS:
@@ -433,7 +444,7 @@ def main():
             print(f"{g.name}: not run, time budget spent", flush=True)
             continue
         run_group(g, work / g.name, a, results, left)
-    print(table(results.rows, all_equivalents(work)))
+    print(table(results.latest(), all_equivalents(work)))
     return 0
 
 
@@ -442,7 +453,7 @@ def run_group(g, wd, a, results, budget):
     print(f"{g.name}: drawing {a.mutants_per_block} mutants per block of "
           f"{', '.join(g.blocks)} (seed {a.seed})", flush=True)
     mutants = generate(g, wd, a.mutants_per_block, a.seed)
-    done = results.done()
+    done = results.done(a.rerun_survivors)
     if all((b, i, d) in done for b, i, d in mutants):
         print(f"{g.name}: all {len(mutants)} mutants already in {results.path}", flush=True)
         return
@@ -466,7 +477,7 @@ def run_group(g, wd, a, results, budget):
 
     def log(msg):
         print(msg, flush=True)
-    run_all(jobs, results, a.jobs, budget - (time.time() - t0), log)
+    run_all(jobs, results, a.jobs, budget - (time.time() - t0), log, a.rerun_survivors)
 
 
 if __name__ == "__main__":

@@ -696,11 +696,14 @@ TYPED_TEST(Xb, RequestOrder) {
 }
 
 // Protocol errors latch stat_proto_err_o (and change nothing else): data with no grant, an
-// XDONE from a tile without the grant, an XREQ from a tile that already waits.
+// XDONE from a tile without the grant, an XREQ from a tile that already waits, from the tile
+// that holds the grant, and from the tile at each position of a full request queue (tile 0
+// holds the grant, tiles 1-15 wait; the mutation testing of docs/mutation.md found the queue
+// search checked at its first position only).
 TYPED_TEST(Xb, ProtocolErrors) {
   using W = TypeParam;
   auto rng = kFile.rng();
-  for (int which = 0; which < 3; ++which) {
+  for (int which = 0; which < 4 + kNumTiles - 1; ++which) {
     XbBench<W> b(rng);
     b.ctx().errorLimit(1000000);  // none of these is an assertion; keep running regardless
     Flit f;
@@ -715,6 +718,16 @@ TYPED_TEST(Xb, ProtocolErrors) {
       b.drive(1u << 4, 0, false, f, true);
       b.clock();
       b.drive(1u << 4, 0, false, f, true);
+    } else if (which == 3) {
+      b.drive(1u << 3, 0, false, f, true);
+      b.clock();
+      b.drive(1u << 3, 0, false, f, true);
+    } else {
+      b.drive(1u, 0, false, f, true);
+      b.clock();
+      b.drive(((1u << kNumTiles) - 1u) & ~1u, 0, false, f, true);
+      b.clock();
+      b.drive(1u << (which - 3), 0, false, f, true);
     }
     b.dut().eval();
     EXPECT_EQ(b.dut().stat_proto_err_o, 0);

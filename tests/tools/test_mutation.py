@@ -43,6 +43,19 @@ def test_resume_runs_only_the_missing_mutants(tmp_path):
     assert calls == [3]
 
 
+def test_rerun_survivors_supersedes_their_rows(tmp_path):
+    path = tmp_path / "results.jsonl"
+    calls = []
+    mutation.run_all(fake_jobs(["killed", "survived"], calls), mutation.Results(path), 1, 1e9,
+                     log=lambda m: None)
+    calls.clear()
+    mutation.run_all(fake_jobs(["killed", "killed"], calls), mutation.Results(path), 1, 1e9,
+                     log=lambda m: None, rerun_survivors=True)
+    assert calls == [2]
+    latest = mutation.Results(path).latest()
+    assert sorted(r["verdict"] for r in latest) == ["killed", "killed"]
+
+
 def test_budget_stops_the_run(tmp_path):
     calls = []
     logs = []
