@@ -29,22 +29,30 @@ CTRL_BITS = 16  # width of mutsel: 65,535 mutants per group at most
 class Group:
     """A Verilated test top, the blocks mutated inside it and the tests that exercise them."""
 
-    def __init__(self, name, top, cls, tests, blocks, params=None, test_file=None):
+    def __init__(self, name, top, cls, tests, blocks):
         self.name = name
         self.top = top
         self.cls = cls  # the Verilated class of the RTL_TOP line built from the netlist
-        self.tests = tests  # test binaries, quickest first
+        self.tests = tests  # test binaries, quickest first; the last names the sources
         self.blocks = blocks
-        self.params = params or {}  # the RTL_TOP line's -G arguments (chparam)
-        self.test_file = test_file or tests[-1]
+
+    def header(self, key):
+        """The words of the last test's `// key:` header lines, one list per line."""
+        text = (ROOT / "tests" / (self.tests[-1] + ".cpp")).read_text()
+        return [line.split(":", 1)[1].split() for line in text.splitlines()
+                if line.startswith(f"// {key}:")]
 
     def srcs(self):
         """The RTL sources of the group's test (its RTL_SRCS lines)."""
-        out = []
-        for line in (ROOT / "tests" / (self.test_file + ".cpp")).read_text().splitlines():
-            if line.startswith("// RTL_SRCS:"):
-                out += line.split(":", 1)[1].split()
-        return out
+        return [src for words in self.header("RTL_SRCS") for src in words]
+
+    def params(self):
+        """The -G arguments of the RTL_TOP line of the class (chparam in Yosys)."""
+        for words in self.header("RTL_TOP"):
+            cls = words[1] if len(words) > 1 else "V" + words[0]
+            if cls == self.cls:
+                return dict(w[2:].split("=", 1) for w in words[2:] if w.startswith("-G"))
+        raise SystemExit(f"{self.tests[-1]}: no RTL_TOP line of class {self.cls}")
 
 
 GROUPS = [
@@ -52,13 +60,13 @@ GROUPS = [
     Group("router", "xf_router", "Vxf_router", ["test_rtl_router"], ["xf_router"]),
     Group("link", "xf_link", "Vxf_link", ["test_rtl_link"], ["xf_link", "xf_crc32"]),
     Group("exchange", "xf_exchange", "Vxf_exchange", ["test_rtl_exchange"], ["xf_exchange"]),
+    Group("uart", "xf_uart_bridge", "Vxf_uart_bridge", ["test_rtl_uart"],
+          ["xf_uart_bridge", "xf_uart_rx", "xf_uart_tx"]),
     Group("alu", "xf_reduce_alu", "Vxf_reduce_alu", ["test_rtl_alu_regress", "test_rtl_alu"],
           ["xf_reduce_alu", "xf_int_lane", "xf_fp_add", "xf_fp_mul", "xf_fp_maxmin",
            "xf_delay"]),
     Group("tile", "xf_tile", "Vxf_tile", ["test_rtl_tile"],
           ["xf_tile", "xf_tile_seq", "xf_tile_send", "xf_tile_recv", "xf_tile_ram"]),
-    Group("uart", "xf_uart_bridge", "Vxf_uart_bridge", ["test_rtl_uart"],
-          ["xf_uart_bridge", "xf_uart_rx", "xf_uart_tx"]),
 ]
 
 
@@ -75,7 +83,7 @@ def block_selection(group, block):
 def prep_script(group):
     srcs = " ".join(str(ROOT / s) for s in group.srcs())
     lines = [f"read_verilog -sv -I{ROOT / 'rtl'} {srcs}"]
-    params = " ".join(f"-set {k} {v}" for k, v in group.params.items())
+    params = " ".join(f"-set {k} {v}" for k, v in group.params().items())
     if params:
         lines.append(f"chparam {params} {group.top}")
     lines += [f"hierarchy -top {group.top}", "proc", "flatten", "opt_clean"]
