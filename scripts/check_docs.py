@@ -75,7 +75,7 @@ NAME_ALLOW = {
     # the copy of the RTL scripts/formal.sh reads in build/formal/ (docs/formal.md part 2)
     "link.xf_link.sv",
     # the wrapper and mutant selector scripts/mutation.py writes in build/mutation/GROUP/
-    "wrapper.sv", "mutsel.cpp",
+    "wrapper.sv", "mutsel.cpp", "original.json",
     # examples of the user's own files in help texts and documents
     "FILE.json", "b.json", "a.sv", "b.sv", "NETLIST.json",
     # temporary files of tests/tools/test_logic_levels.py (pytest's tmp_path)

@@ -85,7 +85,7 @@ def test_equivalent_reasons():
     def line(cell, mode, port, bit, ctrl=None):
         text = f"mutate -ctrl mutsel 16 1 -mode {mode} -module m -cell {cell} -port {port}"
         text += f" -portbit {bit}" + (f" -ctrlbit {ctrl}" if ctrl is not None else "")
-        return text + " -src rtl/x.sv:1.1-1.2"
+        return text + " -src x.v:1.1-1.2"
     assert "never counts" in mutation.equivalent_reason(line("c_and", "inv", "A", 0), cells)
     assert mutation.equivalent_reason(line("c_and", "inv", "A", 1), cells) is None
     assert "already" in mutation.equivalent_reason(line("c_and", "const0", "Y", 0), cells)
