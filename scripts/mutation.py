@@ -146,11 +146,14 @@ def netlist_ports(group, workdir):
     text = (workdir / "mutants.v").read_text()
     body = text[text.index(f"module {group.top}__mut"):]
     body = body[:body.index("endmodule")]
+    header = body[body.index("(") + 1:body.index(");")]
+    names = [n.strip() for n in header.split(",")]
     ports = re.findall(r"^\s*(input|output|inout)\s+(\[[^\]]+\]\s+)?(\\?\S+);", body, re.M)
     decls, conns = [], []
-    for direction, rng, name in ports:
-        if name == "mutsel":
+    for direction, rng, name in ports:  # (functions of $pmux cells declare inputs too)
+        if name == "mutsel" or name not in names:
             continue
+        names.remove(name)
         decls.append(f"  {direction} logic {rng or ''}{name}")
         conns.append(f"    .{name}({name})")
     return decls, conns
@@ -467,7 +470,11 @@ def run_group(g, wd, a, results, budget):
         return
     print(f"{g.name}: building {' '.join(g.tests)} (log {wd / 'build.log'})", flush=True)
     t0 = time.time()
-    binaries = build(g, wd, a.jobs)
+    try:
+        binaries = build(g, wd, a.jobs)
+    except subprocess.CalledProcessError:
+        print(f"{g.name}: the build failed (see {wd / 'build.log'}); group not run", flush=True)
+        return
     timeouts, filters = [], []
     for b in binaries:  # mutant 0 is the original: its failures are left out, a few at most
         failed, total, secs = original_failures(b, wd / f"{b.name}-original.json")
