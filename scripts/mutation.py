@@ -482,7 +482,7 @@ def run_group(g, wd, a, results, budget):
             print(f"{g.name}: {b.name} fails {len(failed)} of {total} tests on the original "
                   f"(mutant 0): {' '.join(failed[:5])}; group not run", flush=True)
             return
-        timeouts.append(max(30.0, 5 * secs))
+        timeouts.append(max(10.0, 5 * secs))
         filters.append(":".join([BASE_FILTER] + failed))
         print(f"{g.name}: {b.name} passes {total - len(failed)} tests on the original in "
               f"{secs:.1f} s" + (f"; left out, failing there: {' '.join(failed)}"
