@@ -697,14 +697,14 @@ TYPED_TEST(Xb, RequestOrder) {
 
 // Protocol errors latch stat_proto_err_o (and change nothing else): data with no grant, an
 // XDONE from a tile without the grant, an XREQ from a tile that already waits, from the tile
-// that holds the grant, and from the tile at each position of a full request queue (tile 0
-// holds the grant, tiles 1-15 wait; the mutation testing of docs/mutation.md found the queue
-// search checked at its first position only).
+// that holds the grant, and from every tile at every position of a full request queue (the
+// next tile holds the grant, the other 15 wait, one request per cycle; the mutation testing of
+// docs/mutation.md found the queue search checked at some (tile, position) pairs only).
 TYPED_TEST(Xb, ProtocolErrors) {
   using W = TypeParam;
   auto rng = kFile.rng();
-  const int cases = 4 + kNumTiles - 1;  // from 4: tile which - 3 asks again (position which - 4)
-  for (int which = 0; which < cases; ++which) {
+  constexpr int kPositions = kNumTiles - 1;
+  for (int which = 0; which < 4 + kNumTiles * kPositions; ++which) {
     XbBench<W> b(rng);
     b.ctx().errorLimit(1000000);  // none of these is an assertion; keep running regardless
     Flit f;
@@ -724,11 +724,19 @@ TYPED_TEST(Xb, ProtocolErrors) {
       b.clock();
       b.drive(1u << 3, 0, false, f, true);
     } else {
-      b.drive(1u, 0, false, f, true);
+      const int tile = (which - 4) / kPositions, pos = (which - 4) % kPositions;
+      const int holder = (tile + 1) % kNumTiles;
+      std::vector<int> order;
+      for (int k = 0; k < kNumTiles; ++k)
+        if (k != holder && k != tile) order.push_back(k);
+      order.insert(order.begin() + pos, tile);
+      b.drive(1u << holder, 0, false, f, true);
       b.clock();
-      b.drive(((1u << kNumTiles) - 1u) & ~1u, 0, false, f, true);
-      b.clock();
-      b.drive(1u << (which - 3), 0, false, f, true);
+      for (int k : order) {
+        b.drive(1u << k, 0, false, f, true);
+        b.clock();
+      }
+      b.drive(1u << tile, 0, false, f, true);
     }
     b.dut().eval();
     EXPECT_EQ(b.dut().stat_proto_err_o, 0);
