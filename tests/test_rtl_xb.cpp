@@ -697,14 +697,14 @@ TYPED_TEST(Xb, RequestOrder) {
 
 // Protocol errors latch stat_proto_err_o (and change nothing else): data with no grant, an
 // XDONE from a tile without the grant, an XREQ from a tile that already waits, from the tile
-// that holds the grant, and from every tile at every position of a full request queue (the
-// next tile holds the grant, the other 15 wait, one request per cycle; the mutation testing of
-// docs/mutation.md found the queue search checked at some (tile, position) pairs only).
+// that holds the grant, and from every tile at every position of the request queue, the queue
+// ending there or full (the next tile holds the grant, one request per cycle; the mutation
+// testing of docs/mutation.md found the search checked at some (tile, position, length) only).
 TYPED_TEST(Xb, ProtocolErrors) {
   using W = TypeParam;
   auto rng = kFile.rng();
   constexpr int kPositions = kNumTiles - 1;
-  for (int which = 0; which < 4 + kNumTiles * kPositions; ++which) {
+  for (int which = 0; which < 4 + 2 * kNumTiles * kPositions; ++which) {
     XbBench<W> b(rng);
     b.ctx().errorLimit(1000000);  // none of these is an assertion; keep running regardless
     Flit f;
@@ -724,12 +724,15 @@ TYPED_TEST(Xb, ProtocolErrors) {
       b.clock();
       b.drive(1u << 3, 0, false, f, true);
     } else {
-      const int tile = (which - 4) / kPositions, pos = (which - 4) % kPositions;
+      // Cases 4.. : tile, position, and a queue that ends at the tile or is full.
+      const int c = which - 4, full = c / (kNumTiles * kPositions);
+      const int tile = c % (kNumTiles * kPositions) / kPositions, pos = c % kPositions;
       const int holder = (tile + 1) % kNumTiles;
       std::vector<int> order;
       for (int k = 0; k < kNumTiles; ++k)
         if (k != holder && k != tile) order.push_back(k);
       order.insert(order.begin() + pos, tile);
+      if (!full) order.resize(static_cast<size_t>(pos) + 1);
       b.drive(1u << holder, 0, false, f, true);
       b.clock();
       for (int k : order) {
