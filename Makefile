@@ -216,6 +216,15 @@ bench-faults: $(SETUP_STAMP) build ## goodput of an allreduce against the link f
 cosim-ratios: $(SETUP_STAMP) build ## RTL/model cycle ratio per topology kind at 4K and 64K (~10 min)
 	@scripts/cosim_ratios.sh $(FABRIC)
 
+# make mutation: Yosys `mutate` mutants of every RTL block against its block tests (docs/mutation.md).
+MUTANTS_PER_BLOCK ?= 25
+MUTATION_SEED     ?= 1
+MUTATION_BUDGET   ?= 7200
+.PHONY: mutation
+mutation: $(SETUP_STAMP) ## Yosys mutants per RTL block; resumes [MUTANTS_PER_BLOCK MUTATION_SEED MUTATION_BUDGET s]
+	@$(PY) scripts/mutation.py --mutants-per-block $(MUTANTS_PER_BLOCK) --seed $(MUTATION_SEED) \
+	  --jobs $(JOBS) --budget $(MUTATION_BUDGET) --build $(BUILD)
+
 .PHONY: mutation-check
 mutation-check: $(SETUP_STAMP) ## one-operator mutations of the ALU, XB and tile: make test must fail (~45 min)
 	@scripts/mutation_check.sh $(BUILD)
