@@ -190,7 +190,7 @@ FIRST_SEED ?= 1
 # The regressions run on pytest (tests/regress, docs/python.md section 6): JOBS processes at once
 # (pytest-xdist), JUnit XML in build/regress/<target>.xml, SHARD=i/N for the i-th of N shards,
 # an optional resumable results file (JSON lines; a rerun with the same RESULTS skips the seeds
-# it holds).
+# it holds), a progress line with the rate and ETA every 10 s.
 REGRESS_ARGS = --fabric $(FABRIC) --seeds $(SEEDS) --first-seed $(or $(FIRST_SEED),1) \
   -n $(JOBS) -q -p xdist $(if $(SHARD),--shard $(SHARD)) $(if $(RESULTS),--results $(RESULTS))
 REGRESS = @mkdir -p $(BUILD)/regress && $(PYTEST) tests/regress $(REGRESS_ARGS) \
@@ -216,6 +216,15 @@ bench-faults: $(SETUP_STAMP) build ## goodput of an allreduce against the link f
 cosim-ratios: $(SETUP_STAMP) build ## RTL/model cycle ratio per topology kind at 4K and 64K (~10 min)
 	@scripts/cosim_ratios.sh $(FABRIC)
 
+# make mutation: Yosys `mutate` mutants of every RTL block against its block tests (docs/mutation.md).
+MUTANTS_PER_BLOCK ?= 25
+MUTATION_SEED     ?= 1
+MUTATION_BUDGET   ?= 7200
+.PHONY: mutation
+mutation: $(SETUP_STAMP) ## Yosys mutants per RTL block; resumes [MUTANTS_PER_BLOCK MUTATION_SEED MUTATION_BUDGET s]
+	@$(PY) scripts/mutation.py --mutants-per-block $(MUTANTS_PER_BLOCK) --seed $(MUTATION_SEED) \
+	  --jobs $(JOBS) --budget $(MUTATION_BUDGET) --build $(BUILD)
+
 .PHONY: mutation-check
 mutation-check: $(SETUP_STAMP) ## one-operator mutations of the ALU, XB and tile: make test must fail (~45 min)
 	@scripts/mutation_check.sh $(BUILD)
@@ -228,15 +237,17 @@ formal: $(SETUP_STAMP) ## prove the XB queue and the link retry layer (yosys-smt
 coverage: $(SETUP_STAMP) ## line and toggle coverage of rtl/ from the block tests and co-simulation, per file, bar 95/90 after waivers (COVERAGE_FUZZ=1: the fuzz corpus too)
 	@scripts/coverage.sh $(BUILD)
 
-REGRESS_ALU_FILTER ?= RtlAluRegress.*
+# The long ALU regression (scripts/regress_alu.py, tests/test_rtl_alu_regress.cpp): 239 slices
+# (per 16-bit configuration the 4096 set and 16 ranges of 4096 b values, the fp32 random test),
+# JOBS at a time, a progress line with the ETA after each; the results file is resumable: the same
+# command again skips the slices that passed (stop it with kill PID of the driver or Ctrl-C).
+# XF_SEED=S changes the seed; REGRESS_ALU_ARGS="--only 'set4096,fp32'" picks slices (--list).
+REGRESS_ALU_RESULTS ?= $(BUILD)/regress/regress-alu.jsonl
 
 .PHONY: regress-alu
-regress-alu: $(SETUP_STAMP) build ## RTL ALU: all 2^32 pairs per 16-bit op, 4096 sets, 10^7 fp32 per op (~4.6 h)
-	@echo "regress-alu: ~4.6 h on one core at ~0.47 Mflit/s (each test prints its own estimate);"
-	@echo "regress-alu: seed XF_SEED=$${XF_SEED:-161 (default)}; slices: XF_REGRESS_B=first:count,"
-	@echo "regress-alu: XF_REGRESS_OP='<config>', REGRESS_ALU_FILTER='RtlAluRegress.<test>'"
-	@$(CMAKE_DIR)/test_rtl_alu_regress --gtest_also_run_disabled_tests \
-	  --gtest_filter='$(REGRESS_ALU_FILTER)'
+regress-alu: $(SETUP_STAMP) build ## RTL ALU: all 2^32 pairs per 16-bit op, 4096 sets, 10^7 fp32 per op, JOBS slices at once (~2.4 h at JOBS=2 on idle cores), resumable
+	@$(PY) scripts/regress_alu.py --bin $(CMAKE_DIR)/test_rtl_alu_regress --jobs $(JOBS) \
+	  --results $(REGRESS_ALU_RESULTS) $(REGRESS_ALU_ARGS)
 
 # The independent ALU oracle (docs/alu.md section 10): MPFR (gmpy2) and NumPy/ml_dtypes against
 # the C++ ALU and the RTL ALU, every float and integer (dtype, op), in chunks of 65536 pairs over

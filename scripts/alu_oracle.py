@@ -35,6 +35,9 @@ import gmpy2
 import ml_dtypes
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from progress import Progress  # noqa: E402  (scripts/ is not a package)
+
 CHUNK_PAIRS = 1 << 16
 DEFAULT_SEED = 23
 
@@ -510,6 +513,7 @@ def main():
           f"{gmpy2.mpfr_version()} (gmpy2 {gmpy2.version()}), NumPy {np.__version__}, "
           f"ml_dtypes {ml_dtypes.__version__}", flush=True)
     t0 = last = time.time()
+    prog = Progress("alu_oracle", total, "pairs")
     done = failed = 0
     per = {}
     shown = 0
@@ -537,13 +541,11 @@ def main():
                       f"  reproduce the chunk: {base} --only {t}:{op}:{k}\n"
                       f"  show the pair:       {prog} --dut {args.dut} --pair {pair}",
                       flush=True)
+            prog.add(n)
             now = time.time()
             if now - last >= 10 or done == total:
                 last = now
-                el = now - t0
-                print(f"alu_oracle: {done:,}/{total:,} pairs, {failed} mismatches, {el:.0f} s, "
-                      f"{done / el / 1e6:.2f} Mpair/s, ETA {(total - done) / (done / el):.0f} s",
-                      flush=True)
+                print(prog.line(f"{failed} mismatches"), flush=True)
     el = time.time() - t0
     print(f"alu_oracle: {'dtype:op':14} {'pairs':>12} {'mismatches':>10}   "
           + " ".join(f"{x:>13}" for x in STAT_NAMES))

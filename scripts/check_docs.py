@@ -74,6 +74,8 @@ NAME_ALLOW = {
     "xf_system_tb_gen.svh",
     # the copy of the RTL scripts/formal.sh reads in build/formal/ (docs/formal.md part 2)
     "link.xf_link.sv",
+    # the wrapper and mutant selector scripts/mutation.py writes in build/mutation/GROUP/
+    "wrapper.sv", "mutsel.cpp", "original.json",
     # examples of the user's own files in help texts and documents
     "FILE.json", "b.json", "a.sv", "b.sv", "NETLIST.json",
     # temporary files of tests/tools/test_logic_levels.py (pytest's tmp_path)
@@ -90,6 +92,7 @@ XF_NAME_ALLOW = {
     "xf_system_pkg",    # the package gen_system writes with a machine (fpga/*/xf_system_top.sv)
     "xf_system_tb_gen",  # the testbench header gen_system writes (docs/simulators.md)
     "xf_chip_idle",     # the Icarus executable tb/icarus/xf_chip_idle_tb.sv builds
+    "xf_mutsel",        # the DPI-C mutant selector of scripts/mutation.py's wrappers
 }
 
 # Namespaces and classes of libraries, not of this project (Class::member is checked for the rest).
@@ -121,6 +124,8 @@ OUTSIDE_ALLOW = [
     # mkdtemp templates: the code creates a scratch folder under /tmp at run time
     ("tests/test_average_study.cpp", "/tmp/avg_study_test_XXXXXX"),
     ("sw/lib/average_study.cpp", "/tmp/average_study_XXXXXX"),
+    # a rate in the regressions' progress line (scripts/progress.py), not the patents' folder
+    ("docs/python.md", "seeds/s"),
 ]
 
 # ---- Module -> section of docs/ -------------------------------------------------------------

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "Vxf_reduce_alu.h"
+#include "alu_drive_cfg.hpp"
 #include "options.hpp"
 #include "xf/alu.hpp"
 #include "xf/compiler.hpp"
@@ -85,13 +86,7 @@ class RtlAlu {
       dut_->in_b_i[w] = wb;
     }
     dut_->in_valid_i = valid;
-    dut_->in_dtype_i = static_cast<uint8_t>(cfg.dtype);
-    dut_->in_op_i = static_cast<uint8_t>(cfg.op);
-    dut_->in_sat_i = cfg.sat;
-    dut_->in_avg_shift_i = cfg.avg_shift;
-    dut_->in_avg_final_i = cfg.avg_final;
-    dut_->in_avg_scale_i = cfg.avg_scale;
-    dut_->in_scale_i = cfg.scale;
+    drive_cfg(*dut_, cfg);
     dut_->in_tag_i = tag;
     tick();
     if (!dut_->out_valid_o) return false;

@@ -129,6 +129,7 @@
 #include "Vxf_reduce_alu_w32.h"
 #include "Vxf_reduce_alu_w64.h"
 #endif
+#include "alu_drive_cfg.hpp"
 #include "rtl_kit.hpp"
 #include "xf/alu.hpp"
 
@@ -245,13 +246,7 @@ class AluBenchT {
       kit::put_word(dut_->in_b_i, w, wb);
     }
     dut_->in_valid_i = v.valid;
-    dut_->in_dtype_i = static_cast<uint8_t>(v.cfg.dtype);
-    dut_->in_op_i = static_cast<uint8_t>(v.cfg.op);
-    dut_->in_sat_i = v.cfg.sat;
-    dut_->in_avg_shift_i = v.cfg.avg_shift;
-    dut_->in_avg_final_i = v.cfg.avg_final;
-    dut_->in_avg_scale_i = v.cfg.avg_scale;
-    dut_->in_scale_i = v.cfg.scale;
+    drive_cfg(*dut_, v.cfg);
     dut_->in_tag_i = v.tag;
     in_flight_.push_back({v, part});
     dut_.tick();
@@ -983,13 +978,7 @@ class StreamBench {
  public:
   explicit StreamBench(const AluCfg& cfg) : cfg_(cfg) {
     dut_.reset([](Vxf_reduce_alu& d) { d.in_valid_i = 0; });
-    dut_->in_dtype_i = static_cast<uint8_t>(cfg.dtype);
-    dut_->in_op_i = static_cast<uint8_t>(cfg.op);
-    dut_->in_sat_i = cfg.sat;
-    dut_->in_avg_shift_i = cfg.avg_shift;
-    dut_->in_avg_final_i = cfg.avg_final;
-    dut_->in_avg_scale_i = cfg.avg_scale;
-    dut_->in_scale_i = cfg.scale;
+    drive_cfg(*dut_, cfg);
     dut_->eval();
   }
 

@@ -17,15 +17,18 @@
 //  - DISABLED_Fp32Random: 2.5 * 10^6 flits = 10^7 random fp32 lane pairs for each of Sum, Max, Min.
 // Measured speed (2-core machine, one core, XF_REGRESS_B=0:256 slices of fp16/bf16 Sum and int16
 // Avg): 0.47-0.49 Mflit/s, so ~19 min per 16-bit configuration for all pairs (~4.3 h for the
-// 14), ~70 s per configuration for the 4096 set (~16 min), ~9 s per fp32 op; total ~4.6 h
-// (run two REGRESS_ALU_FILTER / XF_REGRESS_OP shards in parallel to halve it). Each test prints its
-// estimate at its start and a progress line (rate, ETA) every 30 s.
+// 14), ~70 s per configuration for the 4096 set (~16 min), ~9 s per fp32 op; ~4.6 h in one
+// process. `make regress-alu` (scripts/regress_alu.py) runs it as 239 slices, JOBS at a time,
+// resumable from its results file: ~2.4 h at JOBS=2 on two idle cores (docs/alu.md section 8).
+// Each test prints its estimate at its start and a progress line (rate, ETA) every 30 s.
 //
 // Environment: XF_SEED (the seed; only the unused configuration fields and the fp32 values depend
 // on it), XF_REGRESS_B=first:count restricts the all-pairs sweeps to b values first ..
 // first+count-1 (a slice, e.g. to measure the speed or to reproduce a failure quickly),
-// XF_REGRESS_OP=<substring> restricts the 16-bit sweeps to the configurations whose name
-// contains it (e.g. "bf16 sum", "int16 avg"). A mismatch prints the command reproducing it.
+// XF_REGRESS_OP selects the 16-bit configurations: '=<name>' exactly the one so named (what the
+// driver and the reproduce commands use), any other text those whose name contains it (e.g.
+// "bf16", "int16 avg"); selecting none fails. DISABLED_Configs lists the names. A mismatch prints
+// the command reproducing it.
 #define XF_ALU_REGRESS
 // Some of its helpers serve only its own tests, left out here.
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -42,9 +45,26 @@ std::string env_str(const char* name) {
   return s != nullptr ? s : "";
 }
 
+// XF_REGRESS_OP: empty selects every configuration, "=<name>" the one named so exactly, any
+// other text those whose name contains it.
 bool op_selected(const Sweep16& s) {
   const std::string want = env_str("XF_REGRESS_OP");
+  if (!want.empty() && want[0] == '=') return s.name() == want.substr(1);
   return want.empty() || s.name().find(want) != std::string::npos;
+}
+
+// How many configurations XF_REGRESS_OP selects; none is an error naming them all.
+uint64_t selected_count() {
+  uint64_t n = 0;
+  std::string names;
+  for (const Sweep16& s : kSweeps16) {
+    n += op_selected(s) ? 1 : 0;
+    names += "\n  " + s.name();
+  }
+  EXPECT_GT(n, 0u) << "XF_REGRESS_OP='" << env_str("XF_REGRESS_OP")
+                   << "' selects no configuration; the names (\"=<name>\" for exactly one):"
+                   << names;
+  return n;
 }
 
 std::string regress_repro(const std::string& extra) {
@@ -62,29 +82,42 @@ void print_estimate(uint64_t flits) {
   std::fflush(stdout);
 }
 
+// The configurations' names, one "[   CONFIG ] <name>" line each (scripts/regress_alu.py reads
+// them to slice the run); each name must select exactly itself with XF_REGRESS_OP='=<name>'.
+TEST(RtlAluRegress, DISABLED_Configs) {
+  for (const Sweep16& s : kSweeps16) {
+    int same = 0;
+    for (const Sweep16& o : kSweeps16) same += o.name() == s.name() ? 1 : 0;
+    EXPECT_EQ(same, 1) << "two configurations named '" << s.name() << "'";
+    std::printf("[   CONFIG ] %s\n", s.name().c_str());
+  }
+}
+
 TEST(RtlAluRegress, DISABLED_AllPairs16) {
   Rng rng = kFile.rng();
   uint32_t first = 0, count = 65536;
   const std::string slice = env_str("XF_REGRESS_B");
   if (!slice.empty()) {
-    first = static_cast<uint32_t>(std::strtoul(slice.c_str(), nullptr, 0));
-    const size_t colon = slice.find(':');
-    count = colon == std::string::npos
-                ? 1
-                : static_cast<uint32_t>(std::strtoul(slice.c_str() + colon + 1, nullptr, 0));
-    ASSERT_LE(uint64_t{first} + count, 65536u) << "XF_REGRESS_B=" << slice;
+    char* end = nullptr;
+    const uint64_t f = std::strtoull(slice.c_str(), &end, 0);
+    uint64_t c = 1;
+    if (*end == ':') c = std::strtoull(end + 1, &end, 0);
+    ASSERT_TRUE(*end == '\0' && c >= 1 && f + c <= 65536)
+        << "XF_REGRESS_B=" << slice << ": write first:count (count >= 1, first + count <= 65536)";
+    first = static_cast<uint32_t>(f);
+    count = static_cast<uint32_t>(c);
   }
   std::vector<uint16_t> bs;
   for (uint32_t v = first; v < first + count; ++v) bs.push_back(static_cast<uint16_t>(v));
-  uint64_t n = 0;
-  for (const Sweep16& s : kSweeps16) n += op_selected(s) ? 1 : 0;
+  const uint64_t n = selected_count();
+  if (n == 0) return;
   print_estimate(n * bs.size() * 8192);
   const auto t0 = std::chrono::steady_clock::now();
   uint64_t total = 0;
   for (const Sweep16& s : kSweeps16) {
     AluCfg cfg = s.cfg(rng);  // drawn for every configuration, so the seed means the same
     if (!op_selected(s)) continue;
-    const std::string extra = "XF_REGRESS_OP='" + s.name() +
+    const std::string extra = "XF_REGRESS_OP='=" + s.name() +
                               "' XF_REGRESS_B=" + std::to_string(first) + ":" +
                               std::to_string(count) + " ";
     total += sweep16(cfg, bs, s.name() + " all pairs", false, regress_repro(extra), true);
@@ -96,14 +129,14 @@ TEST(RtlAluRegress, DISABLED_AllPairs16) {
 
 TEST(RtlAluRegress, DISABLED_Set4096) {
   Rng rng = kFile.rng();
-  uint64_t n = 0;
-  for (const Sweep16& s : kSweeps16) n += op_selected(s) ? 1 : 0;
+  const uint64_t n = selected_count();
+  if (n == 0) return;
   print_estimate(n * 4096 * 8192);
   uint64_t total = 0;
   for (const Sweep16& s : kSweeps16) {
     AluCfg cfg = s.cfg(rng);
     if (!op_selected(s)) continue;
-    const std::string extra = "XF_REGRESS_OP='" + s.name() + "' ";
+    const std::string extra = "XF_REGRESS_OP='=" + s.name() + "' ";
     total += sweep16(cfg, set16(s.t), s.name() + " vs 4096 set", true, regress_repro(extra), true);
   }
   std::printf("[  VECTORS ] %s: %" PRIu64 " lane pairs\n", test_name().c_str(), total);

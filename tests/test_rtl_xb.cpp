@@ -111,8 +111,8 @@ uint32_t mix(uint32_t x) {
 // `grains` grains; dst_chip, dst_tile, dst_addr and the reserved tag bits name tile, session and
 // packet, so that the header flits of a narrow width differ between the packets of a session and
 // between tiles: the overflow test finds its lost flits by value) as H header flits, and grains *
-// 128/bits payload flits whose words name the tile, session, packet and flit, so any misplaced
-// flit is recognisable.
+// 128/bits payload flits whose words hash the tile, session, packet and flit, so any misplaced
+// flit is recognisable and every data bit takes both values.
 std::vector<Flit> make_packet(int tile, uint32_t session, uint32_t pkt, uint32_t seq,
                               uint32_t grains, uint32_t bits) {
   const uint32_t t = static_cast<uint32_t>(tile);
@@ -131,13 +131,8 @@ std::vector<Flit> make_packet(int tile, uint32_t session, uint32_t pkt, uint32_t
   for (uint32_t i = 0; i < n; ++i) {
     Flit d;
     d.tail = i + 1 == n;
-    if (bits == 128) {
-      d.w = {0x5EB10000u | t, session, (pkt << 16) | i,
-             (session * 2654435761u) ^ (i * 40503u) ^ (t << 24)};
-    } else {
-      for (uint32_t k = 0; k < bits / 32; ++k)
-        d.w[k] = mix((t << 28) ^ (session << 14) ^ (pkt << 12) ^ (i << 2) ^ k);
-    }
+    for (uint32_t k = 0; k < bits / 32; ++k)
+      d.w[k] = mix((t << 28) ^ (session << 14) ^ (pkt << 12) ^ (i << 2) ^ k);
     v.back().tail = false;
     v.push_back(d);
   }
@@ -701,11 +696,15 @@ TYPED_TEST(Xb, RequestOrder) {
 }
 
 // Protocol errors latch stat_proto_err_o (and change nothing else): data with no grant, an
-// XDONE from a tile without the grant, an XREQ from a tile that already waits.
+// XDONE from a tile without the grant, an XREQ from a tile that already waits, from the tile
+// that holds the grant, and from every tile at every position of the request queue, the queue
+// ending there or full (the next tile holds the grant, one request per cycle; the mutation
+// testing of docs/mutation.md found the search checked at some (tile, position, length) only).
 TYPED_TEST(Xb, ProtocolErrors) {
   using W = TypeParam;
   auto rng = kFile.rng();
-  for (int which = 0; which < 3; ++which) {
+  constexpr int kPositions = kNumTiles - 1;
+  for (int which = 0; which < 4 + 2 * kNumTiles * kPositions; ++which) {
     XbBench<W> b(rng);
     b.ctx().errorLimit(1000000);  // none of these is an assertion; keep running regardless
     Flit f;
@@ -714,12 +713,33 @@ TYPED_TEST(Xb, ProtocolErrors) {
       b.drive(0, 0, true, f, true);
     } else if (which == 1) {
       b.drive(0, 1u << 3, false, f, true);
-    } else {
+    } else if (which == 2) {
       b.drive(1u << 3, 0, false, f, true);
       b.clock();
       b.drive(1u << 4, 0, false, f, true);
       b.clock();
       b.drive(1u << 4, 0, false, f, true);
+    } else if (which == 3) {
+      b.drive(1u << 3, 0, false, f, true);
+      b.clock();
+      b.drive(1u << 3, 0, false, f, true);
+    } else {
+      // Cases 4.. : tile, position, and a queue that ends at the tile or is full.
+      const int c = which - 4, full = c / (kNumTiles * kPositions);
+      const int tile = c % (kNumTiles * kPositions) / kPositions, pos = c % kPositions;
+      const int holder = (tile + 1) % kNumTiles;
+      std::vector<int> order;
+      for (int k = 0; k < kNumTiles; ++k)
+        if (k != holder && k != tile) order.push_back(k);
+      order.insert(order.begin() + pos, tile);
+      if (!full) order.resize(static_cast<size_t>(pos) + 1);
+      b.drive(1u << holder, 0, false, f, true);
+      b.clock();
+      for (int k : order) {
+        b.drive(1u << k, 0, false, f, true);
+        b.clock();
+      }
+      b.drive(1u << tile, 0, false, f, true);
     }
     b.dut().eval();
     EXPECT_EQ(b.dut().stat_proto_err_o, 0);

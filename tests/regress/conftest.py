@@ -7,8 +7,11 @@ a batch system runs the shards on many machines and their union is one unsharded
     python3 -m pytest tests/regress --fabric build/cmake/fabric --seeds 400 [--first-seed 1]
         [--rtl [--faults]] [--shard 1/2] [--results FILE] -n 2 --junitxml=regress.xml
 
-make regress-model, make regress and make regress-faults are front ends for it. At the end it
-prints regress_model.py's summary table and, for each failure, the command that reproduces it.
+make regress-model, make regress and make regress-faults are front ends for it. While it runs,
+the controller prints a progress line (seeds done of this shard, the fraction, the rate, the ETA;
+scripts/progress.py) every --progress-every seconds; seeds taken from --results count as done but
+not into the rate. At the end it prints regress_model.py's summary table and, for each failure,
+the command that reproduces it.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 import regress_model  # noqa: E402  (scripts/ is not a package)
+from progress import Progress  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -37,6 +41,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--shard", default="1/1", help="i/N: run the i-th of N shards of the seeds")
     g.addoption("--results", default="",
                 help="JSON lines, one per finished seed; seeds it holds are not run again")
+    g.addoption("--progress-every", type=float, default=10.0,
+                help="seconds between progress lines (0: one per seed)")
 
 
 def shard_of(text: str) -> tuple[int, int]:
@@ -118,11 +124,39 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         if name == "xf_result":
             r = json.loads(value)
             CONFIG._xf_results[r["seed"]] = r
+            if report.when == "call" and not hasattr(CONFIG, "workerinput"):
+                progress(CONFIG, r["seed"])
+
+
+def progress(config: pytest.Config, seed: int) -> None:
+    """Counts a finished seed and, every --progress-every seconds and at the last, prints the
+    progress line."""
+    p = config._xf_progress
+    if seed not in config._xf_stored:
+        p.add(1)
+    now = p.elapsed()
+    if now - config._xf_last < config.getoption("progress_every") and p.done < p.total:
+        return
+    config._xf_last = now
+    failed = sum(1 for r in config._xf_results.values() if r["rc"] != 0)
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    line = p.line(f"{failed} failed")
+    if tr is not None:
+        if getattr(tr._tw, "width_of_current_line", 0):  # after -q's dots
+            tr.write("\n")
+        tr.write_line(line)
+    else:
+        print(line, flush=True)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     global CONFIG
-    CONFIG = session.config
+    CONFIG = config = session.config
+    seeds = seeds_of(config)
+    config._xf_stored = set(stored_results(config)) & set(seeds)
+    config._xf_progress = Progress(mode_name(config), len(seeds), "seeds",
+                                   already=len(config._xf_stored))
+    config._xf_last = float("-inf")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:

@@ -1,0 +1,116 @@
+"""scripts/mutation.py without Yosys or Verilator: the results file resumes, the time budget stops
+the run, the table counts timeouts as killed, the first failing test stops a mutant, and a Yosys
+`mutate` line becomes a short description: python3 -m pytest tests/tools -q."""
+import importlib.util
+import json
+import pathlib
+
+SCRIPT = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "mutation.py"
+spec = importlib.util.spec_from_file_location("mutation", SCRIPT)
+mutation = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mutation)
+
+
+def fake_jobs(verdicts, calls):
+    """Jobs whose runner records its call and returns the given verdict."""
+    jobs = []
+    for i, v in enumerate(verdicts, start=1):
+        def run(i=i, v=v):
+            calls.append(i)
+            return v, ("test_x" if v != "survived" else "")
+        jobs.append(("g", "xf_a" if i % 2 else "xf_b", i, f"inv w.Y[{i}]", run))
+    return jobs
+
+
+def test_resume_runs_only_the_missing_mutants(tmp_path):
+    path = tmp_path / "results.jsonl"
+    calls = []
+    verdicts = ["killed", "survived", "timeout", "killed"]
+    mutation.run_all(fake_jobs(verdicts, calls), mutation.Results(path), 2, 1e9,
+                     log=lambda m: None)
+    assert sorted(calls) == [1, 2, 3, 4]
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    assert {r["index"]: r["verdict"] for r in rows} == {1: "killed", 2: "survived",
+                                                       3: "timeout", 4: "killed"}
+    calls.clear()  # a re-run finds every mutant in the file
+    mutation.run_all(fake_jobs(verdicts, calls), mutation.Results(path), 2, 1e9,
+                     log=lambda m: None)
+    assert calls == []
+    lines = path.read_text().splitlines()  # one row lost: only it runs again
+    path.write_text("\n".join(x for x in lines if json.loads(x)["index"] != 3) + "\n")
+    mutation.run_all(fake_jobs(verdicts, calls), mutation.Results(path), 2, 1e9,
+                     log=lambda m: None)
+    assert calls == [3]
+
+
+def test_rerun_survivors_supersedes_their_rows(tmp_path):
+    path = tmp_path / "results.jsonl"
+    calls = []
+    mutation.run_all(fake_jobs(["killed", "survived"], calls), mutation.Results(path), 1, 1e9,
+                     log=lambda m: None)
+    calls.clear()
+    mutation.run_all(fake_jobs(["killed", "killed"], calls), mutation.Results(path), 1, 1e9,
+                     log=lambda m: None, rerun_survivors=True)
+    assert calls == [2]
+    latest = mutation.Results(path).latest()
+    assert sorted(r["verdict"] for r in latest) == ["killed", "killed"]
+
+
+def test_budget_stops_the_run(tmp_path):
+    calls = []
+    logs = []
+    mutation.run_all(fake_jobs(["killed"] * 3, calls), mutation.Results(tmp_path / "r.jsonl"),
+                     1, -1, log=logs.append)
+    assert calls == []
+    assert "time budget" in logs[-1]
+
+
+def test_table_counts_timeouts_as_killed_and_leaves_out_equivalents():
+    verdicts = ["killed", "timeout", "survived", "killed", "survived"]
+    rows = [{"group": "g", "block": "xf_a", "index": i, "verdict": v}
+            for i, v in enumerate(verdicts)]
+    rows.append({"group": "g", "block": "xf_b", "index": 9, "verdict": "error"})
+    text = mutation.table(rows, {("g", 4): "a constant"}).splitlines()
+    assert text[1].split() == ["xf_a", "5", "2", "1", "1", "1", "0", "75.0", "%"]
+    assert text[2].split() == ["xf_b", "1", "0", "0", "0", "0", "1", "-"]
+    assert text[3].split()[:2] == ["total", "6"]
+
+
+def test_equivalent_reasons():
+    cells = {"c_and": {"type": "$and", "connections": {"A": [5, 6], "B": ["0", "1"],
+                                                       "Y": [7, 8]}},
+             "c_mux": {"type": "$mux", "connections": {"A": ["1", 3], "B": [4, 5],
+                                                       "S": [9], "Y": [10, 11]}}}
+
+    def line(cell, mode, port, bit, ctrl=None):
+        text = f"mutate -ctrl mutsel 16 1 -mode {mode} -module m -cell {cell} -port {port}"
+        text += f" -portbit {bit}" + (f" -ctrlbit {ctrl}" if ctrl is not None else "")
+        return text + " -src x.v:1.1-1.2"
+    assert "never counts" in mutation.equivalent_reason(line("c_and", "inv", "A", 0), cells)
+    assert mutation.equivalent_reason(line("c_and", "inv", "A", 1), cells) is None
+    assert "already" in mutation.equivalent_reason(line("c_and", "const0", "Y", 0), cells)
+    assert mutation.equivalent_reason(line("c_and", "const1", "Y", 0), cells) is None
+    assert "never flips" in mutation.equivalent_reason(line("c_and", "cnot1", "Y", 1, 0), cells)
+    assert "already" in mutation.equivalent_reason(line("c_mux", "const1", "A", 0), cells)
+    assert mutation.equivalent_reason(line("c_mux", "cnot0", "A", 1, 0), cells) is not None
+    assert mutation.equivalent_reason(line("c_mux", "cnot1", "A", 1, 0), cells) is None
+
+
+def test_first_failure_stops_a_mutant(monkeypatch):
+    ran = []
+
+    def fake_run_test(binary, *args):
+        ran.append(binary.name)
+        return {"quick": "pass", "mid": "fail"}.get(binary.name, "pass")
+    monkeypatch.setattr(mutation, "run_test", fake_run_test)
+    bins = [pathlib.Path(n) for n in ["quick", "mid", "slow"]]
+    assert mutation.run_mutant(bins, 7, [1, 1, 1]) == ("killed", "mid")
+    assert ran == ["quick", "mid"]
+
+
+def test_describe_a_mutate_line():
+    line = ("mutate -ctrl mutsel 16 9 -mode const0 -module xf_xb -cell $flatten\\u_queue.$ternary"
+            "$/x/rtl/xf_fifo.sv:71$1434 -port Y -portbit 23 -wire u_queue.pop_data_o -wirebit 23"
+            " -src /x/rtl/xf_xb.sv:123.5-133.4 -src /x/rtl/xf_fifo.sv:71.25-71.69")
+    assert mutation.parse_mutation(line) == \
+        "const0 u_queue.pop_data_o.Y[23] at /x/rtl/xf_fifo.sv:71.25-71.69"
