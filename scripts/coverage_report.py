@@ -1,14 +1,24 @@
 #!/usr/bin/env python3
 """Line and toggle coverage per RTL file from a Verilator coverage.dat (docs/cosim.md sec. 5).
 
-Usage: coverage_report.py MERGED.dat RTL_DIR
+Usage: coverage_report.py MERGED.dat RTL_DIR [--waivers FILE] [--bar LINE,TOGGLE] [--no-bar]
 
 A coverage point is one (file, line, column, kind, comment) of the source, merged over every
 instance of its module: it counts as covered when any instance hit it. Line points are
 Verilator's block and branch points (v_line, v_branch); toggle points are one per signal bit
-and direction (v_toggle). Prints a table and the totals; lists the five least covered files'
-uncovered lines.
+(v_toggle). Prints a table and the totals, and lists the least covered files' uncovered lines.
+
+--waivers FILE takes out of the count the uncovered points it names, each with its reason:
+    <file> line <N>[-<M>] <reason>          line points on source lines N..M
+    <file> toggle <regex> <reason>          toggle points whose signal (with its bit) matches
+Blank lines and lines starting with # are comments. A waiver that takes out no uncovered point
+is reported as stale (the tests reach it now: delete it).
+--bar LINE,TOGGLE (percent) fails, exit status 1, when a file's coverage after the waivers is
+under either figure; --no-bar prints the table only.
 """
+from __future__ import annotations
+
+import argparse
 import collections
 import os
 import re
@@ -31,14 +41,70 @@ def parse(path):
             yield fields, int(m.group(2))
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    dat, rtl_dir = sys.argv[1], sys.argv[2]
+class Waiver:
+    def __init__(self, where: str, file: str, kind: str, what: str, reason: str):
+        self.where, self.file, self.kind, self.reason = where, file, kind, reason
+        self.used = 0
+        if kind == "line":
+            m = re.fullmatch(r"(\d+)(?:-(\d+))?", what)
+            if not m:
+                raise ValueError(f"{where}: line waiver needs N or N-M, not {what!r}")
+            self.lo, self.hi = int(m.group(1)), int(m.group(2) or m.group(1))
+        elif kind == "toggle":
+            try:
+                self.rx = re.compile(what)
+            except re.error as e:
+                raise ValueError(f"{where}: bad regex {what!r}: {e}") from None
+        else:
+            raise ValueError(f"{where}: kind must be line or toggle, not {kind!r}")
+
+    def matches(self, kind: str, key) -> bool:
+        if kind != self.kind:
+            return False
+        if kind == "line":
+            return key[0] is not None and self.lo <= int(key[0]) <= self.hi
+        return self.rx.fullmatch(key[2] or "") is not None
+
+
+def read_waivers(path: str) -> dict[str, list[Waiver]]:
+    out: dict[str, list[Waiver]] = collections.defaultdict(list)
+    with open(path, encoding="utf-8") as f:
+        for n, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            parts = line.split(None, 3)
+            where = f"{path}:{n}"
+            if len(parts) < 4:
+                raise ValueError(f"{where}: write '<file> line|toggle <what> <reason>'")
+            file, kind, what, reason = parts
+            out[file].append(Waiver(where, file, kind, what, reason))
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("dat")
+    ap.add_argument("rtl_dir")
+    ap.add_argument("--waivers", help="reviewed waiver list (see the module docstring)")
+    ap.add_argument("--bar", help="LINE,TOGGLE percent every file must reach, e.g. 95,90")
+    ap.add_argument("--no-bar", action="store_true", help="print only, never fail")
+    a = ap.parse_args()
+    bar = None
+    if a.bar and not a.no_bar:
+        try:
+            bar = tuple(float(v) for v in a.bar.split(","))
+            assert len(bar) == 2
+        except (ValueError, AssertionError):
+            ap.error(f"--bar {a.bar}: write LINE,TOGGLE percentages, e.g. 95,90")
+    try:
+        waivers = read_waivers(a.waivers) if a.waivers else {}
+    except (OSError, ValueError) as e:
+        print(f"coverage_report: {e}", file=sys.stderr)
+        return 2
     # points[file][kind][key] = covered
     points = collections.defaultdict(lambda: collections.defaultdict(dict))
-    misses = collections.defaultdict(set)
-    for f, count in parse(dat):
+    for f, count in parse(a.dat):
         page = f.get("page", "")
         kind = "toggle" if page.startswith("v_toggle") else "line" if page.startswith(
             ("v_line", "v_branch")) else None
@@ -48,35 +114,67 @@ def main():
         key = (f.get("l"), f.get("n"), f.get("o"), page.split("/")[0])
         pts = points[fname][kind]
         pts[key] = pts.get(key, False) or count > 0
-    files = sorted(p for p in os.listdir(rtl_dir) if p.endswith((".sv", ".v")))
-    print(f"{'file':<22} {'line':>17} {'toggle':>21}")
-    tot = {"line": [0, 0], "toggle": [0, 0]}
+    files = sorted(p for p in os.listdir(a.rtl_dir) if p.endswith((".sv", ".v")))
+    for name in waivers:
+        if name not in files:
+            print(f"coverage_report: the waivers name {name}, which is not in {a.rtl_dir}",
+                  file=sys.stderr)
+            return 2
+    w_line, w_tog = 24, 26
+    print(f"{'file':<22} {'line (waived)':>{w_line}} {'toggle (waived)':>{w_tog}}")
+    tot = {"line": [0, 0, 0], "toggle": [0, 0, 0]}
+    misses = collections.defaultdict(set)
+    under = []
     for name in files:
         row = [f"{name:<22}"]
-        for kind, width in (("line", 17), ("toggle", 21)):
+        for kind, width in (("line", w_line), ("toggle", w_tog)):
             pts = points.get(name, {}).get(kind, {})
             if not pts:
                 row.append(f"{'-':>{width}}")
                 continue
-            hit = sum(pts.values())
-            tot[kind][0] += hit
-            tot[kind][1] += len(pts)
-            row.append(f"{f'{hit}/{len(pts)} {100.0 * hit / len(pts):5.1f}%':>{width}}")
-            if kind == "line":
-                for key, cov in pts.items():
-                    if not cov and key[0]:
-                        misses[name].add(int(key[0]))
+            hit = waived = 0
+            for key, cov in pts.items():
+                if cov:
+                    hit += 1
+                    continue
+                w = next((w for w in waivers.get(name, []) if w.matches(kind, key)), None)
+                if w:
+                    w.used += 1
+                    waived += 1
+                elif kind == "line" and key[0]:
+                    misses[name].add(int(key[0]))
+            n = len(pts) - waived
+            pct = 100.0 * hit / max(n, 1)
+            for i, v in enumerate((hit, n, waived)):
+                tot[kind][i] += v
+            row.append(f"{f'{hit}/{n} {pct:5.1f}% ({waived})':>{width}}")
+            if bar and pct < bar[0 if kind == "line" else 1]:
+                under.append(f"{name} {kind} {pct:.1f}%")
         print(" ".join(row))
     print(" ".join([f"{'total':<22}"] + [
-        f"{f'{h}/{n} {100.0 * h / max(n, 1):5.1f}%':>{w}}"
-        for (h, n), w in ((tot['line'], 17), (tot['toggle'], 21))]))
-    print("uncovered lines (line points never hit), per file:")
-    for name in files:
-        if misses.get(name):
-            lines = sorted(misses[name])
-            shown = ", ".join(map(str, lines[:24])) + (" ..." if len(lines) > 24 else "")
-            print(f"  {name}: {shown}")
+        f"{f'{h}/{n} {100.0 * h / max(n, 1):5.1f}% ({w})':>{width}}"
+        for (h, n, w), width in ((tot["line"], w_line), (tot["toggle"], w_tog))]))
+    if misses:
+        print("uncovered line points not waived, per file (source lines):")
+        for name in files:
+            if misses.get(name):
+                lines = sorted(misses[name])
+                shown = ", ".join(map(str, lines[:24])) + (" ..." if len(lines) > 24 else "")
+                print(f"  {name}: {shown}")
+    stale = [w for ws in waivers.values() for w in ws if not w.used]
+    for w in stale:
+        print(f"coverage_report: stale waiver {w.where} ({w.file} {w.kind}): it takes out no "
+              "uncovered point; the tests reach it now, delete it")
+    if bar:
+        if under:
+            print(f"coverage: under the bar of {bar[0]:g}% line and {bar[1]:g}% toggle per file: "
+                  + ", ".join(under))
+            print("coverage: add a test that reaches the points listed above, or a waiver with "
+                  "its reason to tests/coverage_waivers.txt")
+            return 1
+        print(f"coverage: every file reaches {bar[0]:g}% line and {bar[1]:g}% toggle")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

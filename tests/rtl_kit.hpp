@@ -62,6 +62,7 @@
 #include <utility>
 #include <vector>
 
+#include "coverage.hpp"
 #include "xf/defs.hpp"
 
 #if VM_TRACE_FST
@@ -417,6 +418,7 @@ class Dut {
   }
   ~Dut() {
     for (auto& m : models_) m->final();
+    xf::rtl::coverage_flush(*ctx_);  // make coverage: read the counts while the models live
 #if VM_TRACE_FST
     if (trace_) trace_->close();
 #endif

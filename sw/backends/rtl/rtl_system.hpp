@@ -45,6 +45,7 @@
 #include <utility>
 #include <vector>
 
+#include "coverage.hpp"
 #include "phy_wire.hpp"
 #include "xf/compiler.hpp"
 #include "xf/crc32.hpp"
@@ -175,7 +176,7 @@ class RtlSystem {
   // `faults` (may be null: clean wires) applies to every wire, each with its own random stream.
   RtlSystem(const Topology& topo, int tiles_in_use, VerilatedContext* ctx,
             const FaultSpec* faults = nullptr)
-      : topo_(topo), tiles_(tiles_in_use) {
+      : topo_(topo), tiles_(tiles_in_use), ctx_(ctx) {
     const int N = topo.num_nodes;
     const std::string why = unfit(topo);
     if (!why.empty()) throw std::runtime_error("RtlSystem: " + why);
@@ -225,7 +226,10 @@ class RtlSystem {
     step();
   }
 
-  ~RtlSystem() { close_trace(); }
+  ~RtlSystem() {
+    close_trace();
+    coverage_flush(*ctx_);  // make coverage: read the counts while the models live
+  }
   RtlSystem(const RtlSystem&) = delete;
   RtlSystem& operator=(const RtlSystem&) = delete;
 
@@ -562,6 +566,7 @@ class RtlSystem {
   };
   Topology topo_;
   int tiles_;  // tiles in use per chip
+  VerilatedContext* ctx_;  // the nodes' context (coverage_flush)
   std::vector<std::unique_ptr<Chip>> chips_;
   std::vector<std::unique_ptr<Switch>> switches_;
   std::vector<int> links_;      // per node: its class's NumLinks (ports, connected or not)
