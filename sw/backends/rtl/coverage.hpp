@@ -14,8 +14,8 @@
 #include <verilated.h>
 
 #if VM_COVERAGE
-#include <verilated_cov.h>
 #include <unistd.h>
+#include <verilated_cov.h>
 
 #include <cstdio>
 #include <cstdlib>

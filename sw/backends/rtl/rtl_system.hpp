@@ -565,7 +565,7 @@ class RtlSystem {
     PhyWord word;
   };
   Topology topo_;
-  int tiles_;  // tiles in use per chip
+  int tiles_;              // tiles in use per chip
   VerilatedContext* ctx_;  // the nodes' context (coverage_flush)
   std::vector<std::unique_ptr<Chip>> chips_;
   std::vector<std::unique_ptr<Switch>> switches_;
