@@ -97,6 +97,10 @@ def main() -> int:
             assert len(bar) == 2
         except (ValueError, AssertionError):
             ap.error(f"--bar {a.bar}: write LINE,TOGGLE percentages, e.g. 95,90")
+    if not os.path.isfile(a.dat):
+        print(f"coverage_report: {a.dat}: no such coverage file; run make coverage (or "
+              "verilator_coverage --write) first", file=sys.stderr)
+        return 2
     try:
         waivers = read_waivers(a.waivers) if a.waivers else {}
     except (OSError, ValueError) as e:
