@@ -45,7 +45,7 @@ block() {
     XF_COVERAGE_DAT="$dir/dat/$t.dat" "$dir/$t" --gtest_brief=1 > "$dir/dat/$t.log" 2>&1 ||
       { tail -30 "$dir/dat/$t.log"; echo "coverage: $t FAILED (log: $dir/dat/$t.log)"; return 1; }
   else
-    for name in $("$dir/$t" --gtest_list_tests --gtest_filter='-*w64*:*w32*' |
+    for name in $("$dir/$t" --gtest_list_tests --gtest_filter='-*w64*:*w32*' 2> /dev/null |
                   awk '/^[^ ]/ {s = $1} /^  / {print s $1}'); do
       i=$((i + 1))
       XF_COVERAGE_DAT="$dir/dat/$t.$i.dat" "$dir/$t" --gtest_filter="$name" \
