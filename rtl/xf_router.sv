@@ -359,7 +359,8 @@ module xf_router #(
 
   // Arbitration: out_valid_o and out_flit_o from registers only. A separate process from the
   // next state below, which depends on out_ready_i: in one process Verilator sees a loop through
-  // a consumer whose ready depends on its valid (a tile's rx_ready_o), which the protocol allows.
+  // a consumer whose ready depends on its valid, which the protocol allows (a tile's rx_ready_o
+  // did before its receive skid buffer).
   logic [NumOut*InIdxBits-1:0] pick_idx;  // input output o presents (when out_valid_o)
 
   always_comb begin

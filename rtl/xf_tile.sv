@@ -35,8 +35,8 @@
 // docs/tile.md "RTL: xf_tile", Host access; an unaligned, out-of-range or read-only-written
 // address answers host_rsp_err_o with rdata 0 and has no effect.
 //
-// Combinational paths (all allowed by docs/tile.md "Interfaces"): rx_ready_o from rx_valid_i and
-// rx_flit_i; route_raddr_o from registers only; host_req_ready_o from host_req_*; bar_wait_o,
+// Combinational paths (all allowed by docs/tile.md "Interfaces"): rx_ready_o is a register (the
+// receive skid buffer's, below); route_raddr_o from registers only; host_req_ready_o from host_req_*; bar_wait_o,
 // tx_*, stat_* and host_rsp_* from registers only.
 //
 // ALU subsets (AluDtypes, docs/alu.md section 9): the ALU builds only these dtypes (bits 0..6)
@@ -168,6 +168,9 @@ module xf_tile #(
   logic [WordBits-1:0]     recv_raddr, recv_waddr;
   logic [FlitBits-1:0]     recv_wdata;
   logic [2*FlitBits-1:0]   dmem_rdata;
+  logic                    rx_full, rx_empty, recv_ready;  // receive skid buffer
+  logic [FlitBits+1:0]     recv_flit;
+  logic                    unused_rx_count;  // the skid buffer's count is its full_o
   logic [3:0]              hz_valid;
   logic [4*WordBits-1:0]   hz_lo, hz_hi;
 
@@ -516,6 +519,30 @@ module xf_tile #(
     .emit_o         (send_emit)
   );
 
+  // Receive skid buffer: one entry that fills only while the receive engine holds a flit (read
+  // after write), so that rx_ready_o is a register (!rx_full) and no combinational path runs
+  // from the exchange's rx_flit_o through the engine's checks back into the router. An empty
+  // buffer passes the flit through in the same cycle (FallThrough): no cycle is added, and the
+  // exchange's timing is the model's (the model's receive engine never holds). After a hold the
+  // buffer is full for at least one cycle, in which the exchange does not offer a flit.
+  assign rx_ready_o = !rx_full;
+
+  xf_fifo #(
+    .DataBits    (FlitBits + 2),
+    .DepthEntries(1),
+    .FallThrough (1'b1)
+  ) u_rx_skid (
+    .clk_i      (clk_i),
+    .rst_ni     (rst_ni),
+    .push_i     (rx_valid_i && !rx_full),
+    .push_data_i(rx_flit_i),
+    .full_o     (rx_full),
+    .pop_i      (!rx_empty && recv_ready),
+    .pop_data_o (recv_flit),
+    .empty_o    (rx_empty),
+    .count_o    (unused_rx_count)
+  );
+
   xf_tile_recv #(
     .FlitBits (FlitBits),
     .DmemBytes(DmemBytes),
@@ -524,9 +551,9 @@ module xf_tile #(
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
     .clear_i         (clear),
-    .rx_valid_i      (rx_valid_i),
-    .rx_ready_o      (rx_ready_o),
-    .rx_flit_i       (rx_flit_i),
+    .rx_valid_i      (!rx_empty),
+    .rx_ready_o      (recv_ready),
+    .rx_flit_i       (recv_flit),
     .hz_valid_i      (hz_valid),
     .hz_lo_i         (hz_lo),
     .hz_hi_i         (hz_hi),

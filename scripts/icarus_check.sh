@@ -51,7 +51,7 @@ for entry in "${blocks[@]}"; do
   done
 done
 # The tile (not a top above: the chip holds it) and the ALU at every flit width (-P: FlitBits).
-tile_files="rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv \
+tile_files="rtl/xf_fifo.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv \
 rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv \
 rtl/xf_tile.sv"
 for w in 32 64 128; do

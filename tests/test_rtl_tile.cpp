@@ -2,7 +2,7 @@
 // RTL_TOP: xf_tile Vxf_tile_d08 -GAluDtypes=8'h08
 // RTL_TOP: xf_tile Vxf_tile_w64 -GFlitBits=64
 // RTL_TOP: xf_tile Vxf_tile_w32 -GFlitBits=32
-// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
+// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_fifo.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
 // RTL_SRCS: rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv
 // RTL_SRCS: rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv rtl/xf_tile.sv
 // Block test of the RTL tile (rtl/xf_tile.sv and its xf_tile_* parts, Verilated with its

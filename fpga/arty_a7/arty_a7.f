@@ -2,6 +2,7 @@
 // Included through +incdir+rtl: rtl/xf_assert.svh rtl/xf_types.svh
 +incdir+rtl
 rtl/xf_defs_pkg.sv
+rtl/xf_fifo.sv
 rtl/xf_delay.sv
 rtl/xf_int_lane.sv
 rtl/xf_fp_add.sv
@@ -13,7 +14,6 @@ rtl/xf_tile_seq.sv
 rtl/xf_tile_send.sv
 rtl/xf_tile_recv.sv
 rtl/xf_tile.sv
-rtl/xf_fifo.sv
 rtl/xf_xb.sv
 rtl/xf_router.sv
 rtl/xf_exchange.sv
