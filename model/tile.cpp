@@ -117,6 +117,12 @@ void Tile::tick() {
     pending_counts_.pop_front();
     progress_ = true;
   }
+  // The sequencer runs on the cycle's starting state (rtl/xf_tile.sv, "Cycle order"): whether
+  // the tile runs, and the send queue and session as they are before the engines' steps. An
+  // engine's error in this cycle stops it from the next one.
+  const bool run = running;
+  seq_jobs_ = jobs_.size();
+  seq_session_ = in_session_;
   receive();
   for (size_t l = 0; l < xb_in.size(); ++l)
     while (xb_in[l].ready(now)) {
@@ -133,7 +139,7 @@ void Tile::tick() {
       }
     }
   send_engine();
-  if (running) {
+  if (run) {
     wait_kind_ = WaitKind::kRunning;
     sequencer();
     watchdog_step();
@@ -430,7 +436,7 @@ void Tile::sequencer() {
     case Isa::kNop:
       break;
     case Isa::kEnd:
-      if (!jobs_.empty() || in_session_) {
+      if (seq_jobs_ != 0 || seq_session_) {
         wait_what_ = "END: waiting for its sends to drain";
         wait_kind_ = WaitKind::kSends;
         return;
@@ -497,7 +503,7 @@ void Tile::sequencer() {
       next = imm;
       break;
     case Isa::kSend: {
-      if (jobs_.size() >= 4) {
+      if (seq_jobs_ >= 4) {
         wait_what_ = "SEND: send queue full";
         wait_kind_ = WaitKind::kSendQueue;
         return;
@@ -544,7 +550,7 @@ void Tile::sequencer() {
       break;
     }
     case Isa::kWaits:
-      if (!jobs_.empty()) {
+      if (seq_jobs_ != 0) {
         wait_what_ = "WAITS: sends pending";
         wait_kind_ = WaitKind::kSends;
         return;

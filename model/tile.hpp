@@ -4,8 +4,10 @@
 //
 // Per cycle, in this order: the receive engine takes at most one flit from `in`, XB control
 // messages are applied, the send engine emits at most one flit into `out`, the sequencer
-// executes at most one instruction. All inputs arrive through Pipes, so the order of blocks
-// within a cycle does not matter.
+// executes at most one instruction if the tile was running at the start of the cycle, seeing the
+// send queue and session as they were then (an engine's error stops it from the next cycle; the
+// RTL's registers, rtl/xf_tile.sv "Cycle order"). All inputs arrive through Pipes, so the order
+// of blocks within a cycle does not matter.
 #pragma once
 
 #include <cstdlib>
@@ -123,6 +125,10 @@ class Tile : public sc_core::sc_module {
   uint16_t seq_ = 0;
   // Valid/ready into the exchange as credits: kExchangeLatencyCycles + 1 cover the loop.
   int out_credits_ = kExchangeLatencyCycles + 1;
+  // What the sequencer sees of the send engine this cycle: its queue and session at the start of
+  // the cycle (Tile::tick), the RTL's registers.
+  size_t seq_jobs_ = 0;
+  bool seq_session_ = false;
   // receive engine
   bool rx_active_ = false, rx_drop_ = false;
   // A header arriving over several flits: the flits taken so far (0 when none is open) and

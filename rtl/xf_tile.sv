@@ -4,11 +4,12 @@
 // port. Interfaces (tile <-> exchange, tile <-> chip), timing diagrams and the latencies against
 // the model: docs/tile.md "RTL: xf_tile".
 //
-// Cycle order (the model's Tile::tick): in a cycle t the receive engine takes at most one flit
-// (its errors in t stop the sequencer in t), the XB messages of t are applied, the send engine
-// decides at most one emission (its "no route" error in t stops the sequencer in t), and the
-// sequencer executes at most one instruction, seeing the send queue after the send engine's
-// step. First error kept (receive engine, then send engine, then sequencer); any error clears
+// Cycle order (the model's Tile::tick): in a cycle t the receive engine takes at most one flit,
+// the XB messages of t are applied, the send engine decides at most one emission, and the
+// sequencer executes at most one instruction if the tile was running at the start of t, seeing
+// the send queue and session as they were at the start of t (registers: no path from the
+// exchange through the engines reaches it). An engine's error in t (a bad packet received, "no
+// route") stops the sequencer from t+1: the instruction of t still executes. First error kept (receive engine, then send engine, then sequencer); any error clears
 // running; the engines keep working. With the first error, TileErrInfo takes its detail
 // (docs/errors.md): the receive engine's ErrCheck and the bad packet's source, or the
 // sequencer's watchdog WaitKind and counter (0 for the other errors). TileErrCount counts every
@@ -152,8 +153,8 @@ module xf_tile #(
   logic                    seq_pmem_re;
   logic [PmemAddrBits-1:0] seq_pmem_raddr;
   logic [31:0]             pmem_rdata;
-  logic [2:0]              jobs_after;
-  logic                    session_after;
+  logic [2:0]              send_jobs;
+  logic                    send_session;
   logic                    push;
   logic [GrainBits-1:0]    push_addr, push_words;
   logic [11:0]             push_dst_chip;
@@ -288,7 +289,9 @@ module xf_tile #(
 
   // ---- Status: running, done, first error -------------------------------------------------
   assign clear = ctl_clear_i || ctl_start_i;
-  assign run = running_q && !rx_fail && !send_fail;
+  // The sequencer runs on the cycle's starting state: an engine's error in t stops it from t+1
+  // (model: Tile::tick), so no path runs from the exchange through the engines' checks into it.
+  assign run = running_q;
 
   always_comb begin
     running_d = running_q;
@@ -453,8 +456,8 @@ module xf_tile #(
     .pmem_raddr_o   (seq_pmem_raddr),
     .pmem_rdata_i   (pmem_rdata),
     .pmem_busy_i    (h_pmem_rd),
-    .jobs_after_i   (jobs_after),
-    .session_after_i(session_after),
+    .jobs_i         (send_jobs),
+    .session_i      (send_session),
     .push_o         (push),
     .push_addr_o    (push_addr),
     .push_words_o   (push_words),
@@ -497,8 +500,8 @@ module xf_tile #(
     .push_dst_addr_i(push_dst_addr),
     .push_local_i   (push_local),
     .push_desc_i    (push_desc),
-    .jobs_after_o   (jobs_after),
-    .session_after_o(session_after),
+    .jobs_o         (send_jobs),
+    .session_o      (send_session),
     .route_rdata_i  (route_rdata_i),
     .xb_msg_valid_i (xb_msg_valid_i),
     .xb_msg_kind_i  (xb_msg_kind_i),

@@ -39,9 +39,10 @@
 // Host port: stall_i (the host reads DMEM through this engine's read port in this cycle)
 // withholds a payload flit for that cycle (any other decision goes ahead).
 //
-// Combinational paths: fail_o, emit_o, dmem_re_o, dmem_raddr_o, jobs_after_o and
-// session_after_o from xb_msg_*, tx_credit_i, route_rdata_i, stall_i, cfg_*; the hazard ranges
-// from registers only. tx_* are registers (plus the DMEM read register) and never depend on an
+// Combinational paths: fail_o, emit_o, dmem_re_o and dmem_raddr_o from xb_msg_*, tx_credit_i,
+// route_rdata_i, stall_i, cfg_*; jobs_o, session_o and the hazard ranges are registers (the
+// sequencer sees the queue as it was at the start of the cycle, so no path runs from the
+// exchange's inputs through this decision into the sequencer). tx_* are registers (plus the DMEM read register) and never depend on an
 // exchange input in the same cycle.
 //
 // Credits: ExchangeLatencyCycles + 1 = 3 at reset and clear (one flit decided in t is taken
@@ -76,8 +77,8 @@ module xf_tile_send #(
   input  logic [23:0]           push_dst_addr_i,  // destination byte address (24 bits)
   input  logic                  push_local_i,     // destination chip == this chip
   input  logic [26:0]           push_desc_i,      // send_imm_t (popc checked: Write or Reduce)
-  output logic [2:0]            jobs_after_o,     // jobs queued after this cycle's pop
-  output logic                  session_after_o,  // a session is open after this cycle
+  output logic [2:0]            jobs_o,           // jobs queued at the start of this cycle
+  output logic                  session_o,        // a session was open at the start of it
   // route lookup result (the address is driven by the sequencer)
   input  logic [7:0]            route_rdata_i,    // RouteTable entry of the job pushed last cycle
   // XB messages
@@ -344,8 +345,8 @@ module xf_tile_send #(
 
   assign emit_o = tx_d.valid;
   assign cnt_after_pop = cnt_q - {2'b0, pop};
-  assign jobs_after_o = cnt_after_pop;
-  assign session_after_o = in_session_d;
+  assign jobs_o = cnt_q;
+  assign session_o = in_session_q;
 
   // 3. Queue: pop, route fill, push.
   job_t fill_job, push_job;

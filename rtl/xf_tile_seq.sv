@@ -8,15 +8,16 @@
 // took the IMEM port in the previous cycle (imem_valid_i = 0) the sequencer waits one cycle
 // (imem_raddr_o = pc_q re-reads the instruction).
 //
-// Execution in a cycle with run_i (running and no receive/send-engine error in this cycle, the
-// model's order): pc >= ImemWords -> PcRange; otherwise the instruction in instr_i, exactly as
+// Execution in a cycle with run_i (running at the start of the cycle: an error of the receive or
+// send engine in a cycle stops the sequencer from the next one): pc >= ImemWords -> PcRange; otherwise the instruction in instr_i, exactly as
 // the model, except Lw, which takes 2 cycles (the model matches): in its first cycle it checks
 // PmemRange and issues the PMEM read (pmem_re_o; if the host has the PMEM port, pmem_busy_i,
 // it waits), in its second it writes rd and retires. Every other instruction retires in the
-// cycle it executes unless it stalls: End (jobs_after_i != 0 or session_after_i), Send
-// (jobs_after_i == 4), Wait (wait_count_i < r[rs1]), Waits (jobs_after_i != 0), Bar (until
-// bar_release_i). jobs_after_i / session_after_i are the send engine's state after its step of
-// this cycle (model: send_engine runs before the sequencer).
+// cycle it executes unless it stalls: End (jobs_i != 0 or session_i), Send
+// (jobs_i == 4), Wait (wait_count_i < r[rs1]), Waits (jobs_i != 0), Bar (until
+// bar_release_i). jobs_i / session_i are the send engine's registers: its queue and session
+// at the start of the cycle, before its step (model: Tile::tick takes them before
+// send_engine), so a job the engine pops in a cycle makes room for a Send from the next one.
 //
 // Bar: bar_wait_o is high from the first cycle the tile executes Bar (from registers: the
 // instruction register, running_i and at_bar_q) until it retires; bar_release_i retires it in
@@ -29,7 +30,7 @@
 // never stalls anything, so correct programs keep their timing.
 //
 // Combinational paths: imem_raddr_o, pmem_*, push_*, fail_o, halt_o from run_i, imem_valid_i,
-// instr_i, jobs_after_i, session_after_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
+// instr_i, jobs_i, session_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
 // wd_period_i; route_raddr_o and wait_ctr_o from instr_i and the registers only; bar_wait_o from
 // running_i, imem_valid_i, instr_i and registers.
 //
@@ -80,8 +81,8 @@ module xf_tile_seq #(
   input  logic [31:0]             pmem_rdata_i,     // read register
   input  logic                    pmem_busy_i,      // the host has the PMEM port this cycle
   // send queue
-  input  logic [2:0]              jobs_after_i,     // jobs queued after the send engine's step
-  input  logic                    session_after_i,  // XB session open after that step
+  input  logic [2:0]              jobs_i,           // jobs queued at the start of the cycle
+  input  logic                    session_i,        // XB session open at the start of it
   output logic                    push_o,           // Send retires: queue the job
   output logic [WordBits-1:0]     push_addr_o,      // source address in 16-byte grains
   output logic [WordBits-1:0]     push_words_o,     // length in 16-byte grains
@@ -223,7 +224,7 @@ module xf_tile_seq #(
         case (ins.opc)
           xf_defs_pkg::ISA_NOP: retire = 1'b1;
           xf_defs_pkg::ISA_END: begin
-            if (jobs_after_i == 3'd0 && !session_after_i) begin
+            if (jobs_i == 3'd0 && !session_i) begin
               halt_o_c = 1'b1;
               retire = 1'b1;
             end else begin
@@ -306,7 +307,7 @@ module xf_tile_seq #(
             next_pc = ins.imm;
           end
           xf_defs_pkg::ISA_SEND: begin
-            if (jobs_after_i < 3'd4) begin
+            if (jobs_i < 3'd4) begin
               // Checks in the model's order.
               if (a[3:0] != 4'd0 || b[3:0] != 4'd0 || c4[3:0] != 4'd0 ||
                   src_end > 33'(DmemBytes) || dst_end > 33'h1000000) begin
@@ -335,7 +336,7 @@ module xf_tile_seq #(
             else wait_kind = xf_defs_pkg::WAIT_KIND_COUNTER;
           end
           xf_defs_pkg::ISA_WAITS: begin
-            if (jobs_after_i == 3'd0) retire = 1'b1;
+            if (jobs_i == 3'd0) retire = 1'b1;
             else wait_kind = xf_defs_pkg::WAIT_KIND_SENDS;
           end
           xf_defs_pkg::ISA_BAR: begin
@@ -437,6 +438,6 @@ module xf_tile_seq #(
   assign pc_o = pc_q;
 
   `ASSERT(RegZeroIsZero_A, !reg_valid_q[0])
-  `ASSERT(PushOnlyWithRoom_A, !push_o || jobs_after_i < 3'd4)
+  `ASSERT(PushOnlyWithRoom_A, !push_o || jobs_i < 3'd4)
 
 endmodule

@@ -1496,6 +1496,32 @@ TEST(RtlTile, ReceiveErrors) {
   }
 }
 
+// An error of the receive engine in cycle t stops the sequencer from t+1: the instruction of t
+// still executes (rtl/xf_tile.sv "Cycle order"; the model's Tile::tick decides on the cycle's
+// starting state), so no combinational path runs from the exchange into the sequencer.
+TEST(RtlTile, EngineErrorStopsSequencerNextCycle) {
+  TileBench b;
+  std::vector<uint64_t> p(64, NOP());
+  p.push_back(I(Isa::kJmp, 0, 0, 0, 0, 0, 64));
+  b.load_imem(p);
+  b.start();
+  b.run(5);
+  b.inject(make_packet(rx_hdr(15, 16, 0x100), std::vector<uint8_t>(16, 0x55)));  // bad opcode
+  std::map<uint64_t, uint32_t> pc_at;  // stat_pc_o (the pc register) in each cycle
+  while (b.rx_taken.empty()) {
+    ASSERT_LT(b.cycle(), 200u) << "the packet was never taken";
+    pc_at[b.cycle()] = b.dut().stat_pc_o;
+    b.step();
+  }
+  const uint64_t t = b.rx_taken.front().first;  // the head: checked and failed in t
+  ASSERT_EQ(pc_at.count(t), 1u);
+  ASSERT_LT(pc_at[t], 63u) << "the error must come while the Nops run";
+  b.settle();
+  EXPECT_EQ(b.dut().stat_err_o, static_cast<int>(TileErr::kBadPacket));
+  EXPECT_EQ(b.dut().stat_running_o, 0);
+  EXPECT_EQ(b.dut().stat_pc_o, pc_at[t] + 1) << "the Nop of the error's cycle retires";
+}
+
 // A packet from another sender: `flits` payload flits of byte `fill`, the tail on payload flit
 // `tail_at` (-1: the last; -2: none; on the header when there is no payload).
 std::vector<Flit> rx_packet(const Hdr& h, int flits, uint8_t fill, int tail_at = -1) {
@@ -1987,9 +2013,10 @@ TEST(RtlTile, WaitsAndBar) {
   uint64_t last_data = 0;
   for (const auto& r : b.tx)
     if (r.ctrl == 0) last_data = r.cycle;
-  // The last flit is decided (and the job popped) in last_data - 1: Waits retires there, Geti
-  // follows, Bar is executed from last_data + 1.
-  EXPECT_EQ(last_data + 1, bar_seen);
+  // The last flit is decided (and the job popped) in last_data - 1; Waits sees the queue of the
+  // start of a cycle, so it retires in last_data, Geti follows, Bar is executed from
+  // last_data + 2.
+  EXPECT_EQ(last_data + 2, bar_seen);
   b.run(30);
   EXPECT_EQ(b.dut().bar_wait_o, 1);
   EXPECT_EQ(b.dut().stat_pc_o, 7);
