@@ -34,6 +34,7 @@ void Tile::reset_state() {
   wait_kind_ = WaitKind::kRunning;
   wait_ctr_ = 0;
   wd_idle_ = 0;
+  progress_q_ = false;
   jobs_.clear();
   in_session_ = xon_ = requested_ = false;
   session_link_ = -1;
@@ -79,10 +80,11 @@ uint32_t Tile::wait_info() const {
 }
 
 // The watchdog (docs/errors.md section 5; xf_tile_seq): counts consecutive cycles in which the
-// sequencer stalled on a wait and nothing progressed (no flit received or emitted, no counter
-// incremented; a stalled instruction does not retire); fires when the count reaches the period.
+// sequencer stalled on a wait (a stalled instruction does not retire) and the engines did not
+// progress in the cycle before (progress_q_: no flit received or emitted, no counter
+// incremented); fires when the count reaches the period.
 void Tile::watchdog_step() {
-  if (wait_kind_ == WaitKind::kRunning || progress_) {
+  if (wait_kind_ == WaitKind::kRunning || progress_q_) {
     wd_idle_ = 0;
     return;
   }
@@ -146,6 +148,7 @@ void Tile::tick() {
   } else {
     wd_idle_ = 0;
   }
+  progress_q_ = progress_;
 }
 
 // Receive engine: one flit per cycle, never stalls the exchange. Checks and what each drops:

@@ -146,6 +146,7 @@ module xf_tile #(
   logic [3:0]              seq_fail_kind;
   logic [4:0]              seq_fail_ctr;
   logic                    rx_progress, send_emit;
+  logic                    progress_q;  // an engine progressed in the last cycle (watchdog)
   logic [32:0]             err_count_sum;
   logic [31:0]             avg_scale, scale, pc;
   logic [ImemAddrBits-1:0] seq_imem_raddr;
@@ -339,6 +340,7 @@ module xf_tile #(
       err_count_q <= '0;
       wd_period_q <= '0;
       fetch_bad_q <= 1'b0;
+      progress_q <= 1'b0;
       rsp_valid_q <= 1'b0;
       rsp_err_q <= 1'b0;
       rsp_src_q <= '0;
@@ -352,6 +354,7 @@ module xf_tile #(
       err_count_q <= err_count_d;
       wd_period_q <= wd_period_d;
       fetch_bad_q <= fetch_bad_d;
+      progress_q <= !clear && (rx_progress || send_emit);
       rsp_valid_q <= rsp_valid_d;
       rsp_err_q <= rsp_err_d;
       rsp_src_q <= rsp_src_d;
@@ -471,7 +474,7 @@ module xf_tile #(
     .bar_wait_o     (bar_wait_o),
     .bar_release_i  (bar_release_i),
     .wd_period_i    (wd_period_q),
-    .progress_i     (rx_progress || send_emit),
+    .progress_i     (progress_q),
     .halt_o         (seq_halt),
     .fail_o         (seq_fail),
     .fail_code_o    (seq_fail_code),

@@ -25,7 +25,9 @@
 // releases in t+1 (model).
 //
 // Watchdog (the cycle-exact rule of docs/errors.md section 5, shared with the model): wd_idle_q
-// counts the consecutive cycles of a stalled wait in which nothing progressed (progress_i); at
+// counts the consecutive cycles of a stalled wait in which the engines did not progress in the
+// cycle before (progress_i, the tile's register of a flit taken, a counter incremented or an
+// emission: so no path runs from the exchange through the engines into this compare); at
 // wd_period_i (!= 0) the tile fails with Watchdog, fail_kind_o and fail_ctr_o saying on what. It
 // never stalls anything, so correct programs keep their timing.
 //
@@ -99,7 +101,7 @@ module xf_tile_seq #(
   input  logic                    bar_release_i,    // release pulse
   // watchdog
   input  logic [31:0]             wd_period_i,      // TileWatchdog: cycles, 0 = off
-  input  logic                    progress_i,       // a flit moved or a counter changed now
+  input  logic                    progress_i,       // an engine progressed in the last cycle
   // results
   output logic                    halt_o,           // End retires: done, not running
   output logic                    fail_o,           // an error in this cycle

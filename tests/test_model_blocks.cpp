@@ -705,8 +705,8 @@ TEST(ModelBlocks, NarrowFlitHeadersAndPayloadAreCheckedAtTheLastHeaderFlit) {
 
 // The watchdog: per WaitKind, with the period rule the RTL shares (xf_tile_seq): it fires in the
 // P-th consecutive cycle in which the tile stalls on a wait with no progress (no instruction
-// retired, no flit received or emitted, no counter incremented), so a program Li, Li, Wait runs
-// 2 + P cycles; the RTL test (RtlTile.WatchdogEveryWaitKind) checks the same numbers.
+// retired; no flit received or emitted and no counter incremented in the cycle before), so a
+// program Li, Li, Wait runs 2 + P cycles; the RTL test (RtlTile.WatchdogEveryWaitKind) checks the same numbers.
 TEST(ModelBlocks, WatchdogNamesEveryWaitKindWithThePeriodRuleOfTheRtl) {
   System sys(parse_topology("ring:2"), 1, 16384);
   for (int c = 0; c < 2; ++c)
@@ -755,8 +755,8 @@ TEST(ModelBlocks, WatchdogNamesEveryWaitKindWithThePeriodRuleOfTheRtl) {
   EXPECT_EQ(run_to_stop(3000), -1);
   EXPECT_EQ(status() & 15u, 0u);
   // Progress keeps it silent: a token (counter 9, not the one waited on) every 15 cycles with
-  // P = 20; after the last one it fires P cycles after the token's counter increment, which
-  // comes RecvPipelineCycles after the token was received.
+  // P = 20; after the last one it fires P + 1 cycles after the token's counter increment (seen
+  // in the next cycle), which comes RecvPipelineCycles after the token was received.
   start(wait7, 20);
   uint64_t last_rx = 0, rx_seen = tl.flits_received;
   Header tok = hdr(Opcode::kWrite, 0, 0, 1, 0);
@@ -770,13 +770,14 @@ TEST(ModelBlocks, WatchdogNamesEveryWaitKindWithThePeriodRuleOfTheRtl) {
     }
   });
   ASSERT_GT(ran, 300);
-  EXPECT_EQ(tick - last_rx, kRecvPipelineCycles + 20u);
+  EXPECT_EQ(tick - last_rx, kRecvPipelineCycles + 1u + 20u);
   EXPECT_EQ(sys.host_read32(0, base + reg::kTileCounters + 4 * 9), 20u);
   EXPECT_EQ(info(), static_cast<uint32_t>(WaitKind::kCounter) | 7u << 4);
 
   // Sends and SendQueue: 4096-byte jobs to chip 1 (link 0); a stray XOFF after the first flits
   // freezes the session, so nothing moves from then on. The stall while flits still go out is
-  // not counted (emitting is progress); the watchdog fires P cycles after the last emission.
+  // not counted (emitting is progress, seen in the next cycle); the watchdog fires P + 1 cycles
+  // after the last emission.
   auto frozen = [&](std::vector<uint64_t> prog, uint32_t p, WaitKind kind, uint32_t pc) {
     const std::vector<uint64_t> pro = {
         enc(Isa::kLi, 1, 0, 0, 0, 0, 0), enc(Isa::kLi, 2, 0, 0, 0, 0, 4096),
@@ -797,7 +798,7 @@ TEST(ModelBlocks, WatchdogNamesEveryWaitKindWithThePeriodRuleOfTheRtl) {
       }
     });
     ASSERT_GT(r, 0) << to_string(kind);
-    EXPECT_EQ(tick - last_tx, p) << to_string(kind);
+    EXPECT_EQ(tick - last_tx, p + 1) << to_string(kind);
     EXPECT_EQ(status(), kWatchdog | pc << 16) << to_string(kind);
     EXPECT_EQ(info(), static_cast<uint32_t>(kind)) << to_string(kind);
     // Unfreeze: the engines keep working after the error, drain the jobs and close the session.

@@ -1756,7 +1756,8 @@ TEST(RtlTile, AluSubsetTreatsUnbuiltDtypesAsInvalidPairs) {
 }
 
 // The watchdog for each WaitKind (docs/errors.md section 5): it fires in the P-th consecutive
-// cycle in which the tile stalls on a wait with nothing progressing; the same numbers as
+// cycle in which the tile stalls on a wait with nothing progressing (the engines' progress seen
+// one cycle later, from a register); the same numbers as
 // ModelBlocks.WatchdogNamesEveryWaitKindWithThePeriodRuleOfTheRtl.
 TEST(RtlTile, WatchdogEveryWaitKind) {
   const uint32_t kWd = static_cast<uint32_t>(TileErr::kWatchdog);
@@ -1796,7 +1797,8 @@ TEST(RtlTile, WatchdogEveryWaitKind) {
     EXPECT_EQ(b.dut().stat_err_o, 0);
   }
   {  // Progress keeps it silent: a token on counter 9 every 15 cycles, P = 20; then it fires
-     // 5 + P cycles after the last token is taken (its increment is the last progress).
+     // 5 + 1 + P cycles after the last token is taken (its increment, in t + 5, is the last
+     // progress, seen in t + 6).
     TileBench b;
     start(b, wait7, 20);
     Hdr h;
@@ -1809,12 +1811,13 @@ TEST(RtlTile, WatchdogEveryWaitKind) {
     });
     ASSERT_GT(r, 300);
     ASSERT_EQ(b.rx_taken.size(), 20u);
-    EXPECT_EQ(b.cycle() - 1 - b.rx_taken.back().first, 5u + 20u);
+    EXPECT_EQ(b.cycle() - 1 - b.rx_taken.back().first, 5u + 1u + 20u);
     EXPECT_EQ(b.host_read(reg::kTileCounters + 4 * 9), 20u);
     EXPECT_EQ(b.host_read(reg::kTileErrInfo), static_cast<uint32_t>(WaitKind::kCounter) | 7u << 4);
   }
   // Sends and SendQueue: 4096-byte jobs to chip 7 (link 1); a stray XOFF after 20 data flits
-  // freezes the session. Emitting is progress; it fires P cycles after the last decision.
+  // freezes the session. Emitting is progress (seen in the next cycle); it fires P + 1 cycles
+  // after the last decision.
   auto frozen = [&](std::vector<uint64_t> prog, uint32_t p, WaitKind kind, uint32_t pc) {
     TileBench b;
     b.route[7] = 1;
@@ -1832,7 +1835,7 @@ TEST(RtlTile, WatchdogEveryWaitKind) {
     });
     ASSERT_GT(r, 0) << to_string(kind);
     const uint64_t last_decision = b.tx.back().cycle - 1;
-    EXPECT_EQ(b.cycle() - 1 - last_decision, p) << to_string(kind);
+    EXPECT_EQ(b.cycle() - 1 - last_decision, p + 1) << to_string(kind);
     EXPECT_EQ(b.host_read(reg::kTileStatus), kWd | pc << 16) << to_string(kind);
     EXPECT_EQ(b.host_read(reg::kTileErrInfo), static_cast<uint32_t>(kind)) << to_string(kind);
   };
