@@ -143,7 +143,8 @@ class Tile : public sc_core::sc_module {
   WaitKind wait_kind_ = WaitKind::kRunning;
   unsigned wait_ctr_ = 0;
   bool progress_ = false;
-  bool progress_q_ = false;  // progress_ of the last cycle: what the watchdog sees (the RTL's register)
+  // progress_ of the last cycle: what the watchdog sees (the RTL's register)
+  bool progress_q_ = false;
   uint32_t wd_idle_ = 0;
   uint64_t bar_gen_ = 0;
   bool lw_issued_ = false;  // Lw: PMEM read issued, retires next cycle

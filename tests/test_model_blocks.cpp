@@ -706,7 +706,8 @@ TEST(ModelBlocks, NarrowFlitHeadersAndPayloadAreCheckedAtTheLastHeaderFlit) {
 // The watchdog: per WaitKind, with the period rule the RTL shares (xf_tile_seq): it fires in the
 // P-th consecutive cycle in which the tile stalls on a wait with no progress (no instruction
 // retired; no flit received or emitted and no counter incremented in the cycle before), so a
-// program Li, Li, Wait runs 2 + P cycles; the RTL test (RtlTile.WatchdogEveryWaitKind) checks the same numbers.
+// program Li, Li, Wait runs 2 + P cycles; the RTL test (RtlTile.WatchdogEveryWaitKind) checks the
+// same numbers.
 TEST(ModelBlocks, WatchdogNamesEveryWaitKindWithThePeriodRuleOfTheRtl) {
   System sys(parse_topology("ring:2"), 1, 16384);
   for (int c = 0; c < 2; ++c)
