@@ -185,7 +185,9 @@ def equivalent_reason(line, cells):
     """Why the mutation of `line` cannot change the netlist, read off the unmutated cells of
     Yosys's write_json (name -> cell), or None: the bit is forced to the constant it already
     has; the bit is ANDed with a constant 0 (ORed with a constant 1) so its value never counts;
-    or a cnot mutation's control bit is such a constant, so the bit is never flipped."""
+    a cnot mutation's control bit is such a constant, so the bit is never flipped; or the bit is
+    an undefined 'x' (proc's value where the RTL assigns nothing, a don't-care: any value the
+    mutant gives it is one the original netlist allows)."""
     o = mutate_options(line)
     cell = cells.get(o.get("cell"))
     if cell is None or "portbit" not in o:
@@ -210,6 +212,9 @@ def equivalent_reason(line, cells):
         if const(other, i) == ("0" if kind == "$and" else "1"):
             return f"{port}[{i}] meets a constant {const(other, i)} in a {kind}: never counts"
     mode = o["mode"]
+    bits = conn.get(port, [])
+    if i < len(bits) and bits[i] == "x":
+        return f"{port}[{i}] is an undefined 'x' (a path where the RTL leaves it unassigned)"
     if mode in ("const0", "const1") and const(port, i) == mode[-1]:
         return f"{port}[{i}] is a constant {mode[-1]} already"
     if mode in ("cnot0", "cnot1") and "ctrlbit" in o:

@@ -80,7 +80,9 @@ def test_equivalent_reasons():
     cells = {"c_and": {"type": "$and", "connections": {"A": [5, 6], "B": ["0", "1"],
                                                        "Y": [7, 8]}},
              "c_mux": {"type": "$mux", "connections": {"A": ["1", 3], "B": [4, 5],
-                                                       "S": [9], "Y": [10, 11]}}}
+                                                       "S": [9], "Y": [10, 11]}},
+             "c_x": {"type": "$mux", "connections": {"A": ["x", "x"], "B": [4, 5],
+                                                     "S": [9], "Y": [10, 11]}}}
 
     def line(cell, mode, port, bit, ctrl=None):
         text = f"mutate -ctrl mutsel 16 1 -mode {mode} -module m -cell {cell} -port {port}"
@@ -94,6 +96,8 @@ def test_equivalent_reasons():
     assert "already" in mutation.equivalent_reason(line("c_mux", "const1", "A", 0), cells)
     assert mutation.equivalent_reason(line("c_mux", "cnot0", "A", 1, 0), cells) is not None
     assert mutation.equivalent_reason(line("c_mux", "cnot1", "A", 1, 0), cells) is None
+    assert "undefined" in mutation.equivalent_reason(line("c_x", "const1", "A", 1), cells)
+    assert mutation.equivalent_reason(line("c_x", "const1", "B", 1), cells) is None
 
 
 def test_first_failure_stops_a_mutant(monkeypatch):
