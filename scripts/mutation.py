@@ -224,23 +224,81 @@ def equivalent_reason(line, cells):
     return None
 
 
+def output_cone(module):
+    """The cells of a write_json module from which some output port is reachable, and the bits
+    they read (or that are outputs): backwards from the output ports through every cell
+    (flip-flops included) and from a memory's read port to its write ports."""
+    driver = {}  # bit -> cells driving it
+    for name, c in module.get("cells", {}).items():
+        for port, bits in c["connections"].items():
+            if c.get("port_directions", {}).get(port) == "output":
+                for b in bits:
+                    if isinstance(b, int):
+                        driver.setdefault(b, []).append(name)
+    writers = {}  # memory -> its write cells: a read port's data comes from them, not a wire
+    for name, c in module.get("cells", {}).items():
+        if c["type"].startswith(("$memwr", "$meminit")):
+            writers.setdefault(c["parameters"].get("MEMID"), []).append(name)
+    todo = [b for p in module.get("ports", {}).values() if p["direction"] != "input"
+            for b in p["bits"] if isinstance(b, int)]
+    seen_bits, cone = set(todo), set()
+    while todo:
+        names = driver.get(todo.pop(), [])
+        for name in names:
+            if name in cone:
+                continue
+            cone.add(name)
+            c = module["cells"][name]
+            if c["type"].startswith("$memrd"):
+                names += writers.get(c["parameters"].get("MEMID"), [])
+            for port, bits in c["connections"].items():
+                if c.get("port_directions", {}).get(port) != "output":
+                    for b in bits:
+                        if isinstance(b, int) and b not in seen_bits:
+                            seen_bits.add(b)
+                            todo.append(b)
+    return cone, seen_bits
+
+
 def equivalents(workdir):
     """Mutant index -> reason, for the trivially equivalent mutants of a group's netlist."""
     path = workdir / "original.json"
     if not path.exists():
         return {}
     modules = json.loads(path.read_text())["modules"]
-    cells = {}
+    cells, cone, read = {}, set(), set()
     for m in modules.values():
         cells.update(m.get("cells", {}))
+        c, r = output_cone(m)
+        cone |= c
+        read |= r
     out = {}
     for lst in workdir.glob("list_*.ys"):
         for line in lst.read_text().splitlines():
             m = re.search(r"-ctrl mutsel \d+ (\d+)", line)
-            reason = m and equivalent_reason(line, cells)
+            reason = m and (equivalent_reason(line, cells) or unread_reason(line, cells, cone,
+                                                                            read))
             if reason:
                 out[int(m.group(1))] = reason
     return out
+
+
+def unread_reason(line, cells, cone, read):
+    """Why the mutation of `line` reaches no output port, or None: its cell is outside the
+    output cone (it drives what only the assertions read, which the netlist lacks), or it
+    mutates an output bit of the cell that nothing in the cone reads."""
+    o = mutate_options(line)
+    cell = cells.get(o.get("cell"))
+    if cell is None:
+        return None
+    if o["cell"] not in cone:
+        return "the cell reaches no output (it drives what only assertions read)"
+    port, i = o.get("port"), int(o.get("portbit", -1))
+    bits = cell["connections"].get(port, [])
+    if (cell.get("port_directions", {}).get(port) == "output" and 0 <= i < len(bits)
+            and isinstance(bits[i], int) and bits[i] not in read):
+        return f"{port}[{i}] is read by nothing that reaches an output"
+    return None
 
 
 def write_wrapper(group, workdir):

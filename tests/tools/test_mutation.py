@@ -118,3 +118,35 @@ def test_describe_a_mutate_line():
             " -src /x/rtl/xf_xb.sv:123.5-133.4 -src /x/rtl/xf_fifo.sv:71.25-71.69")
     assert mutation.parse_mutation(line) == \
         "const0 u_queue.pop_data_o.Y[23] at /x/rtl/xf_fifo.sv:71.25-71.69"
+
+
+def test_output_cone_and_unread_bits():
+    inp, out = {"A": "input", "B": "input"}, {"Y": "output"}
+    module = {"ports": {"i": {"direction": "input", "bits": [2]},
+                        "o": {"direction": "output", "bits": [3, 7, 9]}},
+              "cells": {
+                  "c_out": {"type": "$not", "port_directions": {**inp, **out},
+                            "connections": {"A": [2], "Y": [3]}},
+                  "c_dead": {"type": "$not", "port_directions": {**inp, **out},
+                             "connections": {"A": [2], "Y": [4]}},
+                  "c_add": {"type": "$add", "port_directions": {**inp, **out},
+                            "connections": {"A": [2, 2], "B": [2, 2], "Y": [5, 6]}},
+                  "c_use": {"type": "$not", "port_directions": {**inp, **out},
+                            "connections": {"A": [5], "Y": [7]}},
+                  "c_wr": {"type": "$memwr", "parameters": {"MEMID": "m"},
+                           "port_directions": {"DATA": "input"},
+                           "connections": {"DATA": [2]}},
+                  "c_rd": {"type": "$memrd", "parameters": {"MEMID": "m"},
+                           "port_directions": {"ADDR": "input", "DATA": "output"},
+                           "connections": {"ADDR": [2], "DATA": [9]}}}}
+    cone, read = mutation.output_cone(module)
+    assert cone == {"c_out", "c_add", "c_use", "c_wr", "c_rd"}
+    cells = module["cells"]
+
+    def line(cell, port, bit):
+        return f"mutate -ctrl mutsel 16 1 -mode inv -module m -cell {cell} -port {port} " \
+               f"-portbit {bit} -src x.v:1.1-1.2"
+    assert "no output" in mutation.unread_reason(line("c_dead", "A", 0), cells, cone, read)
+    assert "read by nothing" in mutation.unread_reason(line("c_add", "Y", 1), cells, cone, read)
+    assert mutation.unread_reason(line("c_add", "Y", 0), cells, cone, read) is None
+    assert mutation.unread_reason(line("c_wr", "DATA", 0), cells, cone, read) is None
