@@ -413,24 +413,29 @@ class Results:
                 f.write(json.dumps(row) + "\n")
 
 
-def table(rows, equiv=None):
+def table(rows, equiv=None, argued=None):
     """The per-block table and the total, as text. equiv: (group, index) -> reason of the
-    survivors that are equivalent; the kill rate leaves them out, as it does errors."""
-    equiv = equiv or {}
+    survivors that are equivalent by the netlist rule; argued: (group, index, mutation) ->
+    reason of those argued equivalent by hand (ARGUED_FILE). The kill rate leaves both out, as
+    it does errors."""
+    equiv, argued = equiv or {}, argued or {}
     per = {}
     for r in rows:
         v = r["verdict"]
         if v == "survived" and (r.get("group"), r["index"]) in equiv:
             v = "equivalent"
+        elif v == "survived" and (r.get("group"), r["index"], r.get("mutation")) in argued:
+            v = "argued"
         per.setdefault(r["block"], []).append(v)
-    names = ["killed", "timeout", "survived", "equivalent", "error"]
+    names = ["killed", "timeout", "survived", "equivalent", "argued", "error"]
     lines = [f"{'block':16} {'mutants':>7} " + " ".join(f"{n:>10}" for n in names)
              + f" {'kill rate':>9}"]
-    tot = [0] * 6
+    tot = [0] * 7
 
-    def fmt(name, n, k, t, s, q, e):
-        rate = f"{100.0 * (k + t) / (n - e - q):.1f} %" if n > e + q else "-"
-        return f"{name:16} {n:7} " + " ".join(f"{x:10}" for x in (k, t, s, q, e)) + f" {rate:>9}"
+    def fmt(name, n, k, t, s, q, a, e):
+        rate = f"{100.0 * (k + t) / (n - e - q - a):.1f} %" if n > e + q + a else "-"
+        return (f"{name:16} {n:7} " + " ".join(f"{x:10}" for x in (k, t, s, q, a, e))
+                + f" {rate:>9}")
     for block in sorted(per):
         v = per[block]
         c = [len(v)] + [v.count(n) for n in names]
@@ -438,6 +443,25 @@ def table(rows, equiv=None):
         lines.append(fmt(block, *c))
     lines.append(fmt("total", *tot))
     return "\n".join(lines)
+
+
+ARGUED_FILE = ROOT / "scripts" / "mutation_argued.txt"
+
+
+def argued_equivalents(path=ARGUED_FILE):
+    """(group, index, mutation) -> reason: the survivors argued equivalent by hand, one a line
+    `group index mutation | reason` (docs/mutation.md section 4); # starts a comment. The
+    mutation text must be the results file's, so a line of another draw matches nothing."""
+    out = {}
+    if not Path(path).exists():
+        return out
+    for line in Path(path).read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        key, reason = line.split(" | ", 1)
+        group, index, mutation = key.split(" ", 2)
+        out[(group, int(index), mutation.strip())] = reason.strip()
+    return out
 
 
 def all_equivalents(work):
@@ -522,7 +546,7 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     results = Results(a.results or work / f"results-n{a.mutants_per_block}-s{a.seed}.jsonl")
     if a.table:
-        print(table(results.latest(), all_equivalents(work)))
+        print(table(results.latest(), all_equivalents(work), argued_equivalents()))
         return 0
     if a.survivors:
         print(survivors(results.latest(), work))
@@ -536,7 +560,7 @@ def main():
             print(f"{g.name}: not run, time budget spent", flush=True)
             continue
         run_group(g, work / g.name, a, results, left)
-    print(table(results.latest(), all_equivalents(work)))
+    print(table(results.latest(), all_equivalents(work), argued_equivalents()))
     return 0
 
 
@@ -568,8 +592,9 @@ def run_group(g, wd, a, results, budget):
         print(f"{g.name}: {b.name} passes {total - len(failed)} tests on the original in "
               f"{secs:.1f} s" + (f"; left out, failing there: {' '.join(failed)}"
                                  if failed else ""), flush=True)
+    equiv = equivalents(wd) if a.rerun_survivors else {}  # proven: no need to run them again
     jobs = [(g.name, b, i, d, lambda i=i: run_mutant(binaries, i, timeouts, filters))
-            for b, i, d in mutants]
+            for b, i, d in mutants if not (i in equiv and (b, i, d) in results.done())]
 
     def log(msg):
         print(msg, flush=True)

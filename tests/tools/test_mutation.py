@@ -71,9 +71,21 @@ def test_table_counts_timeouts_as_killed_and_leaves_out_equivalents():
             for i, v in enumerate(verdicts)]
     rows.append({"group": "g", "block": "xf_b", "index": 9, "verdict": "error"})
     text = mutation.table(rows, {("g", 4): "a constant"}).splitlines()
-    assert text[1].split() == ["xf_a", "5", "2", "1", "1", "1", "0", "75.0", "%"]
-    assert text[2].split() == ["xf_b", "1", "0", "0", "0", "0", "1", "-"]
+    assert text[1].split() == ["xf_a", "5", "2", "1", "1", "1", "0", "0", "75.0", "%"]
+    assert text[2].split() == ["xf_b", "1", "0", "0", "0", "0", "0", "1", "-"]
     assert text[3].split()[:2] == ["total", "6"]
+    for r in rows:
+        r["mutation"] = f"m{r['index']}"
+    argued = {("g", 2, "m2"): "a reason", ("g", 4, "other draw"): "no match"}
+    text = mutation.table(rows, {}, argued).splitlines()
+    assert text[1].split() == ["xf_a", "5", "2", "1", "1", "0", "1", "0", "75.0", "%"]
+
+
+def test_argued_equivalents_file(tmp_path):
+    f = tmp_path / "argued.txt"
+    f.write_text("# comment\n\nlink 6 cnot0 timer_d.D[4] at rtl/xf_link.sv:1.1-2.2 | why\n")
+    assert mutation.argued_equivalents(f) == {
+        ("link", 6, "cnot0 timer_d.D[4] at rtl/xf_link.sv:1.1-2.2"): "why"}
 
 
 def test_equivalent_reasons():
