@@ -474,8 +474,9 @@ def all_equivalents(work):
 
 
 def survivors(rows, work):
-    """The survivors, one line each: block, index, mutation, source text, equivalent reason."""
-    equiv = all_equivalents(work)
+    """The survivors, one line each: block, index, mutation, source text, and the reason it is
+    equivalent (netlist rule) or argued equivalent (ARGUED_FILE), if any."""
+    equiv, argued = all_equivalents(work), argued_equivalents()
     lines = []
     for r in sorted(rows, key=lambda r: (r["block"], r["index"])):
         if r["verdict"] != "survived":
@@ -487,8 +488,10 @@ def survivors(rows, work):
             end = int(m.group(5)) - 1 if m.group(2) == m.group(4) else len(line)
             text = line[int(m.group(3)) - 1:end].strip()
         reason = equiv.get((r.get("group"), r["index"]), "")
+        why = argued.get((r.get("group"), r["index"], r["mutation"]), "")
         lines.append(f"{r['block']} #{r['index']}: {r['mutation']} | {text}"
-                     + (f" | equivalent: {reason}" if reason else ""))
+                     + (f" | equivalent: {reason}" if reason else "")
+                     + (f" | argued: {why}" if why and not reason else ""))
     return "\n".join(lines)
 
 
