@@ -62,6 +62,9 @@ GROUPS = [
     Group("exchange", "xf_exchange", "Vxf_exchange", ["test_rtl_exchange"], ["xf_exchange"]),
     Group("uart", "xf_uart_bridge", "Vxf_uart_bridge", ["test_rtl_uart"],
           ["xf_uart_bridge", "xf_uart_rx", "xf_uart_tx"]),
+    # the same blocks at an odd bit period (5 cycles): the test's second class
+    Group("uart5", "xf_uart_bridge", "Vxf_uart_bridge_c5", ["test_rtl_uart"],
+          ["xf_uart_bridge", "xf_uart_rx", "xf_uart_tx"]),
     Group("alu", "xf_reduce_alu", "Vxf_reduce_alu", ["test_rtl_alu_regress", "test_rtl_alu"],
           ["xf_reduce_alu", "xf_int_lane", "xf_fp_add", "xf_fp_mul", "xf_fp_maxmin",
            "xf_delay"]),
@@ -396,14 +399,15 @@ class Results:
                     self.rows.append(json.loads(line))
 
     def latest(self):
-        """The last row of each mutant (a re-run of the survivors appends newer rows)."""
+        """The last row of each mutant, by group, block, index and mutation (a re-run of the
+    survivors appends newer rows; two groups may mutate the same block)."""
         out = {}
         for r in self.rows:
-            out[(r["block"], r["index"], r["mutation"])] = r
+            out[(r.get("group"), r["block"], r["index"], r["mutation"])] = r
         return list(out.values())
 
     def done(self, rerun_survivors=False):
-        return {(r["block"], r["index"], r["mutation"]) for r in self.latest()
+        return {(r.get("group"), r["block"], r["index"], r["mutation"]) for r in self.latest()
                 if not (rerun_survivors and r["verdict"] == "survived")}
 
     def add(self, row):
@@ -500,7 +504,7 @@ def run_all(jobs, results, runner, budget, log=print, rerun_survivors=False):
     there, with rerun_survivors), in parallel, within the budget in seconds; prints progress
     with an ETA."""
     done = results.done(rerun_survivors)
-    todo = [j for j in jobs if (j[1], j[2], j[3]) not in done]
+    todo = [j for j in jobs if tuple(j[:4]) not in done]
     log(f"{len(jobs)} mutants, {len(jobs) - len(todo)} already in {results.path}, "
         f"{len(todo)} to run")
     t0 = time.time()
@@ -573,7 +577,7 @@ def run_group(g, wd, a, results, budget):
           f"{', '.join(g.blocks)} (seed {a.seed})", flush=True)
     mutants = generate(g, wd, a.mutants_per_block, a.seed)
     done = results.done(a.rerun_survivors)
-    if all((b, i, d) in done for b, i, d in mutants):
+    if all((g.name, b, i, d) in done for b, i, d in mutants):
         print(f"{g.name}: all {len(mutants)} mutants already in {results.path}", flush=True)
         return
     print(f"{g.name}: building {' '.join(g.tests)} (log {wd / 'build.log'})", flush=True)
@@ -597,7 +601,7 @@ def run_group(g, wd, a, results, budget):
                                  if failed else ""), flush=True)
     equiv = equivalents(wd) if a.rerun_survivors else {}  # proven: no need to run them again
     jobs = [(g.name, b, i, d, lambda i=i: run_mutant(binaries, i, timeouts, filters))
-            for b, i, d in mutants if not (i in equiv and (b, i, d) in results.done())]
+            for b, i, d in mutants if not (i in equiv and (g.name, b, i, d) in results.done())]
 
     def log(msg):
         print(msg, flush=True)

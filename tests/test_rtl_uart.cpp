@@ -4,11 +4,14 @@
 // stall. Every request kind, every error status, the counters and the broadcast's single cycle;
 // addresses over all 32 bits and the top of the address space; the pins' timing (the reply's bits
 // one bit period each, its bytes back to back every 10 bit periods + 1 cycle), busy_o from the
-// first start bit, line glitches shorter than half a bit and a held-low line (one error).
-// The delays and burst data come from the kit's per-test generator (tests/rtl_kit.hpp): XF_SEED
-// overrides the default seed, and each test prints its seed.
+// first start bit, line glitches shorter than half a bit and a held-low line (one error). Every
+// test runs at two bit periods, 4 and 5 clock cycles per bit (ClkHz 40 and 50, Baud 10: names
+// ending in /c4, /c5), an even and an odd one. The delays and burst data come from the kit's
+// per-test generator (tests/rtl_kit.hpp): XF_SEED overrides the default seed, and each test prints
+// its seed.
 // clang-format off
 // RTL_TOP: xf_uart_bridge Vxf_uart_bridge -GNumNodes=3 -GNumChips=2 -GClkHz=40 -GBaud=10 -GTimeoutCycles=300 -GIdleBits=16 -GMachineName=512'h343a676e6972
+// RTL_TOP: xf_uart_bridge Vxf_uart_bridge_c5 -GNumNodes=3 -GNumChips=2 -GClkHz=50 -GBaud=10 -GTimeoutCycles=300 -GIdleBits=16 -GMachineName=512'h343a676e6972
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_uart_rx.sv rtl/xf_uart_tx.sv rtl/xf_uart_bridge.sv
 // clang-format on
 #include <gtest/gtest.h>
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "Vxf_uart_bridge.h"
+#include "Vxf_uart_bridge_c5.h"
 #include "rtl_kit.hpp"
 #include "uart_host.hpp"
 #include "xf/serial.hpp"
@@ -31,15 +35,34 @@ namespace {
 using namespace xf::serial;
 namespace kit = xf::kit;
 
-constexpr int kNodes = 3, kChips = 2, kClksPerBit = 4, kTimeout = 300;
+constexpr int kNodes = 3, kChips = 2, kTimeout = 300;
 const kit::TestFile kFile{0x0Au, "test_rtl_uart"};
 constexpr uint32_t kForbidden = 0xBAD000;  // the mock ports refuse [kForbidden, +0x100)
 
+// A Verilated bridge and its bit period: ClkHz / Baud clock cycles per bit (4 and 5 here, an even
+// and an odd period: the receiver's half-bit wait and every counter differ).
+template <class V, int Clks, uint32_t Hz>
+struct Period {
+  using Dut = V;
+  static constexpr int kClks = Clks;
+  static constexpr uint32_t kHz = Hz;
+};
+using P4 = Period<Vxf_uart_bridge, 4, 40>;
+using P5 = Period<Vxf_uart_bridge_c5, 5, 50>;
+using Periods = ::testing::Types<P4, P5>;
+struct PeriodName {
+  template <class P>
+  static std::string GetName(int) {
+    return "c" + std::to_string(P::kClks);
+  }
+};
+
 // The design, the host's UART and the mock host ports, one clock at a time.
+template <class P>
 struct Bench : public ByteLink {
-  explicit Bench(kit::Rng r) : rng(r), uart(kClksPerBit) {
+  explicit Bench(kit::Rng r) : rng(r), uart(P::kClks) {
     dut.reset(
-        [](Vxf_uart_bridge& d) {
+        [](typename P::Dut& d) {
           d.uart_rx_i = 1;
           d.host_req_ready_i = 0x7;
         },
@@ -135,7 +158,7 @@ struct Bench : public ByteLink {
 
   kit::Rng rng;
   xf::tb::UartHost uart;
-  kit::Dut<Vxf_uart_bridge> dut;
+  kit::Dut<typename P::Dut> dut;
   Port port[kNodes];
   bool stall = false;
   int force_pin = -1;      // 0 or 1: drive the bridge's rx pin instead of the host's UART
@@ -145,21 +168,25 @@ struct Bench : public ByteLink {
 
 uint32_t bridge_reg(Client& c, uint32_t addr) { return c.read(kNodeBridge, addr, 1)[0]; }
 
-TEST(RtlUart, BridgeRegistersNameTheMachine) {
-  Bench b(kFile.rng());
+template <class P>
+class RtlUart : public ::testing::Test {};
+TYPED_TEST_SUITE(RtlUart, Periods, PeriodName);
+
+TYPED_TEST(RtlUart, BridgeRegistersNameTheMachine) {
+  Bench<TypeParam> b(kFile.rng());
   Client c(b);
   const BoardInfo bi = read_board_info(c);
   EXPECT_EQ(bi.nodes, kNodes);
   EXPECT_EQ(bi.chips, kChips);
   EXPECT_EQ(bi.words_per_frame, kMaxWords);
-  EXPECT_EQ(bi.clock_hz, 40u);
+  EXPECT_EQ(bi.clock_hz, TypeParam::kHz);
   EXPECT_EQ(bi.machine, "ring:4");
   EXPECT_EQ(bridge_reg(c, breg::kFrames), 2u);  // the two reads before this one
 }
 
-TEST(RtlUart, RandomBurstsWriteAndReadBack) {
+TYPED_TEST(RtlUart, RandomBurstsWriteAndReadBack) {
   kit::Rng rng = kFile.rng();
-  Bench b(rng);
+  Bench<TypeParam> b(rng);
   Client c(b);
   std::map<std::pair<int, uint32_t>, uint32_t> expect;
   for (int i = 0; i < 40; ++i) {
@@ -180,8 +207,8 @@ TEST(RtlUart, RandomBurstsWriteAndReadBack) {
             0u);
 }
 
-TEST(RtlUart, BroadcastWritesEveryChipInOneCycle) {
-  Bench b(kFile.rng());
+TYPED_TEST(RtlUart, BroadcastWritesEveryChipInOneCycle) {
+  Bench<TypeParam> b(kFile.rng());
   Client c(b);
   const uint32_t v = 0x1234ABCD;
   c.write(kNodeAll, 0x40, &v, 1);
@@ -193,8 +220,8 @@ TEST(RtlUart, BroadcastWritesEveryChipInOneCycle) {
   EXPECT_EQ(b.port[1].mem[0x40], v);
 }
 
-TEST(RtlUart, BadRequestsAreAnsweredAndChangeNothing) {
-  Bench b(kFile.rng());
+TYPED_TEST(RtlUart, BadRequestsAreAnsweredAndChangeNothing) {
+  Bench<TypeParam> b(kFile.rng());
   const uint32_t w[2] = {1, 2};
   auto status = [](const std::vector<uint8_t>& r) {
     return r.empty() ? -1 : static_cast<int>(r[0]);
@@ -260,8 +287,8 @@ TEST(RtlUart, BadRequestsAreAnsweredAndChangeNothing) {
   EXPECT_EQ(bridge_reg(c, breg::kPortErrors), 0u);
 }
 
-TEST(RtlUart, RefusedWordStopsTheBurst) {
-  Bench b(kFile.rng());
+TYPED_TEST(RtlUart, RefusedWordStopsTheBurst) {
+  Bench<TypeParam> b(kFile.rng());
   std::vector<uint32_t> w = {10, 11, 12, 13};
   // word 2 falls into the refused range
   const std::vector<uint8_t> r = b.raw(encode_request(kCmdWrite, 1, kForbidden - 8, w.data(), 4));
@@ -286,8 +313,8 @@ TEST(RtlUart, RefusedWordStopsTheBurst) {
   EXPECT_EQ(bridge_reg(c, breg::kPortErrors), 6u);
 }
 
-TEST(RtlUart, StalledPortTimesOutAndTheBridgeRecovers) {
-  Bench b(kFile.rng());
+TYPED_TEST(RtlUart, StalledPortTimesOutAndTheBridgeRecovers) {
+  Bench<TypeParam> b(kFile.rng());
   b.stall = true;
   const std::vector<uint8_t> r = b.raw(encode_request(kCmdRead, 2, 0x10, nullptr, 2));
   ASSERT_EQ(r.size(), 2u);
@@ -304,15 +331,15 @@ TEST(RtlUart, StalledPortTimesOutAndTheBridgeRecovers) {
   EXPECT_EQ(bridge_reg(c, breg::kPortErrors), 2u);
 }
 
-TEST(RtlUart, ClientResendsAfterALineError) {
-  Bench b(kFile.rng());
+TYPED_TEST(RtlUart, ClientResendsAfterALineError) {
+  Bench<TypeParam> b(kFile.rng());
   Client c(b);
   // Damage the first request's CRC on the wire: the bridge answers BadCrc, the client sends it
   // again, and the write lands once.
   struct Flip : public ByteLink {
-    Bench& b;
+    Bench<TypeParam>& b;
     bool first = true;
-    explicit Flip(Bench& bb) : b(bb) {}
+    explicit Flip(Bench<TypeParam>& bb) : b(bb) {}
     void send(const uint8_t* p, size_t n) override {
       std::vector<uint8_t> v(p, p + n);
       if (first) v.back() ^= 0x80;
@@ -333,9 +360,9 @@ TEST(RtlUart, ClientResendsAfterALineError) {
 // Word k of a request goes to ADDR + 4k over all 32 bits: random aligned addresses, high and low
 // in turn (a bit left over from the previous request's address would show), up to the last word
 // of the address space.
-TEST(RtlUart, AddressesUseAllThirtyTwoBits) {
+TYPED_TEST(RtlUart, AddressesUseAllThirtyTwoBits) {
   kit::Rng rng = kFile.rng();
-  Bench b(rng);
+  Bench<TypeParam> b(rng);
   Client c(b);
   for (int i = 0; i < 24; ++i) {
     const int node = static_cast<int>(rng() % kChips);
@@ -360,9 +387,10 @@ TEST(RtlUart, AddressesUseAllThirtyTwoBits) {
 // The reply on the tx pin (rtl/xf_uart_tx.sv): every bit lasts ClksPerBit cycles, and the reply's
 // bytes, offered back to back, start every 10 * ClksPerBit + 1 cycles (the stop bit one cycle
 // longer).
-TEST(RtlUart, ReplyBitsLastOneBitPeriod) {
+TYPED_TEST(RtlUart, ReplyBitsLastOneBitPeriod) {
+  constexpr int kClksPerBit = TypeParam::kClks;
   kit::Rng rng = kFile.rng();
-  Bench b(rng);
+  Bench<TypeParam> b(rng);
   for (int n = 0; n < 32; ++n) b.port[0].mem[0x100 + 4 * n] = static_cast<uint32_t>(rng());
   b.record_tx = true;
   const std::vector<uint8_t> r = b.raw(encode_request(kCmdRead, 0, 0x100, nullptr, 32), 128);
@@ -395,7 +423,9 @@ TEST(RtlUart, ReplyBitsLastOneBitPeriod) {
 // busy_o: a request is being received or handled, from its first start bit until the reply's
 // last byte goes to the transmitter. Checked here while the first byte comes in (the receiver's
 // part) and after the reply; DISABLED_BusyHasNoGapBetweenBytes checks the whole span.
-void request_busy_trace(Bench& b, std::vector<bool>& busy) {
+template <class P>
+void request_busy_trace(Bench<P>& b, std::vector<bool>& busy) {
+  constexpr int kClksPerBit = P::kClks;
   b.idle(50);
   EXPECT_FALSE(b.dut->busy_o);
   const std::vector<uint8_t> f = encode_request(kCmdRead, 0, 0x10, nullptr, 1);
@@ -414,8 +444,9 @@ void request_busy_trace(Bench& b, std::vector<bool>& busy) {
   EXPECT_FALSE(b.dut->bad_frame_o);
 }
 
-TEST(RtlUart, BusyFromTheFirstStartBit) {
-  Bench b(kFile.rng());
+TYPED_TEST(RtlUart, BusyFromTheFirstStartBit) {
+  constexpr int kClksPerBit = TypeParam::kClks;
+  Bench<TypeParam> b(kFile.rng());
   std::vector<bool> busy;
   request_busy_trace(b, busy);
   // the two synchronising flip-flops and the receiver's state: busy within 4 cycles, until the
@@ -427,8 +458,8 @@ TEST(RtlUart, BusyFromTheFirstStartBit) {
 
 // Fails: busy_o is low for one cycle after the first byte of a request (the receiver is idle
 // again, the bridge's state is StHunt until it takes the byte); see docs/mutation.md section 4.
-TEST(RtlUart, DISABLED_BusyHasNoGapBetweenBytes) {
-  Bench b(kFile.rng());
+TYPED_TEST(RtlUart, DISABLED_BusyHasNoGapBetweenBytes) {
+  Bench<TypeParam> b(kFile.rng());
   std::vector<bool> busy;
   request_busy_trace(b, busy);
   for (size_t i = 3; i < busy.size(); ++i)
@@ -438,9 +469,10 @@ TEST(RtlUart, DISABLED_BusyHasNoGapBetweenBytes) {
 // The receiver (rtl/xf_uart_rx.sv): a low pulse shorter than half a bit period is a glitch, not
 // a start bit; a line held low for several bytes is one framing error (one junk byte outside a
 // frame), not one per byte time. Neither disturbs the next request.
-TEST(RtlUart, GlitchesAreIgnoredAndABreakIsOneError) {
+TYPED_TEST(RtlUart, GlitchesAreIgnoredAndABreakIsOneError) {
+  constexpr int kClksPerBit = TypeParam::kClks;
   kit::Rng rng = kFile.rng();
-  Bench b(rng);
+  Bench<TypeParam> b(rng);
   b.idle(20);
   for (int g = 0; g < 20; ++g) {  // one-cycle glitches, some far apart, some a bit apart
     b.force_pin = 0;

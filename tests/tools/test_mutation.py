@@ -56,6 +56,17 @@ def test_rerun_survivors_supersedes_their_rows(tmp_path):
     assert sorted(r["verdict"] for r in latest) == ["killed", "killed"]
 
 
+def test_groups_with_the_same_block_are_apart(tmp_path):
+    path = tmp_path / "results.jsonl"
+    calls = []
+    jobs = fake_jobs(["killed"], calls)
+    other = [("h",) + tuple(jobs[0][1:])]  # the same block, index and mutation, another group
+    mutation.run_all(jobs, mutation.Results(path), 1, 1e9, log=lambda m: None)
+    mutation.run_all(other, mutation.Results(path), 1, 1e9, log=lambda m: None)
+    assert calls == [1, 1]
+    assert len(mutation.Results(path).latest()) == 2
+
+
 def test_budget_stops_the_run(tmp_path):
     calls = []
     logs = []
