@@ -548,6 +548,8 @@ def main():
     ap.add_argument("--survivors", action="store_true", help="list the survivors only")
     ap.add_argument("--rerun-survivors", action="store_true",
                     help="run the survivors again (after a test was added)")
+    ap.add_argument("--skip-argued", action="store_true",
+                    help="with --rerun-survivors: not those of " + ARGUED_FILE.name)
     a = ap.parse_args()
     work = Path(a.build).resolve() / "mutation"
     work.mkdir(parents=True, exist_ok=True)
@@ -600,8 +602,11 @@ def run_group(g, wd, a, results, budget):
               f"{secs:.1f} s" + (f"; left out, failing there: {' '.join(failed)}"
                                  if failed else ""), flush=True)
     equiv = equivalents(wd) if a.rerun_survivors else {}  # proven: no need to run them again
+    argued = argued_equivalents() if a.skip_argued else {}
+    done = results.done()
     jobs = [(g.name, b, i, d, lambda i=i: run_mutant(binaries, i, timeouts, filters))
-            for b, i, d in mutants if not (i in equiv and (g.name, b, i, d) in results.done())]
+            for b, i, d in mutants
+            if not ((i in equiv or (g.name, i, d) in argued) and (g.name, b, i, d) in done)]
 
     def log(msg):
         print(msg, flush=True)
