@@ -21,9 +21,10 @@
 //  - int8 and uint8 Avg with the final scale where floor(x * scale / 2^31) steps: one lane per
 //    flit, every lane in turn, with x * scale within 2|x| of a multiple of 2^31;
 //  - fp16, bf16, fp32 Sum/Max/Min: at least 2 million random lane pairs per type, drawn from
-//    +-0, +-inf, quiet and signalling NaNs of both signs with random payloads, subnormals, the
-//    extreme normals, +-1, uniform bit patterns and pairs built to stress the adder (exponents
-//    within the alignment range, cancellation of near-opposite values, exact ties, overflow);
+//    +-0, +-inf, quiet and signalling NaNs of both signs with random or single-bit payloads,
+//    subnormals, the extreme normals, +-1, uniform bit patterns and pairs built to stress the
+//    adder (exponents within the alignment range, cancellation of near-opposite values, exact
+//    ties, overflow) (the fp32 ScaleAdd factors draw from the same specials);
 //  - fp16 and bf16 Sum: all 65536 a values, each with 64 structured b values (16 specials and
 //    48 built from a: exponent offsets 0..15 with a's fraction and the opposite sign, with a zero
 //    fraction, or with a random fraction and sign);
@@ -387,7 +388,8 @@ uint64_t float_special(const Fmt& f, Rng& rng) {
     case 2:
       return f.pack(s, f.emax(), 1ull << (f.mbits - 1));  // quiet NaN
     case 3:
-      return f.pack(s, f.emax(), 1 + rng() % (f.mmask() >> 1));  // signalling NaN, payload
+      return f.pack(s, f.emax(),  // signalling NaN: a payload, or a single payload bit
+                    (rng() & 1) ? 1ull << rnd(rng, f.mbits - 1) : 1 + rng() % (f.mmask() >> 1));
     case 4:
       return f.pack(s, f.emax(), (1ull << (f.mbits - 1)) | rng());  // quiet NaN, payload
     case 5:
