@@ -62,6 +62,9 @@ GROUPS = [
     Group("exchange", "xf_exchange", "Vxf_exchange", ["test_rtl_exchange"], ["xf_exchange"]),
     Group("uart", "xf_uart_bridge", "Vxf_uart_bridge", ["test_rtl_uart"],
           ["xf_uart_bridge", "xf_uart_rx", "xf_uart_tx"]),
+    # the same blocks at an odd bit period (5 cycles): the test's second class
+    Group("uart5", "xf_uart_bridge", "Vxf_uart_bridge_c5", ["test_rtl_uart"],
+          ["xf_uart_bridge", "xf_uart_rx", "xf_uart_tx"]),
     Group("alu", "xf_reduce_alu", "Vxf_reduce_alu", ["test_rtl_alu_regress", "test_rtl_alu"],
           ["xf_reduce_alu", "xf_int_lane", "xf_fp_add", "xf_fp_mul", "xf_fp_maxmin",
            "xf_delay"]),
@@ -185,7 +188,9 @@ def equivalent_reason(line, cells):
     """Why the mutation of `line` cannot change the netlist, read off the unmutated cells of
     Yosys's write_json (name -> cell), or None: the bit is forced to the constant it already
     has; the bit is ANDed with a constant 0 (ORed with a constant 1) so its value never counts;
-    or a cnot mutation's control bit is such a constant, so the bit is never flipped."""
+    a cnot mutation's control bit is such a constant, so the bit is never flipped; or the bit is
+    an undefined 'x' (proc's value where the RTL assigns nothing, a don't-care: any value the
+    mutant gives it is one the original netlist allows)."""
     o = mutate_options(line)
     cell = cells.get(o.get("cell"))
     if cell is None or "portbit" not in o:
@@ -210,6 +215,9 @@ def equivalent_reason(line, cells):
         if const(other, i) == ("0" if kind == "$and" else "1"):
             return f"{port}[{i}] meets a constant {const(other, i)} in a {kind}: never counts"
     mode = o["mode"]
+    bits = conn.get(port, [])
+    if i < len(bits) and bits[i] == "x":
+        return f"{port}[{i}] is an undefined 'x' (a path where the RTL leaves it unassigned)"
     if mode in ("const0", "const1") and const(port, i) == mode[-1]:
         return f"{port}[{i}] is a constant {mode[-1]} already"
     if mode in ("cnot0", "cnot1") and "ctrlbit" in o:
@@ -219,23 +227,81 @@ def equivalent_reason(line, cells):
     return None
 
 
+def output_cone(module):
+    """The cells of a write_json module from which some output port is reachable, and the bits
+    they read (or that are outputs): backwards from the output ports through every cell
+    (flip-flops included) and from a memory's read port to its write ports."""
+    driver = {}  # bit -> cells driving it
+    for name, c in module.get("cells", {}).items():
+        for port, bits in c["connections"].items():
+            if c.get("port_directions", {}).get(port) == "output":
+                for b in bits:
+                    if isinstance(b, int):
+                        driver.setdefault(b, []).append(name)
+    writers = {}  # memory -> its write cells: a read port's data comes from them, not a wire
+    for name, c in module.get("cells", {}).items():
+        if c["type"].startswith(("$memwr", "$meminit")):
+            writers.setdefault(c["parameters"].get("MEMID"), []).append(name)
+    todo = [b for p in module.get("ports", {}).values() if p["direction"] != "input"
+            for b in p["bits"] if isinstance(b, int)]
+    seen_bits, cone = set(todo), set()
+    while todo:
+        names = driver.get(todo.pop(), [])
+        for name in names:
+            if name in cone:
+                continue
+            cone.add(name)
+            c = module["cells"][name]
+            if c["type"].startswith("$memrd"):
+                names += writers.get(c["parameters"].get("MEMID"), [])
+            for port, bits in c["connections"].items():
+                if c.get("port_directions", {}).get(port) != "output":
+                    for b in bits:
+                        if isinstance(b, int) and b not in seen_bits:
+                            seen_bits.add(b)
+                            todo.append(b)
+    return cone, seen_bits
+
+
 def equivalents(workdir):
     """Mutant index -> reason, for the trivially equivalent mutants of a group's netlist."""
     path = workdir / "original.json"
     if not path.exists():
         return {}
     modules = json.loads(path.read_text())["modules"]
-    cells = {}
+    cells, cone, read = {}, set(), set()
     for m in modules.values():
         cells.update(m.get("cells", {}))
+        c, r = output_cone(m)
+        cone |= c
+        read |= r
     out = {}
     for lst in workdir.glob("list_*.ys"):
         for line in lst.read_text().splitlines():
             m = re.search(r"-ctrl mutsel \d+ (\d+)", line)
-            reason = m and equivalent_reason(line, cells)
+            reason = m and (equivalent_reason(line, cells) or unread_reason(line, cells, cone,
+                                                                            read))
             if reason:
                 out[int(m.group(1))] = reason
     return out
+
+
+def unread_reason(line, cells, cone, read):
+    """Why the mutation of `line` reaches no output port, or None: its cell is outside the
+    output cone (it drives what only the assertions read, which the netlist lacks), or it
+    mutates an output bit of the cell that nothing in the cone reads."""
+    o = mutate_options(line)
+    cell = cells.get(o.get("cell"))
+    if cell is None:
+        return None
+    if o["cell"] not in cone:
+        return "the cell reaches no output (it drives what only assertions read)"
+    port, i = o.get("port"), int(o.get("portbit", -1))
+    bits = cell["connections"].get(port, [])
+    if (cell.get("port_directions", {}).get(port) == "output" and 0 <= i < len(bits)
+            and isinstance(bits[i], int) and bits[i] not in read):
+        return f"{port}[{i}] is read by nothing that reaches an output"
+    return None
 
 
 def write_wrapper(group, workdir):
@@ -333,14 +399,15 @@ class Results:
                     self.rows.append(json.loads(line))
 
     def latest(self):
-        """The last row of each mutant (a re-run of the survivors appends newer rows)."""
+        """The last row of each mutant, by group, block, index and mutation (a re-run of the
+    survivors appends newer rows; two groups may mutate the same block)."""
         out = {}
         for r in self.rows:
-            out[(r["block"], r["index"], r["mutation"])] = r
+            out[(r.get("group"), r["block"], r["index"], r["mutation"])] = r
         return list(out.values())
 
     def done(self, rerun_survivors=False):
-        return {(r["block"], r["index"], r["mutation"]) for r in self.latest()
+        return {(r.get("group"), r["block"], r["index"], r["mutation"]) for r in self.latest()
                 if not (rerun_survivors and r["verdict"] == "survived")}
 
     def add(self, row):
@@ -350,24 +417,29 @@ class Results:
                 f.write(json.dumps(row) + "\n")
 
 
-def table(rows, equiv=None):
+def table(rows, equiv=None, argued=None):
     """The per-block table and the total, as text. equiv: (group, index) -> reason of the
-    survivors that are equivalent; the kill rate leaves them out, as it does errors."""
-    equiv = equiv or {}
+    survivors that are equivalent by the netlist rule; argued: (group, index, mutation) ->
+    reason of those argued equivalent by hand (ARGUED_FILE). The kill rate leaves both out, as
+    it does errors."""
+    equiv, argued = equiv or {}, argued or {}
     per = {}
     for r in rows:
         v = r["verdict"]
         if v == "survived" and (r.get("group"), r["index"]) in equiv:
             v = "equivalent"
+        elif v == "survived" and (r.get("group"), r["index"], r.get("mutation")) in argued:
+            v = "argued"
         per.setdefault(r["block"], []).append(v)
-    names = ["killed", "timeout", "survived", "equivalent", "error"]
+    names = ["killed", "timeout", "survived", "equivalent", "argued", "error"]
     lines = [f"{'block':16} {'mutants':>7} " + " ".join(f"{n:>10}" for n in names)
              + f" {'kill rate':>9}"]
-    tot = [0] * 6
+    tot = [0] * 7
 
-    def fmt(name, n, k, t, s, q, e):
-        rate = f"{100.0 * (k + t) / (n - e - q):.1f} %" if n > e + q else "-"
-        return f"{name:16} {n:7} " + " ".join(f"{x:10}" for x in (k, t, s, q, e)) + f" {rate:>9}"
+    def fmt(name, n, k, t, s, q, a, e):
+        rate = f"{100.0 * (k + t) / (n - e - q - a):.1f} %" if n > e + q + a else "-"
+        return (f"{name:16} {n:7} " + " ".join(f"{x:10}" for x in (k, t, s, q, a, e))
+                + f" {rate:>9}")
     for block in sorted(per):
         v = per[block]
         c = [len(v)] + [v.count(n) for n in names]
@@ -375,6 +447,25 @@ def table(rows, equiv=None):
         lines.append(fmt(block, *c))
     lines.append(fmt("total", *tot))
     return "\n".join(lines)
+
+
+ARGUED_FILE = ROOT / "scripts" / "mutation_argued.txt"
+
+
+def argued_equivalents(path=ARGUED_FILE):
+    """(group, index, mutation) -> reason: the survivors argued equivalent by hand, one a line
+    `group index mutation | reason` (docs/mutation.md section 4); # starts a comment. The
+    mutation text must be the results file's, so a line of another draw matches nothing."""
+    out = {}
+    if not Path(path).exists():
+        return out
+    for line in Path(path).read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        key, reason = line.split(" | ", 1)
+        group, index, mutation = key.split(" ", 2)
+        out[(group, int(index), mutation.strip())] = reason.strip()
+    return out
 
 
 def all_equivalents(work):
@@ -387,8 +478,9 @@ def all_equivalents(work):
 
 
 def survivors(rows, work):
-    """The survivors, one line each: block, index, mutation, source text, equivalent reason."""
-    equiv = all_equivalents(work)
+    """The survivors, one line each: block, index, mutation, source text, and the reason it is
+    equivalent (netlist rule) or argued equivalent (ARGUED_FILE), if any."""
+    equiv, argued = all_equivalents(work), argued_equivalents()
     lines = []
     for r in sorted(rows, key=lambda r: (r["block"], r["index"])):
         if r["verdict"] != "survived":
@@ -400,8 +492,10 @@ def survivors(rows, work):
             end = int(m.group(5)) - 1 if m.group(2) == m.group(4) else len(line)
             text = line[int(m.group(3)) - 1:end].strip()
         reason = equiv.get((r.get("group"), r["index"]), "")
+        why = argued.get((r.get("group"), r["index"], r["mutation"]), "")
         lines.append(f"{r['block']} #{r['index']}: {r['mutation']} | {text}"
-                     + (f" | equivalent: {reason}" if reason else ""))
+                     + (f" | equivalent: {reason}" if reason else "")
+                     + (f" | argued: {why}" if why and not reason else ""))
     return "\n".join(lines)
 
 
@@ -410,7 +504,7 @@ def run_all(jobs, results, runner, budget, log=print, rerun_survivors=False):
     there, with rerun_survivors), in parallel, within the budget in seconds; prints progress
     with an ETA."""
     done = results.done(rerun_survivors)
-    todo = [j for j in jobs if (j[1], j[2], j[3]) not in done]
+    todo = [j for j in jobs if tuple(j[:4]) not in done]
     log(f"{len(jobs)} mutants, {len(jobs) - len(todo)} already in {results.path}, "
         f"{len(todo)} to run")
     t0 = time.time()
@@ -454,12 +548,14 @@ def main():
     ap.add_argument("--survivors", action="store_true", help="list the survivors only")
     ap.add_argument("--rerun-survivors", action="store_true",
                     help="run the survivors again (after a test was added)")
+    ap.add_argument("--skip-argued", action="store_true",
+                    help="with --rerun-survivors: not those of " + ARGUED_FILE.name)
     a = ap.parse_args()
     work = Path(a.build).resolve() / "mutation"
     work.mkdir(parents=True, exist_ok=True)
     results = Results(a.results or work / f"results-n{a.mutants_per_block}-s{a.seed}.jsonl")
     if a.table:
-        print(table(results.latest(), all_equivalents(work)))
+        print(table(results.latest(), all_equivalents(work), argued_equivalents()))
         return 0
     if a.survivors:
         print(survivors(results.latest(), work))
@@ -473,7 +569,7 @@ def main():
             print(f"{g.name}: not run, time budget spent", flush=True)
             continue
         run_group(g, work / g.name, a, results, left)
-    print(table(results.latest(), all_equivalents(work)))
+    print(table(results.latest(), all_equivalents(work), argued_equivalents()))
     return 0
 
 
@@ -483,7 +579,7 @@ def run_group(g, wd, a, results, budget):
           f"{', '.join(g.blocks)} (seed {a.seed})", flush=True)
     mutants = generate(g, wd, a.mutants_per_block, a.seed)
     done = results.done(a.rerun_survivors)
-    if all((b, i, d) in done for b, i, d in mutants):
+    if all((g.name, b, i, d) in done for b, i, d in mutants):
         print(f"{g.name}: all {len(mutants)} mutants already in {results.path}", flush=True)
         return
     print(f"{g.name}: building {' '.join(g.tests)} (log {wd / 'build.log'})", flush=True)
@@ -505,8 +601,12 @@ def run_group(g, wd, a, results, budget):
         print(f"{g.name}: {b.name} passes {total - len(failed)} tests on the original in "
               f"{secs:.1f} s" + (f"; left out, failing there: {' '.join(failed)}"
                                  if failed else ""), flush=True)
+    equiv = equivalents(wd) if a.rerun_survivors else {}  # proven: no need to run them again
+    argued = argued_equivalents() if a.skip_argued else {}
+    done = results.done()
     jobs = [(g.name, b, i, d, lambda i=i: run_mutant(binaries, i, timeouts, filters))
-            for b, i, d in mutants]
+            for b, i, d in mutants
+            if not ((i in equiv or (g.name, i, d) in argued) and (g.name, b, i, d) in done)]
 
     def log(msg):
         print(msg, flush=True)

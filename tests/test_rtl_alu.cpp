@@ -18,10 +18,13 @@
 //    final scales 1.0, 4/3, 1.6, 0.5, 2^-31 and 2 - 2^-31;
 //  - int8, uint8, int16, int32: random values biased to the range ends, 0, +-1 and values close
 //    to each other, for all four ops with random sat, avg_shift 0..15, avg_final and scale;
+//  - int8 and uint8 Avg with the final scale where floor(x * scale / 2^31) steps: one lane per
+//    flit, every lane in turn, with x * scale within 2|x| of a multiple of 2^31;
 //  - fp16, bf16, fp32 Sum/Max/Min: at least 2 million random lane pairs per type, drawn from
-//    +-0, +-inf, quiet and signalling NaNs of both signs with random payloads, subnormals, the
-//    extreme normals, +-1, uniform bit patterns and pairs built to stress the adder (exponents
-//    within the alignment range, cancellation of near-opposite values, exact ties, overflow);
+//    +-0, +-inf, quiet and signalling NaNs of both signs with random or single-bit payloads,
+//    subnormals, the extreme normals, +-1, uniform bit patterns and pairs built to stress the
+//    adder (exponents within the alignment range, cancellation of near-opposite values, exact
+//    ties, overflow) (the fp32 ScaleAdd factors draw from the same specials);
 //  - fp16 and bf16 Sum: all 65536 a values, each with 64 structured b values (16 specials and
 //    48 built from a: exponent offsets 0..15 with a's fraction and the opposite sign, with a zero
 //    fraction, or with a random fraction and sign);
@@ -385,7 +388,8 @@ uint64_t float_special(const Fmt& f, Rng& rng) {
     case 2:
       return f.pack(s, f.emax(), 1ull << (f.mbits - 1));  // quiet NaN
     case 3:
-      return f.pack(s, f.emax(), 1 + rng() % (f.mmask() >> 1));  // signalling NaN, payload
+      return f.pack(s, f.emax(),  // signalling NaN: a payload, or a single payload bit
+                    (rng() & 1) ? 1ull << rnd(rng, f.mbits - 1) : 1 + rng() % (f.mmask() >> 1));
     case 4:
       return f.pack(s, f.emax(), (1ull << (f.mbits - 1)) | rng());  // quiet NaN, payload
     case 5:
@@ -593,6 +597,30 @@ void make_structured(const Fmt& f, uint64_t i, Rng& rng, Vec& v) {
   }
 }
 
+// int8/uint8 Avg with the final scale at the floor's edges: one lane per flit (every lane in
+// turn) gets x = a = b and a scale s with x * s within 2 * |x| of a multiple k * 2^31 (either
+// side), where floor(x * s / 2^31) steps; the other lanes random.
+void make_int8_avg_edge(uint64_t i, Rng& rng, Vec& v) {
+  v.cfg.dtype = (i & 16) ? DType::kUint8 : DType::kInt8;
+  random_cfg_fields(rng, v.cfg);
+  v.cfg.op = RedOp::kAvg;
+  v.cfg.avg_shift = 0;
+  v.cfg.avg_final = true;
+  const bool sgn = v.cfg.dtype == DType::kInt8;
+  int64_t x = 16 + static_cast<int64_t>(rnd(rng, sgn ? 112 : 240));  // |x| 16..127 or 16..255
+  if (sgn && (rng() & 1)) x = -x;
+  const int64_t ax = x < 0 ? -x : x;
+  const int64_t k = 1 + static_cast<int64_t>(rnd(rng, static_cast<uint32_t>(2 * ax - 1)));
+  const int64_t s = (k << 31) / ax + static_cast<int64_t>(rnd(rng, 3)) - 1;
+  v.cfg.avg_scale = static_cast<uint32_t>(std::min<int64_t>(s, 0xFFFFFFFFll));
+  for (unsigned lane = 0; lane < 16; ++lane) {
+    v.a[lane] = static_cast<uint8_t>(rng());
+    v.b[lane] = static_cast<uint8_t>(rng());
+  }
+  const unsigned lane = static_cast<unsigned>(i % 16);
+  v.a[lane] = v.b[lane] = static_cast<uint8_t>(x);  // avg_shift 0: the average of a and a
+}
+
 // fp32 ScaleAdd: the flit's scale s from scale_any; per lane b of any kind, or with an exponent
 // that puts s*b around the subnormal range or the overflow threshold; a against the rounded
 // product (float_partner, as for Sum), in both roles.
@@ -641,6 +669,7 @@ const Source kSources[] = {
      [](uint64_t, Rng& r, Vec& v) { make_int_random(DType::kInt8, r, v); }},
     {"uint8 random", 16, 25000,
      [](uint64_t, Rng& r, Vec& v) { make_int_random(DType::kUint8, r, v); }},
+    {"int8/uint8 avg scale edges", 16, 20000, make_int8_avg_edge},
     {"int16 random", 8, 150000,
      [](uint64_t, Rng& r, Vec& v) { make_int_random(DType::kInt16, r, v); }},
     {"int32 random", 4, 150000,

@@ -890,6 +890,52 @@ TYPED_TEST(RtlExchange, XoffXonStalledLink) {
       kXoff, b.xb_max_occ(0), kXon, min_after_xon, sent_before);
 }
 
+// XB messages of consecutive cycles reach the tiles intact (the two register stages hold one
+// message per link each): XOFF to the tile holding a link in cycle c, then, when that tile's
+// XDONE arrives in c + 1 and the link takes one flit so the queue falls below XOFF, GRANT to the
+// next waiting tile in c + 1. Tile 0 sends one packet of `len` flits into a stalled link 0,
+// tile 1 waits for the link; the link takes a flit in one cycle `pulse` only. The sweep over
+// (len, pulse) must meet the case at least once, and every run delivers everything.
+TYPED_TEST(RtlExchange, XoffThenGrantInConsecutiveCycles) {
+  using W = TypeParam;
+  auto rng = kFile.rng();
+  int hits = 0, runs = 0;
+  for (int len = static_cast<int>(kXoff) - 6; len <= static_cast<int>(kXoff) + 6; ++len) {
+    for (uint64_t pulse = 20; pulse <= 50; ++pulse) {
+      Bench<W> b;
+      NodeCfg c;
+      c.chip = 3;
+      b.set_cfg(c);
+      Table table(kNumLanes * kMaxChips, 0xFF);
+      table[2 * kMaxChips + 30] = 0;  // lane 2, chip 30: link 0, the only reachable port
+      b.load_table(table);
+      Traffic<W> r(b, c, table, rng);
+      r.add_job(0, false, 0, len, 0);
+      r.add_job(1, false, 0, 5, 3);
+      r.out(0).force_stall = true;
+      const uint64_t t0 = b.now();
+      int last_xoff = -100;  // cycle of the last XOFF to tile 0 on link 0
+      bool hit = false;
+      while (b.now() < t0 + 150) {
+        r.out(0).force_stall = b.now() != t0 + pulse;
+        r.step();
+        const int now = static_cast<int>(b.now() - t0);
+        if (b.msg(0, 0) == kXoffMsg) last_xoff = now;
+        if (b.msg(1, 0) == kGrant && last_xoff == now - 1) hit = true;
+      }
+      r.out(0).force_stall = false;
+      r.run(3000);
+      ++runs;
+      ASSERT_TRUE(r.idle()) << "len " << len << " pulse " << pulse;
+      ASSERT_EQ(r.failures(), 0) << "len " << len << " pulse " << pulse;
+      EXPECT_EQ(r.tile(1).msgs[kGrant], 1u) << "len " << len << " pulse " << pulse;
+      if (hit) ++hits;
+    }
+  }
+  std::printf("[   INFO   ] %d runs, XOFF then GRANT in consecutive cycles in %d\n", runs, hits);
+  EXPECT_GT(hits, 0) << "the sweep never met XOFF and GRANT in consecutive cycles";
+}
+
 // Route lookups: all four tile ports and the host port read random entries (inside and outside
 // TableChips, every lane) and return the host-written table one cycle later.
 TYPED_TEST(RtlExchange, RouteLookups) {

@@ -708,5 +708,116 @@ TYPED_TEST(RtlLink, BufferFillsToExactlyRxBufferFlits) {
   EXPECT_EQ(b.failures(), 0);
 }
 
+// tx_ready_o (rtl/xf_link.sv): high while credits remain, no replay runs and the replay buffer
+// has a free entry (fewer than LinkReplayFlits unacknowledged). One endpoint, the test playing
+// the far end: 20 flits go out and come back acknowledged with their credits (one idle word,
+// ack 20, credits 20), then the transmitter is offered flits every cycle and must take exactly
+// its 32 credits' worth in 32 consecutive cycles (unacknowledged 1..32, the replay buffer never
+// full before the last) before tx_ready_o falls for want of credits.
+TYPED_TEST(RtlLink, ReadyWhileCreditsAndReplayEntriesRemain) {
+  using W = TypeParam;
+  using V = typename W::Dut;
+  kit::Rng rng = kFile.rng();
+  kit::Dut<V> dut;
+  dut.reset([](V& m) {
+    m.clr_i = 0;
+    m.tx_valid_i = 0;
+    m.rx_ready_i = 0;
+    m.phy_rx_valid_i = 0;
+  });
+  uint32_t seq = 0;
+  auto offer = [&](bool valid) {
+    Flit f;
+    f.head = f.tail = true;
+    for (auto& w : f.w) w = static_cast<uint32_t>(rng());
+    f.clip(W::kBits);
+    kit::put_flit(dut->tx_flit_i, 0, f, W::kBits);
+    dut->tx_valid_i = valid;
+    dut->eval();
+    const bool taken = valid && dut->tx_ready_o;
+    dut.tick();
+    if (taken) ++seq;
+    return taken;
+  };
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(offer(true)) << "flit " << i;
+  // The far end's idle word: flits 0..19 accepted (ack 20) and taken (20 credits returned).
+  rtl::PhyWord w;
+  w.flit_bits = W::kBits;
+  w.valid = true;
+  w.ctl = (20u << linkctl::kAckLsb) | (20u << linkctl::kCreditsLsb);
+  w.crc = w.expected_crc();
+  put_phy_flit(dut->phy_rx_flit_i, w, W::kBits);
+  dut->phy_rx_ctl_i = w.ctl;
+  dut->phy_rx_crc_i = w.crc;
+  dut->phy_rx_valid_i = 1;
+  offer(false);
+  dut->phy_rx_valid_i = 0;
+  for (int i = 0; i < 4; ++i) offer(false);
+  ASSERT_EQ(dut->stat_tx_credits_o, static_cast<uint32_t>(kCredits)) << "credits back";
+  ASSERT_EQ(dut->stat_crc_errors_o, 0u);
+  for (int i = 0; i < kCredits; ++i)
+    ASSERT_TRUE(offer(true)) << "tx_ready_o low with " << kCredits - i << " credits and " << i
+                             << " flits unacknowledged (sequence number " << seq << ")";
+  EXPECT_FALSE(offer(true)) << "a flit taken without a credit";
+  EXPECT_EQ(dut->stat_tx_credits_o, 0u);
+}
+
+// The replay timer (rtl/xf_link.sv, docs/reliability.md): a flit sent to a far end that never
+// answers (no word arrives) is replayed every LinkReplayTimeoutCycles cycles without ack
+// progress, each expiry counted in stat_timeouts_o, and the replayed word carries the flit's
+// sequence number again. One endpoint alone, its PHY input silent.
+TYPED_TEST(RtlLink, TimeoutReplaysAfterReplayTimeoutCycles) {
+  using W = TypeParam;
+  using V = typename W::Dut;
+  kit::Dut<V> dut;
+  dut.reset([](V& m) {
+    m.clr_i = 0;
+    m.tx_valid_i = 0;
+    m.rx_ready_i = 0;
+    m.phy_rx_valid_i = 0;
+  });
+  Flit f;
+  f.head = f.tail = true;
+  f.w = {0x1234u, 0x5678u, 0x9ABCu, 0xDEF0u};
+  f.clip(W::kBits);
+  kit::put_flit(dut->tx_flit_i, 0, f, W::kBits);
+  dut->tx_valid_i = 1;
+  dut->eval();
+  ASSERT_TRUE(dut->tx_ready_o);
+  const uint64_t sent = dut.cycle();
+  dut.tick();
+  dut->tx_valid_i = 0;
+  std::vector<uint64_t> expiries, replays;  // cycles
+  uint32_t timeouts = 0;
+  for (int c = 0; c < 4 * static_cast<int>(kLinkReplayTimeoutCycles) + 20; ++c) {
+    dut->eval();
+    if (dut->stat_timeouts_o != timeouts) {
+      timeouts = dut->stat_timeouts_o;
+      expiries.push_back(dut.cycle());
+    }
+    const uint32_t ctl = dut->phy_tx_ctl_o;
+    if (dut.cycle() > sent + 1 && ((ctl >> linkctl::kFvLsb) & 1)) {
+      EXPECT_EQ((ctl >> linkctl::kSeqLsb) & 0xFF, 0u) << "cycle " << dut.cycle();
+      replays.push_back(dut.cycle());
+    }
+    dut.tick();
+  }
+  ASSERT_EQ(expiries.size(), 4u) << "replay timer expiries in " << 4 * kLinkReplayTimeoutCycles + 20
+                                 << " cycles";
+  ASSERT_EQ(replays.size(), 4u) << "replayed words";
+  // The first expiry LinkReplayTimeoutCycles after the send (+ the output register), the others
+  // that long after the previous replay; each replay is on the wire in the cycle after.
+  const uint64_t t = kLinkReplayTimeoutCycles;
+  EXPECT_GE(expiries[0] - sent, t);
+  EXPECT_LE(expiries[0] - sent, t + 2);
+  for (size_t k = 0; k < expiries.size(); ++k) {
+    if (k > 0) {
+      EXPECT_GE(expiries[k] - replays[k - 1], t) << "expiry " << k;
+      EXPECT_LE(expiries[k] - replays[k - 1], t + 2) << "expiry " << k;
+    }
+    EXPECT_LE(replays[k] - expiries[k], 1u) << "replay " << k;
+  }
+}
+
 }  // namespace
 }  // namespace xf

@@ -798,5 +798,41 @@ TYPED_TEST(Xb, XoffViolationOverflows) {
               static_cast<unsigned>(b.dut().stat_overflow_count_o), b.ctx().errorCount());
 }
 
+// stat_overflow_count_o counts every flit that arrives at a full queue, as the model's XB does,
+// up to 0xFFFF where it stays: a violator ignoring XOFF streams 68,000 flits into a queue the
+// stalled link never drains. Without the assertion check of XoffViolationOverflows
+// (QueueNoOverflow_A fires here too; this test counts only), so it also runs on a netlist
+// without assertions (docs/mutation.md).
+TYPED_TEST(Xb, OverflowCountSaturates) {
+  using W = TypeParam;
+  auto rng = kFile.rng();
+  XbBench<W> b(rng);
+  b.ctx().errorLimit(100000000);
+  b.ctx().fatalOnError(false);
+  b.check_budget = false;
+  TileModel& bad = b.tile(5);
+  bad.active = true;
+  bad.ignore_xoff = true;
+  bad.sessions_left = 1;
+  bad.stop_at = ~0ull;
+  std::vector<Flit> sess;  // 68,000 flits: packets of 20 flits at every width
+  for (uint32_t p = 0; sess.size() < 68000; ++p) {
+    const auto pk = make_packet(5, 0, p, p, 19 * W::kBits / 128, W::kBits);
+    sess.insert(sess.end(), pk.begin(), pk.end());
+  }
+  bad.scripted.push_back(sess);
+  b.link.force_stall = true;
+  // The bench checks stat_overflow_count_o against the model's XB every cycle.
+  while (bad.flits_sent < sess.size() && b.failures() == 0) {
+    b.cycle();
+    ASSERT_LT(b.now(), 4 * sess.size()) << "the violator stopped sending";
+  }
+  for (int i = 0; i < 10; ++i) b.cycle();
+  EXPECT_EQ(b.failures(), 0);
+  EXPECT_EQ(b.dut().stat_overflow_count_o, 0xFFFFu);
+  EXPECT_EQ(b.dut().stat_overflow_o, 1);
+  EXPECT_EQ(b.dut().stat_occupancy_o, kQueue);
+}
+
 }  // namespace
 }  // namespace xf

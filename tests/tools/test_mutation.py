@@ -56,6 +56,17 @@ def test_rerun_survivors_supersedes_their_rows(tmp_path):
     assert sorted(r["verdict"] for r in latest) == ["killed", "killed"]
 
 
+def test_groups_with_the_same_block_are_apart(tmp_path):
+    path = tmp_path / "results.jsonl"
+    calls = []
+    jobs = fake_jobs(["killed"], calls)
+    other = [("h",) + tuple(jobs[0][1:])]  # the same block, index and mutation, another group
+    mutation.run_all(jobs, mutation.Results(path), 1, 1e9, log=lambda m: None)
+    mutation.run_all(other, mutation.Results(path), 1, 1e9, log=lambda m: None)
+    assert calls == [1, 1]
+    assert len(mutation.Results(path).latest()) == 2
+
+
 def test_budget_stops_the_run(tmp_path):
     calls = []
     logs = []
@@ -71,16 +82,30 @@ def test_table_counts_timeouts_as_killed_and_leaves_out_equivalents():
             for i, v in enumerate(verdicts)]
     rows.append({"group": "g", "block": "xf_b", "index": 9, "verdict": "error"})
     text = mutation.table(rows, {("g", 4): "a constant"}).splitlines()
-    assert text[1].split() == ["xf_a", "5", "2", "1", "1", "1", "0", "75.0", "%"]
-    assert text[2].split() == ["xf_b", "1", "0", "0", "0", "0", "1", "-"]
+    assert text[1].split() == ["xf_a", "5", "2", "1", "1", "1", "0", "0", "75.0", "%"]
+    assert text[2].split() == ["xf_b", "1", "0", "0", "0", "0", "0", "1", "-"]
     assert text[3].split()[:2] == ["total", "6"]
+    for r in rows:
+        r["mutation"] = f"m{r['index']}"
+    argued = {("g", 2, "m2"): "a reason", ("g", 4, "other draw"): "no match"}
+    text = mutation.table(rows, {}, argued).splitlines()
+    assert text[1].split() == ["xf_a", "5", "2", "1", "1", "0", "1", "0", "75.0", "%"]
+
+
+def test_argued_equivalents_file(tmp_path):
+    f = tmp_path / "argued.txt"
+    f.write_text("# comment\n\nlink 6 cnot0 timer_d.D[4] at rtl/xf_link.sv:1.1-2.2 | why\n")
+    assert mutation.argued_equivalents(f) == {
+        ("link", 6, "cnot0 timer_d.D[4] at rtl/xf_link.sv:1.1-2.2"): "why"}
 
 
 def test_equivalent_reasons():
     cells = {"c_and": {"type": "$and", "connections": {"A": [5, 6], "B": ["0", "1"],
                                                        "Y": [7, 8]}},
              "c_mux": {"type": "$mux", "connections": {"A": ["1", 3], "B": [4, 5],
-                                                       "S": [9], "Y": [10, 11]}}}
+                                                       "S": [9], "Y": [10, 11]}},
+             "c_x": {"type": "$mux", "connections": {"A": ["x", "x"], "B": [4, 5],
+                                                     "S": [9], "Y": [10, 11]}}}
 
     def line(cell, mode, port, bit, ctrl=None):
         text = f"mutate -ctrl mutsel 16 1 -mode {mode} -module m -cell {cell} -port {port}"
@@ -94,6 +119,8 @@ def test_equivalent_reasons():
     assert "already" in mutation.equivalent_reason(line("c_mux", "const1", "A", 0), cells)
     assert mutation.equivalent_reason(line("c_mux", "cnot0", "A", 1, 0), cells) is not None
     assert mutation.equivalent_reason(line("c_mux", "cnot1", "A", 1, 0), cells) is None
+    assert "undefined" in mutation.equivalent_reason(line("c_x", "const1", "A", 1), cells)
+    assert mutation.equivalent_reason(line("c_x", "const1", "B", 1), cells) is None
 
 
 def test_first_failure_stops_a_mutant(monkeypatch):
@@ -114,3 +141,35 @@ def test_describe_a_mutate_line():
             " -src /x/rtl/xf_xb.sv:123.5-133.4 -src /x/rtl/xf_fifo.sv:71.25-71.69")
     assert mutation.parse_mutation(line) == \
         "const0 u_queue.pop_data_o.Y[23] at /x/rtl/xf_fifo.sv:71.25-71.69"
+
+
+def test_output_cone_and_unread_bits():
+    inp, out = {"A": "input", "B": "input"}, {"Y": "output"}
+    module = {"ports": {"i": {"direction": "input", "bits": [2]},
+                        "o": {"direction": "output", "bits": [3, 7, 9]}},
+              "cells": {
+                  "c_out": {"type": "$not", "port_directions": {**inp, **out},
+                            "connections": {"A": [2], "Y": [3]}},
+                  "c_dead": {"type": "$not", "port_directions": {**inp, **out},
+                             "connections": {"A": [2], "Y": [4]}},
+                  "c_add": {"type": "$add", "port_directions": {**inp, **out},
+                            "connections": {"A": [2, 2], "B": [2, 2], "Y": [5, 6]}},
+                  "c_use": {"type": "$not", "port_directions": {**inp, **out},
+                            "connections": {"A": [5], "Y": [7]}},
+                  "c_wr": {"type": "$memwr", "parameters": {"MEMID": "m"},
+                           "port_directions": {"DATA": "input"},
+                           "connections": {"DATA": [2]}},
+                  "c_rd": {"type": "$memrd", "parameters": {"MEMID": "m"},
+                           "port_directions": {"ADDR": "input", "DATA": "output"},
+                           "connections": {"ADDR": [2], "DATA": [9]}}}}
+    cone, read = mutation.output_cone(module)
+    assert cone == {"c_out", "c_add", "c_use", "c_wr", "c_rd"}
+    cells = module["cells"]
+
+    def line(cell, port, bit):
+        return f"mutate -ctrl mutsel 16 1 -mode inv -module m -cell {cell} -port {port} " \
+               f"-portbit {bit} -src x.v:1.1-1.2"
+    assert "no output" in mutation.unread_reason(line("c_dead", "A", 0), cells, cone, read)
+    assert "read by nothing" in mutation.unread_reason(line("c_add", "Y", 1), cells, cone, read)
+    assert mutation.unread_reason(line("c_add", "Y", 0), cells, cone, read) is None
+    assert mutation.unread_reason(line("c_wr", "DATA", 0), cells, cone, read) is None
