@@ -547,7 +547,9 @@ module xf_uart_bridge #(
   assign host_req_addr_o  = {NumNodes{req_addr_q}};
   assign host_req_wdata_o = {NumNodes{req_wdata_q}};
   assign bad_frame_o      = bad_q;
-  assign busy_o           = state_q != StHunt || rx_busy;
+  // rx_valid: the cycle a byte is handed over, when the receiver is idle again and the state
+  // is still StHunt for a request's first byte.
+  assign busy_o           = state_q != StHunt || rx_busy || rx_valid;
 
   logic unused;
   assign unused = ^{cmd_q[7:2], word_addr[31:7], count_q[7]};
