@@ -135,6 +135,24 @@ def test_first_failure_stops_a_mutant(monkeypatch):
     assert ran == ["quick", "mid"]
 
 
+def test_a_timeout_runs_once_more_with_a_longer_limit(monkeypatch):
+    calls = []
+
+    def fake_run_test(binary, mutsel, timeout, *args):
+        calls.append((binary.name, timeout))
+        if binary.name == "slow_once":  # times out under its limit, passes with more time
+            return "timeout" if timeout < 5 else "pass"
+        return "timeout" if binary.name == "hang" else "pass"
+    monkeypatch.setattr(mutation, "run_test", fake_run_test)
+    bins = [pathlib.Path(n) for n in ["slow_once", "last"]]
+    assert mutation.run_mutant(bins, 3, [2, 2]) == ("survived", "")
+    assert calls == [("slow_once", 2), ("slow_once", 2 * mutation.RetryFactor), ("last", 2)]
+    calls.clear()
+    bins = [pathlib.Path(n) for n in ["hang", "last"]]
+    assert mutation.run_mutant(bins, 3, [2, 2]) == ("timeout", "hang")
+    assert calls == [("hang", 2), ("hang", 2 * mutation.RetryFactor)]
+
+
 def test_describe_a_mutate_line():
     line = ("mutate -ctrl mutsel 16 9 -mode const0 -module xf_xb -cell $flatten\\u_queue.$ternary"
             "$/x/rtl/xf_fifo.sv:71$1434 -port Y -portbit 23 -wire u_queue.pop_data_o -wirebit 23"
