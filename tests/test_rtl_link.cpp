@@ -708,6 +708,17 @@ TYPED_TEST(RtlLink, BufferFillsToExactlyRxBufferFlits) {
   EXPECT_EQ(b.failures(), 0);
 }
 
+// One endpoint alone, out of reset with nothing offered and its PHY input silent.
+template <class V>
+void reset_alone(kit::Dut<V>& dut) {
+  dut.reset([](V& m) {
+    m.clr_i = 0;
+    m.tx_valid_i = 0;
+    m.rx_ready_i = 0;
+    m.phy_rx_valid_i = 0;
+  });
+}
+
 // tx_ready_o (rtl/xf_link.sv): high while credits remain, no replay runs and the replay buffer
 // has a free entry (fewer than LinkReplayFlits unacknowledged). One endpoint, the test playing
 // the far end: 20 flits go out and come back acknowledged with their credits (one idle word,
@@ -719,12 +730,7 @@ TYPED_TEST(RtlLink, ReadyWhileCreditsAndReplayEntriesRemain) {
   using V = typename W::Dut;
   kit::Rng rng = kFile.rng();
   kit::Dut<V> dut;
-  dut.reset([](V& m) {
-    m.clr_i = 0;
-    m.tx_valid_i = 0;
-    m.rx_ready_i = 0;
-    m.phy_rx_valid_i = 0;
-  });
+  reset_alone(dut);
   uint32_t seq = 0;
   auto offer = [&](bool valid) {
     Flit f;
@@ -770,12 +776,7 @@ TYPED_TEST(RtlLink, TimeoutReplaysAfterReplayTimeoutCycles) {
   using W = TypeParam;
   using V = typename W::Dut;
   kit::Dut<V> dut;
-  dut.reset([](V& m) {
-    m.clr_i = 0;
-    m.tx_valid_i = 0;
-    m.rx_ready_i = 0;
-    m.phy_rx_valid_i = 0;
-  });
+  reset_alone(dut);
   Flit f;
   f.head = f.tail = true;
   f.w = {0x1234u, 0x5678u, 0x9ABCu, 0xDEF0u};
