@@ -9,8 +9,9 @@
 // sequencer executes at most one instruction if the tile was running at the start of t, seeing
 // the send queue and session as they were at the start of t (registers: no path from the
 // exchange through the engines reaches it). An engine's error in t (a bad packet received, "no
-// route") stops the sequencer from t+1: the instruction of t still executes. First error kept (receive engine, then send engine, then sequencer); any error clears
-// running; the engines keep working. With the first error, TileErrInfo takes its detail
+// route") stops the sequencer from t+1: the instruction of t still executes. First error kept
+// (receive engine, then send engine, then sequencer); any error clears running; the engines
+// keep working. With the first error, TileErrInfo takes its detail
 // (docs/errors.md): the receive engine's ErrCheck and the bad packet's source, or the
 // sequencer's watchdog WaitKind and counter (0 for the other errors). TileErrCount counts every
 // packet the receive engine drops (saturating). Both are cleared by start/clear. TileWatchdog
@@ -37,8 +38,8 @@
 // address answers host_rsp_err_o with rdata 0 and has no effect.
 //
 // Combinational paths (all allowed by docs/tile.md "Interfaces"): rx_ready_o is a register (the
-// receive skid buffer's, below); route_raddr_o from registers only; host_req_ready_o from host_req_*; bar_wait_o,
-// tx_*, stat_* and host_rsp_* from registers only.
+// receive skid buffer's, below); route_raddr_o from registers only; host_req_ready_o from
+// host_req_*; bar_wait_o, tx_*, stat_* and host_rsp_* from registers only.
 //
 // ALU subsets (AluDtypes, docs/alu.md section 9): the ALU builds only these dtypes (bits 0..6)
 // and ScaleAdd only with bit 7; a received Reduce of another dtype (or a ScaleAdd) is dropped as
@@ -134,7 +135,6 @@ module xf_tile #(
   reg_tile_err_info_t err_info_d, err_info_q;  // TileErrInfo
   logic [31:0] err_count_d, err_count_q;  // TileErrCount
   logic [31:0] wd_period_d, wd_period_q;  // TileWatchdog
-  logic       run;
 
   // ---- Block interconnect ------------------------------------------------------------------
   logic                    rx_fail, send_fail, seq_fail, seq_halt;
@@ -290,9 +290,9 @@ module xf_tile #(
 
   // ---- Status: running, done, first error -------------------------------------------------
   assign clear = ctl_clear_i || ctl_start_i;
-  // The sequencer runs on the cycle's starting state: an engine's error in t stops it from t+1
-  // (model: Tile::tick), so no path runs from the exchange through the engines' checks into it.
-  assign run = running_q;
+  // The sequencer runs on running_q, the cycle's starting state: an engine's error in t stops it
+  // from t+1 (model: Tile::tick), so no path runs from the exchange through the engines' checks
+  // into it.
 
   always_comb begin
     running_d = running_q;
@@ -444,7 +444,6 @@ module xf_tile #(
     .rst_ni         (rst_ni),
     .clear_i        (clear),
     .running_i      (running_q),
-    .run_i          (run),
     .cfg_index_i    (cfg_index_i),
     .cfg_tile_id_i  (cfg_tile_id_i),
     .cfg_num_chips_i(cfg_num_chips_i),

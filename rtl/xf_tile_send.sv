@@ -42,8 +42,8 @@
 // Combinational paths: fail_o, emit_o, dmem_re_o and dmem_raddr_o from xb_msg_*, tx_credit_i,
 // route_rdata_i, stall_i, cfg_*; jobs_o, session_o and the hazard ranges are registers (the
 // sequencer sees the queue as it was at the start of the cycle, so no path runs from the
-// exchange's inputs through this decision into the sequencer). tx_* are registers (plus the DMEM read register) and never depend on an
-// exchange input in the same cycle.
+// exchange's inputs through this decision into the sequencer). tx_* are registers (plus the
+// DMEM read register) and never depend on an exchange input in the same cycle.
 //
 // Credits: ExchangeLatencyCycles + 1 = 3 at reset and clear (one flit decided in t is taken
 // at the exchange's front in t+2 at the earliest, the credit pulse arrives in t+3 and is

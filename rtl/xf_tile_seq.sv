@@ -8,16 +8,16 @@
 // took the IMEM port in the previous cycle (imem_valid_i = 0) the sequencer waits one cycle
 // (imem_raddr_o = pc_q re-reads the instruction).
 //
-// Execution in a cycle with run_i (running at the start of the cycle: an error of the receive or
-// send engine in a cycle stops the sequencer from the next one): pc >= ImemWords -> PcRange; otherwise the instruction in instr_i, exactly as
-// the model, except Lw, which takes 2 cycles (the model matches): in its first cycle it checks
-// PmemRange and issues the PMEM read (pmem_re_o; if the host has the PMEM port, pmem_busy_i,
-// it waits), in its second it writes rd and retires. Every other instruction retires in the
-// cycle it executes unless it stalls: End (jobs_i != 0 or session_i), Send
-// (jobs_i == 4), Wait (wait_count_i < r[rs1]), Waits (jobs_i != 0), Bar (until
-// bar_release_i). jobs_i / session_i are the send engine's registers: its queue and session
-// at the start of the cycle, before its step (model: Tile::tick takes them before
-// send_engine), so a job the engine pops in a cycle makes room for a Send from the next one.
+// Execution in a cycle with running_i (the register: an error of the receive or send engine in a
+// cycle stops the sequencer from the next one): pc >= ImemWords -> PcRange; otherwise the
+// instruction in instr_i, exactly as the model, except Lw, which takes 2 cycles (the model
+// matches): in its first cycle it checks PmemRange and issues the PMEM read (pmem_re_o; if the
+// host has the PMEM port, pmem_busy_i, it waits), in its second it writes rd and retires. Every
+// other instruction retires in the cycle it executes unless it stalls: End (jobs_i != 0 or
+// session_i), Send (jobs_i == 4), Wait (wait_count_i < r[rs1]), Waits (jobs_i != 0), Bar (until
+// bar_release_i). jobs_i / session_i are the send engine's registers: its queue and session at
+// the start of the cycle, before its step (model: Tile::tick takes them before send_engine), so
+// a job the engine pops in a cycle makes room for a Send from the next one.
 //
 // Bar: bar_wait_o is high from the first cycle the tile executes Bar (from registers: the
 // instruction register, running_i and at_bar_q) until it retires; bar_release_i retires it in
@@ -31,7 +31,7 @@
 // wd_period_i (!= 0) the tile fails with Watchdog, fail_kind_o and fail_ctr_o saying on what. It
 // never stalls anything, so correct programs keep their timing.
 //
-// Combinational paths: imem_raddr_o, pmem_*, push_*, fail_o, halt_o from run_i, imem_valid_i,
+// Combinational paths: imem_raddr_o, pmem_*, push_*, fail_o, halt_o from running_i, imem_valid_i,
 // instr_i, jobs_i, session_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
 // wd_period_i; route_raddr_o and wait_ctr_o from instr_i and the registers only; bar_wait_o from
 // running_i, imem_valid_i, instr_i and registers.
@@ -64,7 +64,6 @@ module xf_tile_seq #(
   input  logic                    rst_ni,           // asynchronous reset, active low
   input  logic                    clear_i,          // start/clear: regs, pc, CSR, Bar, Lw
   input  logic                    running_i,        // the tile is running (register)
-  input  logic                    run_i,            // execute this cycle (running, no error)
   // configuration and CSRs
   input  logic [31:0]             cfg_index_i,      // Geti 0
   input  logic [3:0]              cfg_tile_id_i,    // Geti 1
@@ -211,7 +210,7 @@ module xf_tile_seq #(
     avg_d = avg_q;
     scale_d = scale_q;
 
-    if (run_i) begin
+    if (running_i) begin
       if (pc_oob) begin
         fail_o_c = 1'b1;
         fail_code_o_c = xf_defs_pkg::TILE_ERR_PC_RANGE;
