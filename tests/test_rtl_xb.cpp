@@ -751,6 +751,28 @@ TYPED_TEST(Xb, ProtocolErrors) {
   }
 }
 
+// Tile `tile` ignoring XOFF, with one scripted session of at least `flits` flits (packets of 20
+// flits at every width), on a bench that counts assertion failures (QueueNoOverflow_A) and goes
+// on instead of stopping, with the budget check off.
+template <class W>
+TileModel& xoff_violator(XbBench<W>& b, int tile, size_t flits) {
+  b.ctx().errorLimit(100000000);
+  b.ctx().fatalOnError(false);
+  b.check_budget = false;
+  TileModel& bad = b.tile(tile);
+  bad.active = true;
+  bad.ignore_xoff = true;
+  bad.sessions_left = 1;
+  bad.stop_at = ~0ull;
+  std::vector<Flit> sess;
+  for (uint32_t p = 0; sess.size() < flits; ++p) {
+    const auto pk = make_packet(tile, 0, p, p, 19 * W::kBits / 128, W::kBits);
+    sess.insert(sess.end(), pk.begin(), pk.end());
+  }
+  bad.scripted.push_back(sess);
+  return bad;
+}
+
 // A tile that keeps sending after XOFF (protocol violation) with the link stalled overflows the
 // queue: QueueNoOverflow_A fires (counted, not fatal, here), stat_overflow_o latches and
 // stat_overflow_count_o counts the flits that found the queue full. The XB does not hang: the
@@ -759,26 +781,12 @@ TYPED_TEST(Xb, XoffViolationOverflows) {
   using W = TypeParam;
   auto rng = kFile.rng();
   XbBench<W> b(rng);
-  b.ctx().errorLimit(1000000);  // an assertion failure increments errorCount and continues
-  b.ctx().fatalOnError(false);
-  b.check_budget = false;
-  TileModel& bad = b.tile(3);
-  bad.active = true;
-  bad.ignore_xoff = true;
-  bad.sessions_left = 1;
-  bad.stop_at = ~0ull;
+  TileModel& bad = xoff_violator(b, 3, 60);  // 3 packets of 20 flits
   TileModel& good = b.tile(9);
   good.active = true;
   good.sessions_left = 1;
   good.stop_at = ~0ull;
   good.gap = 5;  // requests after tile 3
-  // The violator's session: 60 flits (3 packets of 20 flits at every width).
-  std::vector<Flit> sess;
-  for (uint32_t p = 0; p < 3; ++p) {
-    const auto pk = make_packet(3, 0, p, p, 19 * W::kBits / 128, W::kBits);
-    sess.insert(sess.end(), pk.begin(), pk.end());
-  }
-  bad.scripted.push_back(sess);
   b.link.force_stall = true;
   while (b.now() < 120) b.cycle();
   EXPECT_EQ(b.dut().stat_overflow_o, 1);
@@ -807,25 +815,13 @@ TYPED_TEST(Xb, OverflowCountSaturates) {
   using W = TypeParam;
   auto rng = kFile.rng();
   XbBench<W> b(rng);
-  b.ctx().errorLimit(100000000);
-  b.ctx().fatalOnError(false);
-  b.check_budget = false;
-  TileModel& bad = b.tile(5);
-  bad.active = true;
-  bad.ignore_xoff = true;
-  bad.sessions_left = 1;
-  bad.stop_at = ~0ull;
-  std::vector<Flit> sess;  // 68,000 flits: packets of 20 flits at every width
-  for (uint32_t p = 0; sess.size() < 68000; ++p) {
-    const auto pk = make_packet(5, 0, p, p, 19 * W::kBits / 128, W::kBits);
-    sess.insert(sess.end(), pk.begin(), pk.end());
-  }
-  bad.scripted.push_back(sess);
+  TileModel& bad = xoff_violator(b, 5, 68000);
+  const size_t flits = bad.scripted.front().size();  // the session: popped when it starts
   b.link.force_stall = true;
   // The bench checks stat_overflow_count_o against the model's XB every cycle.
-  while (bad.flits_sent < sess.size() && b.failures() == 0) {
+  while (bad.flits_sent < flits && b.failures() == 0) {
     b.cycle();
-    ASSERT_LT(b.now(), 4 * sess.size()) << "the violator stopped sending";
+    ASSERT_LT(b.now(), 4 * flits) << "the violator stopped sending";
   }
   for (int i = 0; i < 10; ++i) b.cycle();
   EXPECT_EQ(b.failures(), 0);
