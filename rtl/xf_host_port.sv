@@ -119,6 +119,7 @@ module xf_host_port #(
   reg_alu_config_t alu_config;
   logic [31:0]     config_word, alu_config_word;
   assign node_config.tiles = 5'(NumTiles);
+  assign node_config.flit_bytes_log2 = 3'($clog2(FlitBits / 8));  // 2, 3, 4: 32, 64, 128 bits
   assign node_config.ports = 4'(NumLinks > 15 ? 15 : NumLinks);  // saturates (Ports is whole)
   assign node_config.table_chips_log2 = 4'($clog2(TableChips));
   assign node_config.dmem_kib = 16'(DmemBytes / 1024);

@@ -323,36 +323,38 @@ function automatic logic [RegXbErrorsTypeBits-1:0] reg_xb_errors_unpack(logic [3
   reg_xb_errors_unpack[0 +: 16] = w[0 +: 16];  // overflow
 endfunction
 
-// ---- Config: register Config (0x00001C): RO: what the node was built with (fields): tiles, link
-// ports saturating at 15 (Ports has the count), log2 of the routing-table chips per lane (entries
-// for chips at or above it do not exist), data memory per tile in KiB
+// ---- Config: register Config (0x00001C): RO: what the node was built with (fields): tiles, the
+// flit width, link ports saturating at 15 (Ports has the count), log2 of the routing-table chips
+// per lane (entries for chips at or above it do not exist), data memory per tile in KiB
 typedef struct packed {
   logic [15:0]  dmem_kib;          // bits 31:16: data memory per tile in KiB
   logic [3:0]   table_chips_log2;  // bits 15:12: log2 of the routing-table chips per lane
   logic [3:0]   ports;             // bits 11:8: link ports, saturating at 15
+  // bits 7:5: log2 of the flit width in bytes: 2, 3 or 4 for 32, 64 or 128-bit flits
+  // (docs/packets.md section 2)
+  logic [2:0]   flit_bytes_log2;
   logic [4:0]   tiles;             // bits 4:0: tiles
 } reg_config_t;
-localparam int RegConfigTypeBits = 29;
+localparam int RegConfigTypeBits = 32;
 
 // reg_config_t -> the 32-bit word
 function automatic logic [31:0] reg_config_pack(logic [RegConfigTypeBits-1:0] s);
   reg_config_pack = '0;
-  reg_config_pack[16 +: 16] = s[13 +: 16];  // dmem_kib
-  reg_config_pack[12 +: 4] = s[9 +: 4];  // table_chips_log2
-  reg_config_pack[8 +: 4] = s[5 +: 4];  // ports
+  reg_config_pack[16 +: 16] = s[16 +: 16];  // dmem_kib
+  reg_config_pack[12 +: 4] = s[12 +: 4];  // table_chips_log2
+  reg_config_pack[8 +: 4] = s[8 +: 4];  // ports
+  reg_config_pack[5 +: 3] = s[5 +: 3];  // flit_bytes_log2
   reg_config_pack[0 +: 5] = s[0 +: 5];  // tiles
 endfunction
 
-// Waiver: an unpack ignores the word's reserved bits.
-/* verilator lint_off UNUSEDSIGNAL */
 // the 32-bit word -> reg_config_t
 function automatic logic [RegConfigTypeBits-1:0] reg_config_unpack(logic [31:0] w);
-  reg_config_unpack[13 +: 16] = w[16 +: 16];  // dmem_kib
-  reg_config_unpack[9 +: 4] = w[12 +: 4];  // table_chips_log2
-  reg_config_unpack[5 +: 4] = w[8 +: 4];  // ports
+  reg_config_unpack[16 +: 16] = w[16 +: 16];  // dmem_kib
+  reg_config_unpack[12 +: 4] = w[12 +: 4];  // table_chips_log2
+  reg_config_unpack[8 +: 4] = w[8 +: 4];  // ports
+  reg_config_unpack[5 +: 3] = w[5 +: 3];  // flit_bytes_log2
   reg_config_unpack[0 +: 5] = w[0 +: 5];  // tiles
 endfunction
-/* verilator lint_on UNUSEDSIGNAL */
 
 // ---- AluConfig: register AluConfig (0x000020): RO: bits 7:0 the units the node's reduction ALUs
 // are built with (bit d = dtype d built, d = 0..6; bit 7 = fp32 ScaleAdd built; 0xFF: everything,

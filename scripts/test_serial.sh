@@ -15,9 +15,14 @@ sim=$!
 trap 'kill $sim 2>/dev/null; wait $sim 2>/dev/null; rm -rf "$tmp"' EXIT
 for _ in $(seq 100); do [ -e "$pty" ] && break; sleep 0.1; done
 [ -e "$pty" ] || { echo "test_serial: the simulator made no terminal:"; cat "$tmp/sim.log"; exit 1; }
-machine=$(sed -n 's/.*"\(.*\)" in ASCII.*/\1/p' "$(dirname "$0")/../fpga/ulx3s/xf_system_top.sv")
-tiles=$(sed -n 's/.*TilesPerChip = \([0-9]*\);.*/\1/p' "$(dirname "$0")/../fpga/ulx3s/xf_system_top.sv")
-echo "serial backend tests: the ULX3S top ($machine, $tiles tile(s) per chip) on $(head -1 "$tmp/sim.log" | sed 's/.*serial port //')"
+top="$(dirname "$0")/../fpga/ulx3s/xf_system_top.sv"
+machine=$(sed -n 's/.*"\(.*\)" in ASCII.*/\1/p' "$top")
+tiles=$(sed -n 's/.*TilesPerChip = \([0-9]*\);.*/\1/p' "$top")
+# the chips' flit width: gen_system names FlitBits only when it is not the default 128
+flit=$(sed -n 's/^ *\.FlitBits *(\([0-9]*\)).*/\1/p' "$top" | head -1)
+flit=${flit:-128}
+echo "serial backend tests: the ULX3S top ($machine, $tiles tile(s) per chip, $flit-bit flits)" \
+  "on $(head -1 "$tmp/sim.log" | sed 's/.*serial port //')"
 pass=0
 fail=0
 ok() { echo "  ok   $1"; pass=$((pass + 1)); }
@@ -37,13 +42,14 @@ expect() {
   fi
   last_out=$out
 }
+# The board's machine as fabric run names it: topology, flit width, tiles.
+on=(--topology "$machine" --flit-bits "$flit" --tiles "$tiles")
 # A collective on the board, then the same on the model: same cycles, both right.
 same_cycles() {
   local row_s row_m
-  expect 0 ' 0 +[0-9.]+ +serial$' -- run --topology "$machine" --tiles "$tiles" "$@" \
-    --backend "serial:$pty" --no-header
+  expect 0 ' 0 +[0-9.]+ +serial$' -- run "${on[@]}" "$@" --backend "serial:$pty" --no-header
   row_s=$(grep ' serial$' <<<"$last_out")
-  expect 0 ' 0 +[0-9.]+ +model$' -- run --topology "$machine" --tiles "$tiles" "$@" --no-header
+  expect 0 ' 0 +[0-9.]+ +model$' -- run "${on[@]}" "$@" --no-header
   row_m=$(grep ' model$' <<<"$last_out")
   local cs cm
   cs=$(awk '{print $8}' <<<"$row_s")
@@ -59,22 +65,27 @@ same_cycles --collective allreduce --dtype fp32 --op max --bytes 256
 same_cycles --collective reduce_scatter --dtype fp32 --op sum --bytes 512
 same_cycles --collective all_gather --dtype uint8 --bytes 512
 same_cycles --collective broadcast --root 1 --dtype int16 --bytes 256
-expect 1 "board's machine is $machine" -- run --topology ladder:8 --tiles "$tiles" --bytes 1K \
-  --dtype fp32 --backend "serial:$pty"
-expect 1 "run with --tiles $tiles" -- run --topology "$machine" --tiles 3 --bytes 1K \
+other=ladder:8
+[ "$machine" = ladder:8 ] && other=ring:2
+expect 1 "board's machine is $machine" -- run --topology "$other" --flit-bits "$flit" \
+  --tiles "$tiles" --bytes 1K --dtype fp32 --backend "serial:$pty"
+expect 1 "run with --tiles $tiles" -- run --topology "$machine" --flit-bits "$flit" --tiles 3 \
+  --bytes 1K --dtype int32 --backend "serial:$pty"
+other=$((flit == 32 ? 64 : 32))
+expect 1 "board's chips have $flit-bit flits, not $other; run with --flit-bits $flit" \
+  -- run --topology "$machine" --flit-bits "$other" --tiles "$tiles" --bytes 1K \
+  --backend "serial:$pty"
+expect 1 "needs [0-9]+ bytes of data memory per tile" -- run "${on[@]}" --bytes 256K \
   --dtype int32 --backend "serial:$pty"
-expect 1 "needs [0-9]+ bytes of data memory per tile" -- run --topology "$machine" \
-  --tiles "$tiles" --bytes 256K --dtype int32 --backend "serial:$pty"
 # the board's ALUs reduce fp32 only, without ScaleAdd (scripts/fpga_machines.sh)
-expect 1 "built without int32; they reduce fp32" -- run --topology "$machine" \
-  --tiles "$tiles" --bytes 1K --dtype int32 --backend "serial:$pty"
-expect 1 "built without ScaleAdd" -- run --topology "$machine" --tiles "$tiles" --bytes 1K \
-  --collective sgd --backend "serial:$pty"
-expect 1 "cannot open $tmp/nope" -- run --topology "$machine" --tiles "$tiles" --bytes 1K \
-  --backend "serial:$tmp/nope"
-expect 2 "needs a simulated machine" -- run --topology "$machine" --bytes 1K \
-  --backend "serial:$pty" --faults wer=1e-3
-expect 2 "not a serial port|name the board's serial device" -- run --topology "$machine" \
-  --bytes 1K --backend "serial:"
+expect 1 "built without int32; they reduce fp32" -- run "${on[@]}" --bytes 1K --dtype int32 \
+  --backend "serial:$pty"
+expect 1 "built without ScaleAdd" -- run "${on[@]}" --bytes 1K --collective sgd \
+  --backend "serial:$pty"
+expect 1 "cannot open $tmp/nope" -- run "${on[@]}" --bytes 1K --backend "serial:$tmp/nope"
+expect 2 "needs a simulated machine" -- run "${on[@]}" --bytes 1K --backend "serial:$pty" \
+  --faults wer=1e-3
+expect 2 "not a serial port|name the board's serial device" -- run "${on[@]}" --bytes 1K \
+  --backend "serial:"
 echo "serial backend tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -278,6 +278,7 @@ TEST(ModelBlocks, WideSwitchesReportTheirPortsAndAFullTable) {
     EXPECT_EQ((config >> 8) & 0xFu, std::min(ports, 15u)) << "node " << n;
     EXPECT_EQ((config >> 12) & 0xFu, 12u) << "node " << n;  // the 4096-chip table
     EXPECT_EQ(config & 0x1Fu, n < topo.num_chips ? 1u : 0u) << "node " << n;
+    EXPECT_EQ((config >> 5) & 7u, 4u) << "node " << n;  // 2^4 = 16-byte flits
     const uint32_t table_chips = 1u << ((config >> 12) & 0xFu);
     EXPECT_NO_THROW(sys.host_write(n, reg::kRouteTable + 3 * kMaxChips, lane.data(), table_chips))
         << "node " << n;

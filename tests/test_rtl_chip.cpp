@@ -106,8 +106,9 @@ TEST(HostPort, ChipRegisters) {
   EXPECT_EQ(sys.host_read32(0, reg::kStatus), 0u);
   EXPECT_EQ(sys.host_read32(0, reg::kMisroutes), 0u);
   EXPECT_EQ(sys.host_read32(0, reg::kXbErrors), 0u);
-  // Config: 4 tiles, 4 links, 2^6 = 64 table chips, 768 KiB of DMEM per tile.
-  EXPECT_EQ(sys.host_read32(0, reg::kConfig), 4u | 4u << 8 | 6u << 12 | 768u << 16);
+  // Config: 4 tiles, 2^4 = 16-byte flits, 4 links, 2^6 = 64 table chips, 768 KiB of DMEM per
+  // tile.
+  EXPECT_EQ(sys.host_read32(0, reg::kConfig), 4u | 4u << 5 | 4u << 8 | 6u << 12 | 768u << 16);
   EXPECT_EQ(sys.host_read32(0, reg::kPorts), 4u);  // the whole count (the model's may pass 15)
   for (uint32_t l = 0; l < 8; ++l) EXPECT_EQ(sys.host_read32(0, reg::kLinkCrcErrors + 4 * l), 0u);
   const uint32_t c0 = sys.host_read32(0, reg::kCycles);
@@ -133,8 +134,8 @@ TEST(HostPort, SwitchRegisters) {
   Sys sys(parse_topology("tree:2"), 1, ctx.get());
   kit::open_trace_if_asked(sys);
   const int sw = 2;
-  // Config: no tiles, 15 (saturated) link ports, 2^6 = 64 table chips, no DMEM.
-  EXPECT_EQ(sys.host_read32(sw, reg::kConfig), 15u << 8 | 6u << 12);
+  // Config: no tiles, 16-byte flits, 15 (saturated) link ports, 2^6 = 64 table chips, no DMEM.
+  EXPECT_EQ(sys.host_read32(sw, reg::kConfig), 4u << 5 | 15u << 8 | 6u << 12);
   EXPECT_EQ(sys.host_read32(sw, reg::kPorts), 16u);
   EXPECT_EQ(sys.host_read32(0, reg::kPorts), 4u);  // a chip's
   for (uint32_t l = 0; l < 8; ++l) {

@@ -508,7 +508,8 @@ class Harness {
     // Config: the build this harness was compiled for (CMakeLists.txt's -G values).
     const uint32_t config = host_read(reg::kConfig);
     const uint32_t want = (kDmemBytes / 1024) << 16 |
-                          static_cast<uint32_t>(__builtin_ctz(kTableChips)) << 12 | 1u << 8 | 1u;
+                          static_cast<uint32_t>(__builtin_ctz(kTableChips)) << 12 | 1u << 8 |
+                          static_cast<uint32_t>(__builtin_ctz(kFlitBytes)) << 5 | 1u;
     if (config != want) fail("Config reads 0x%08x, the harness expects 0x%08x", config, want);
     // The routing table (not reset by rst_ni: loaded once, read back).
     for (uint32_t lane = 0; lane < kNumLanes; ++lane)

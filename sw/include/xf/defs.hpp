@@ -412,7 +412,7 @@ inline constexpr uint32_t kMisroutes = 0x000014;  // RO: packets the exchange dr
 inline constexpr uint32_t kMisroutesSize = 4;
 inline constexpr uint32_t kXbErrors = 0x000018;  // RO: per link, the XB overflowed (XOFF budget violated), a tile broke the XB protocol (fields); sticky until reset
 inline constexpr uint32_t kXbErrorsSize = 4;
-inline constexpr uint32_t kConfig = 0x00001C;  // RO: what the node was built with (fields): tiles, link ports saturating at 15 (Ports has the count), log2 of the routing-table chips per lane (entries for chips at or above it do not exist), data memory per tile in KiB
+inline constexpr uint32_t kConfig = 0x00001C;  // RO: what the node was built with (fields): tiles, the flit width, link ports saturating at 15 (Ports has the count), log2 of the routing-table chips per lane (entries for chips at or above it do not exist), data memory per tile in KiB
 inline constexpr uint32_t kConfigSize = 4;
 inline constexpr uint32_t kAluConfig = 0x000020;  // RO: bits 7:0 the units the node's reduction ALUs are built with (bit d = dtype d built, d = 0..6; bit 7 = fp32 ScaleAdd built; 0xFF: everything, the default build; a switch node 0); a Reduce of another dtype, or a ScaleAdd without bit 7, is an invalid pair (docs/alu.md section 9); bits 31:8 0
 inline constexpr uint32_t kAluConfigSize = 4;
@@ -479,11 +479,13 @@ inline constexpr uint32_t kProtoErrBits = 16;
 }  // namespace xberrors
 
 
-// RO: what the node was built with (fields): tiles, link ports saturating at 15 (Ports has the count), log2 of the routing-table chips per lane (entries for chips at or above it do not exist), data memory per tile in KiB
+// RO: what the node was built with (fields): tiles, the flit width, link ports saturating at 15 (Ports has the count), log2 of the routing-table chips per lane (entries for chips at or above it do not exist), data memory per tile in KiB
 namespace config {
 inline constexpr uint32_t kWordBits = 32;
 inline constexpr uint32_t kTilesLsb = 0;  // tiles
 inline constexpr uint32_t kTilesBits = 5;
+inline constexpr uint32_t kFlitBytesLog2Lsb = 5;  // log2 of the flit width in bytes: 2, 3 or 4 for 32, 64 or 128-bit flits (docs/packets.md section 2)
+inline constexpr uint32_t kFlitBytesLog2Bits = 3;
 inline constexpr uint32_t kPortsLsb = 8;  // link ports, saturating at 15
 inline constexpr uint32_t kPortsBits = 4;
 inline constexpr uint32_t kTableChipsLog2Lsb = 12;  // log2 of the routing-table chips per lane
