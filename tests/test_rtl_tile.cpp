@@ -27,26 +27,26 @@
 //
 // Checked: every instruction (Nop, End, Li, Add, Sub, Mul, Addi, Lw (2 cycles), Geti 0..3,
 // Beq/Bne/Blt/Bge taken and not taken with signed operands, Jmp, Send, Wait, Waits, Bar, Csrw);
-// every error code with its pc and the first-error rule; Send's checks in the model's order,
-// its DmemRange bounds and Lw's PmemRange on the 33-bit sums (every bit of the excess), Send of a
-// Reduce with each (dtype, op) of the fields (valid pairs reduce, the others IllegalInstr);
-// the session rules (XREQ in the cycle after Send retires, GRANT, XOFF/XON, XDONE when the
-// queue runs empty, session kept across jobs to one link, closed for a local job and for
-// another link); exact timing: Send retire -> first flit 1 cycle after, a 2048-byte job as
-// 129 flits in 129 consecutive cycles, a 4096-byte job as 258, rx tail -> Wait 5 cycles, XOFF
-// -> no flit in the next decision; receive Write, Reduce (int8, uint8, int16, int32, fp16,
-// bf16, fp32 with sum, max, min, avg with final scale) against xf::alu_reduce, tokens, every
-// bad-packet kind, DmemRange, Hazard (at both ends of each of 4 queued jobs' unread ranges,
-// none once the queue drained), the read-after-write hold; every ErrCheck (Opcode,
-// Length, Pair, Window, Short, Long, Headless) with TileErrInfo (check, source) and
-// TileErrCount, the whole DMEM compared before and after (a bad packet writes only inside
-// [dst_addr, dst_addr + len)); the watchdog for each WaitKind with the model's cycle counts,
-// silent with period 0 and while progress is made; simultaneous receive-reduce
-// and send at one flit per cycle each; host access to every region (each word with a value and
-// its complement), host errors and host access while the tile runs; random loop-back programs
-// under random rx idle insertion and random link stalls (XOFF/XON timing) against a C++
-// computation, with the XB queue never above its 32 flits and no link data flit outside a
-// granted, XON'd session.
+// every error code with its pc and the first-error rule; Send's checks in the model's order, its
+// DmemRange bounds and Lw's PmemRange on the 33-bit sums (every bit of the excess), Send of a
+// Reduce with each (dtype, op) of the fields (valid pairs reduce, the others IllegalInstr); the
+// session rules (XREQ in the cycle after Send retires, GRANT, XOFF/XON, XDONE when the queue runs
+// empty, session kept across jobs to one link, closed for a local job and for another link); exact
+// timing: Send retire -> first flit 1 cycle after, a 2048-byte job as 129 flits in 129 consecutive
+// cycles, a 4096-byte job as 258, rx tail -> Wait 5 cycles, XOFF -> no flit in the next decision;
+// four queued jobs keeping every descriptor field; Wait on all 32 bits of a counter (2^17 grains),
+// the 32 counters counting apart; receive Write, Reduce (int8, uint8, int16, int32, fp16, bf16,
+// fp32 with sum, max, min, avg with final scale) against xf::alu_reduce, tokens, every bad-packet
+// kind, DmemRange, Hazard (at both ends of each of 4 queued jobs' unread ranges, none once the
+// queue drained), the read-after-write hold at each pipeline distance; every ErrCheck (Opcode,
+// Length, Pair, Window, Short, Long, Headless) with TileErrInfo (check, source) and TileErrCount,
+// the whole DMEM compared before and after (a bad packet writes only inside [dst_addr, dst_addr +
+// len)); the watchdog for each WaitKind with the model's cycle counts, silent with period 0 and
+// while progress is made; simultaneous receive-reduce and send at one flit per cycle each; host
+// access to every region (each word with a value and its complement), host errors and host access
+// while the tile runs; random loop-back programs under random rx idle insertion and random link
+// stalls (XOFF/XON timing) against a C++ computation, with the XB queue never above its 32 flits
+// and no link data flit outside a granted, XON'd session.
 //
 // ScaleAdd (ScaleAddCsr17LoopBack): CSR 17 at its start value 1.0, then written by Csrw 17
 // twice, each value used by the fp32 ScaleAdd Reduce packets the tile sends to itself after it
@@ -706,6 +706,20 @@ std::vector<uint8_t> random_bytes(std::mt19937_64& rng, size_t n) {
   return v;
 }
 
+// A header for the tile under test (chip kChip, tile kTileId), counter 3, no source.
+Hdr rx_hdr(uint32_t opc, uint32_t len, uint32_t addr, uint32_t dt = 6, uint32_t op = 0) {
+  Hdr h;
+  h.opcode = opc;
+  h.dst_chip = kChip;
+  h.dst_tile = kTileId;
+  h.len = len;
+  h.dst_addr = addr;
+  h.dtype = dt;
+  h.op = op;
+  h.ctr = 3;
+  return h;
+}
+
 // ---- Tests
 // ---------------------------------------------------------------------------------------
 
@@ -1340,6 +1354,81 @@ TEST(RtlTile, ReadAfterWriteHold) {
   EXPECT_EQ(b.dut().stat_err_o, 0);
 }
 
+// The read-after-write hold at every distance (docs/tile.md, xf_tile_recv): two int32 Sum Reduce
+// packets of n = 1..5 words to the same bytes, back to back, so that the second packet's first
+// word follows the first packet's by n + 1 cycles (accepted 2..6 cycles earlier: each pipeline
+// stage in turn, and once past it); DMEM holds both sums (xf::alu_reduce), no error.
+TEST(RtlTile, ReadAfterWriteHoldEveryDistance) {
+  auto rng = kFile.rng();
+  for (uint32_t n = 1; n <= 5; ++n) {
+    TileBench b;
+    auto local = random_bytes(rng, 16 * n);
+    b.load_dmem(0x400, local);
+    AluCfg cfg;
+    cfg.dtype = DType::kInt32;
+    for (int k = 0; k < 2; ++k) {
+      const auto in = random_bytes(rng, 16 * n);
+      b.inject(make_packet(rx_hdr(1, 16 * n, 0x400, static_cast<uint32_t>(DType::kInt32)), in));
+      alu_reduce(cfg, local.data(), in.data(), 16 * n);
+    }
+    b.settle();
+    EXPECT_EQ(b.dut().stat_err_o, 0) << n << " words";
+    EXPECT_EQ(b.read_dmem(0x400, 16 * n), local) << n << " words";
+    EXPECT_EQ(b.host_read(reg::kTileCounters + 12), 2 * n) << n << " words";
+  }
+}
+
+// Wait compares all 32 bits of its counter (docs/isa.md, Wait): 2048-byte Writes add 128 grains
+// each to counter 9. A Wait for 129 still stalls at 128 (bit 7 set) and retires with the second
+// packet; a Wait for 2^17 still stalls at 2^17 - 128 and retires with the 1024th.
+TEST(RtlTile, WaitComparesTheWholeCounter) {
+  auto rng = kFile.rng();
+  TileBench b;
+  Hdr h = rx_hdr(0, 2048, 0x1000);
+  h.ctr = 9;
+  const auto pkt = make_packet(h, random_bytes(rng, 2048));
+  b.load_imem({LI(1, 129), WAIT(1, 0, 9), LI(1, 1u << 17), WAIT(1, 0, 9), END()});
+  b.start();
+  auto receive = [&](int packets) {
+    for (int i = 0; i < packets; ++i) {
+      b.inject(pkt);
+      if (i % 256 == 255) b.settle();  // settle() runs up to 100,000 cycles
+    }
+    b.settle();
+  };
+  receive(1);
+  EXPECT_EQ(b.host_read(reg::kTileCounters + 36), 128u);
+  EXPECT_EQ(b.dut().stat_pc_o, 1u) << "Wait 129 at 128";
+  receive(1);
+  EXPECT_EQ(b.dut().stat_pc_o, 3u) << "Wait 129 at 256";
+  receive(1021);
+  EXPECT_EQ(b.host_read(reg::kTileCounters + 36), (1u << 17) - 128);
+  EXPECT_EQ(b.dut().stat_pc_o, 3u) << "Wait 2^17 at 2^17 - 128";
+  EXPECT_EQ(b.dut().stat_running_o, 1);
+  receive(1);
+  EXPECT_EQ(b.dut().stat_done_o, 1) << "Wait 2^17 at 2^17";
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+}
+
+// The 32 arrival counters count apart (docs/tile.md section 5): c + 1 tokens to counter c, for c
+// from 31 down to 0, each batch followed by a host read of all 32 (each reads its own count so
+// far, or 0).
+TEST(RtlTile, EveryCounterCountsAlone) {
+  TileBench b;
+  b.load_imem({I(Isa::kJmp)});  // spin
+  b.start();
+  for (int c = 31; c >= 0; --c) {
+    Hdr t = rx_hdr(0, 0, 0);
+    t.ctr = static_cast<uint32_t>(c);
+    for (int i = 0; i <= c; ++i) b.inject(make_packet(t, {}));
+    b.settle();
+    for (int k = 0; k < 32; ++k)
+      EXPECT_EQ(b.host_read(reg::kTileCounters + 4 * k), k >= c ? k + 1u : 0u)
+          << "counter " << k << " after the tokens to " << c;
+  }
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+}
+
 // Receive-reduce one stream and send another at one flit per cycle each, at the same time.
 TEST(RtlTile, SimultaneousReduceAndSend) {
   auto rng = kFile.rng();
@@ -1476,20 +1565,6 @@ TEST(RtlTile, ScaleAddCsr17LoopBack) {
   b.settle();
   EXPECT_EQ(b.dut().stat_err_o, 0);
   EXPECT_EQ(b.read_dmem(kA, kN), w0) << "after a start, CSR 17 is 1.0";
-}
-
-// A header for the tile under test (chip kChip, tile kTileId), counter 3, no source.
-Hdr rx_hdr(uint32_t opc, uint32_t len, uint32_t addr, uint32_t dt = 6, uint32_t op = 0) {
-  Hdr h;
-  h.opcode = opc;
-  h.dst_chip = kChip;
-  h.dst_tile = kTileId;
-  h.len = len;
-  h.dst_addr = addr;
-  h.dtype = dt;
-  h.op = op;
-  h.ctr = 3;
-  return h;
 }
 
 // Every receive-side error: the first error is kept, the sequencer stops, the engines go on.
@@ -1663,6 +1738,8 @@ TEST(RtlTile, ErrInfoCountAndDmemForEveryCheck) {
       ErrCheck::kShort, 9, 4, 1, 0x200, 0x220, 0, 0xA8);
   add("short: header with tail, len 32", rx_packet(hdr(0, 0x300, 32, 10, 4), 0, 0), kBad,
       ErrCheck::kShort, 10, 4);
+  add("short: header with tail, every source bit", rx_packet(hdr(0, 0x310, 16, 4095, 15), 0, 0),
+      kBad, ErrCheck::kShort, 4095, 15);
   {
     auto f = rx_packet(hdr(0, 0x400, 64, 11, 6), 2, 0xA9, -2);  // no tail, then a good token
     const auto tok = rx_packet(hdr(0, 0, 0, 1, 1), 0, 0);
@@ -2130,19 +2207,29 @@ TEST(RtlTile, Hazard) {
   }
 }
 
-// The hazard ranges of a full queue (docs/tile.md section 7): four 256-byte jobs to link 1 at
+// The hazard ranges of a full queue (docs/tile.md section 7): four 256-byte jobs to link 1 from
 // 0x4000 (j + 1), held by an XOFF after the first flits. A received 16-byte Write into the first
 // or the last grain a job has not read raises Hazard; one into the grain just before a job or
 // just past its end does not. Once the queue has drained (the same jobs sent in full, Waits
-// retired), no grain of any of them raises Hazard: only queued jobs are checked.
+// retired), no grain of any of them raises Hazard: only queued jobs are checked. The jobs'
+// descriptors differ in every field (odd counters among them), and each header on the link
+// carries its own job's, with its payload: a job keeps its fields while it waits in the queue.
 TEST(RtlTile, HazardRangesOfEveryQueuedJob) {
+  auto rng = kFile.rng();
   constexpr uint32_t kBytes = 256;
   auto job_src = [](uint32_t j) { return 0x4000 * (j + 1); };
+  auto job_dst = [](uint32_t j) { return 0x10000u * (j + 1) + 0x30; };
+  const DType dts[4] = {DType::kBf16, DType::kFp16, DType::kInt32, DType::kUint8};
+  const RedOp ops[4] = {RedOp::kMin, RedOp::kMax, RedOp::kAvg, RedOp::kSum};
+  auto job_desc = [&](uint32_t j) {
+    return desc(9 + j, 0, Opcode::kWrite, dts[j], ops[j], 31 - 2 * j, j % 2 == 0, 15 - j, j != 1);
+  };
   auto program = [&](bool drain) {
-    std::vector<uint64_t> p = {LI(2, kBytes), LI(3, 7), LI(4, 0)};
+    std::vector<uint64_t> p = {LI(2, kBytes), LI(3, 7)};
     for (uint32_t j = 0; j < 4; ++j) {
       p.push_back(LI(1, job_src(j)));
-      p.push_back(SEND(1, 2, 3, 4, desc(0, 0, Opcode::kWrite)));
+      p.push_back(LI(4, job_dst(j)));
+      p.push_back(SEND(1, 2, 3, 4, job_desc(j)));
     }
     if (drain) p.push_back(I(Isa::kWaits));
     p.push_back(I(Isa::kJmp, 0, 0, 0, 0, 0, static_cast<uint32_t>(p.size())));  // spin
@@ -2186,6 +2273,8 @@ TEST(RtlTile, HazardRangesOfEveryQueuedJob) {
   }
   TileBench b;
   b.route[7] = 1;
+  const auto data = random_bytes(rng, 4 * 0x4000);
+  b.load_dmem(job_src(0), data);
   const auto p = program(true);
   b.load_imem(p);
   b.start();
@@ -2197,7 +2286,30 @@ TEST(RtlTile, HazardRangesOfEveryQueuedJob) {
   b.settle();
   EXPECT_EQ(b.dut().stat_err_o, 0);
   EXPECT_EQ(b.dut().stat_running_o, 1);
-  EXPECT_EQ(TileBench::packets(b.link_out[1]).size(), 4u);
+  const auto pk = TileBench::packets(b.link_out[1]);
+  ASSERT_EQ(pk.size(), 4u);
+  for (uint32_t j = 0; j < 4; ++j) {
+    const Hdr h = unpack(pk[j][0]);
+    const SendDesc d = unpack_send_imm(job_desc(j));
+    EXPECT_EQ(h.dst_chip, 7u) << "job " << j;
+    EXPECT_EQ(h.dst_tile, d.tile) << "job " << j;
+    EXPECT_EQ(h.dst_addr, job_dst(j)) << "job " << j;
+    EXPECT_EQ(h.len, kBytes) << "job " << j;
+    EXPECT_EQ(h.dtype, static_cast<uint32_t>(d.dtype)) << "job " << j;
+    EXPECT_EQ(h.op, static_cast<uint32_t>(d.op)) << "job " << j;
+    EXPECT_EQ(h.ctr, d.ctr) << "job " << j;
+    EXPECT_EQ(h.sat, d.sat ? 1u : 0u) << "job " << j;
+    EXPECT_EQ(h.avg_shift, d.avg_shift) << "job " << j;
+    EXPECT_EQ(h.avg_final, d.avg_final ? 1u : 0u) << "job " << j;
+    ASSERT_EQ(pk[j].size(), 1 + kBytes / 16) << "job " << j;
+    std::vector<uint8_t> got;
+    for (size_t k = 1; k < pk[j].size(); ++k) {
+      const auto* w = reinterpret_cast<const uint8_t*>(pk[j][k].w.data());
+      got.insert(got.end(), w, w + 16);
+    }
+    const auto at = data.begin() + (job_src(j) - job_src(0));
+    EXPECT_EQ(got, std::vector<uint8_t>(at, at + kBytes)) << "job " << j;
+  }
 }
 
 // Waits stalls while jobs are queued; Bar waits for bar_release_i and raises bar_wait_o.
