@@ -564,6 +564,8 @@ TEST(ModelBlocks, EveryReceiveCheckIsRecordedCountedAndWritesOnlyInsideItsPacket
       ErrCheck::kShort, 9, 4, 1, 0x200, 0x220);
   add("short: header with tail, len 32", packet(hdr(kW, 0x300, 32, 10, 4), 0, 0), kBad,
       ErrCheck::kShort, 10, 4);
+  add("short: header with tail, every source bit", packet(hdr(kW, 0x310, 16, 4095, 15), 0, 0), kBad,
+      ErrCheck::kShort, 4095, 15);
   {
     auto f = packet(hdr(kW, 0x400, 64, 11, 6), 2, 0xA9, -2);  // no tail, then a good token
     const auto tok = packet(hdr(kW, 0, 0, 1, 1), 0, 0);

@@ -27,22 +27,26 @@
 //
 // Checked: every instruction (Nop, End, Li, Add, Sub, Mul, Addi, Lw (2 cycles), Geti 0..3,
 // Beq/Bne/Blt/Bge taken and not taken with signed operands, Jmp, Send, Wait, Waits, Bar, Csrw);
-// every error code with its pc and the first-error rule; Send's checks in the model's order;
-// the session rules (XREQ in the cycle after Send retires, GRANT, XOFF/XON, XDONE when the
-// queue runs empty, session kept across jobs to one link, closed for a local job and for
-// another link); exact timing: Send retire -> first flit 1 cycle after, a 2048-byte job as
-// 129 flits in 129 consecutive cycles, a 4096-byte job as 258, rx tail -> Wait 5 cycles, XOFF
-// -> no flit in the next decision; receive Write, Reduce (int8, uint8, int16, int32, fp16,
-// bf16, fp32 with sum, max, min, avg with final scale) against xf::alu_reduce, tokens, every
-// bad-packet kind, DmemRange, Hazard, the read-after-write hold; every ErrCheck (Opcode,
-// Length, Pair, Window, Short, Long, Headless) with TileErrInfo (check, source) and
-// TileErrCount, the whole DMEM compared before and after (a bad packet writes only inside
-// [dst_addr, dst_addr + len)); the watchdog for each WaitKind with the model's cycle counts,
-// silent with period 0 and while progress is made; simultaneous receive-reduce
-// and send at one flit per cycle each; host access to every region, host errors and host
-// access while the tile runs; random loop-back programs under random rx idle insertion and
-// random link stalls (XOFF/XON timing) against a C++ computation, with the XB queue never
-// above its 32 flits and no link data flit outside a granted, XON'd session.
+// every error code with its pc and the first-error rule; Send's checks in the model's order, its
+// DmemRange bounds and Lw's PmemRange on the 33-bit sums (every bit of the excess), Send of a
+// Reduce with each (dtype, op) of the fields (valid pairs reduce, the others IllegalInstr); the
+// session rules (XREQ in the cycle after Send retires, GRANT, XOFF/XON, XDONE when the queue runs
+// empty, session kept across jobs to one link, closed for a local job and for another link); exact
+// timing: Send retire -> first flit 1 cycle after, a 2048-byte job as 129 flits in 129 consecutive
+// cycles, a 4096-byte job as 258, rx tail -> Wait 5 cycles, XOFF -> no flit in the next decision;
+// four queued jobs keeping every descriptor field; Wait on all 32 bits of a counter (2^17 grains),
+// the 32 counters counting apart; receive Write, Reduce (int8, uint8, int16, int32, fp16, bf16,
+// fp32 with sum, max, min, avg with final scale) against xf::alu_reduce, tokens, every bad-packet
+// kind, DmemRange, Hazard (at both ends of each of 4 queued jobs' unread ranges, none once the
+// queue drained), the read-after-write hold at each pipeline distance; every ErrCheck (Opcode,
+// Length, Pair, Window, Short, Long, Headless) with TileErrInfo (check, source) and TileErrCount,
+// the whole DMEM compared before and after (a bad packet writes only inside [dst_addr, dst_addr +
+// len)); the watchdog for each WaitKind with the model's cycle counts, silent with period 0 and
+// while progress is made; simultaneous receive-reduce and send at one flit per cycle each; host
+// access to every region (each word with a value and its complement), host errors and host access
+// while the tile runs; random loop-back programs under random rx idle insertion and random link
+// stalls (XOFF/XON timing) against a C++ computation, with the XB queue never above its 32 flits
+// and no link data flit outside a granted, XON'd session.
 //
 // ScaleAdd (ScaleAddCsr17LoopBack): CSR 17 at its start value 1.0, then written by Csrw 17
 // twice, each value used by the fp32 ScaleAdd Reduce packets the tile sends to itself after it
@@ -702,6 +706,20 @@ std::vector<uint8_t> random_bytes(std::mt19937_64& rng, size_t n) {
   return v;
 }
 
+// A header for the tile under test (chip kChip, tile kTileId), counter 3, no source.
+Hdr rx_hdr(uint32_t opc, uint32_t len, uint32_t addr, uint32_t dt = 6, uint32_t op = 0) {
+  Hdr h;
+  h.opcode = opc;
+  h.dst_chip = kChip;
+  h.dst_tile = kTileId;
+  h.len = len;
+  h.dst_addr = addr;
+  h.dtype = dt;
+  h.op = op;
+  h.ctr = 3;
+  return h;
+}
+
 // ---- Tests
 // ---------------------------------------------------------------------------------------
 
@@ -722,7 +740,8 @@ TEST(RtlTile, ResetState) {
 TEST(RtlTile, HostRegionsAndErrors) {
   auto rng = kFile.rng();
   TileBench b;
-  // IMEM halves, PMEM, DMEM lanes: write then read back, at both ends of each memory.
+  // IMEM halves, PMEM, DMEM lanes: write then read back, at both ends of each memory, each
+  // word with a random value and its complement.
   const std::vector<uint32_t> addrs = {reg::kTileImem,
                                        reg::kTileImem + 4,
                                        reg::kTileImem + 8 * (kImemWords - 1),
@@ -741,6 +760,10 @@ TEST(RtlTile, HostRegionsAndErrors) {
     b.host_write(a, vals[a]);
   }
   for (uint32_t a : addrs) EXPECT_EQ(b.host_read(a), vals[a]) << std::hex << a;
+  // Every bit of each word both ways: the complements, then the values again.
+  for (uint32_t a : addrs) b.host_write(a, ~vals[a]);
+  for (uint32_t a : addrs) EXPECT_EQ(b.host_read(a), ~vals[a]) << std::hex << a;
+  for (uint32_t a : addrs) b.host_write(a, vals[a]);
   // A lane write leaves the other lanes of the DMEM word alone.
   b.host_write(reg::kTileDmem + 4, 0xA5A5A5A5u);
   EXPECT_EQ(b.host_read(reg::kTileDmem), vals[reg::kTileDmem]);
@@ -899,9 +922,10 @@ TEST(RtlTile, LwTwoCyclesAndPmemRange) {
       NOP(),
       I(Isa::kGeti, 5, 0, 0, 0, 0, 3),
       I(Isa::kLw, 6, 0, 0, 0, 0, kPmemWords - 1),
-      I(Isa::kLw, 7, 7, 0, 0, 0, 0),  // rd == rs1: pmem[r7 = 0x...]? r7 = 0 -> pmem[0]
-      I(Isa::kSub, 8, 4, 2),          // 3: Geti, Lw (2)
-      I(Isa::kSub, 9, 5, 4),          // 2: Geti, Nop
+      I(Isa::kLw, 7, 7, 0, 0, 0, 0),   // rd == rs1: pmem[r7 = 0x...]? r7 = 0 -> pmem[0]
+      I(Isa::kSub, 8, 4, 2),           // 3: Geti, Lw (2)
+      I(Isa::kSub, 9, 5, 4),           // 2: Geti, Nop
+      I(Isa::kLw, 12, 0, 0, 0, 0, 1),  // pmem[1] = ~pmem[0]: every bit of a word both ways
   };
   const uint32_t kFail = 200;
   observe(p, 3, 0xCAFE0012u, 0, kFail);
@@ -909,13 +933,14 @@ TEST(RtlTile, LwTwoCyclesAndPmemRange) {
   observe(p, 7, 0xABCD0000u, 2, kFail);
   observe(p, 8, 3, 3, kFail);
   observe(p, 9, 2, 4, kFail);
+  observe(p, 12, ~0xABCD0000u, 5, kFail);
   p.push_back(LI(10, kPmemWords - 3));
   p.push_back(I(Isa::kLw, 11, 10, 0, 0, 0, 3));  // PmemRange
   const uint32_t bad_pc = static_cast<uint32_t>(p.size() - 1);
   p.resize(kFail, NOP());
   p.push_back(END());
   b.load_imem(p);
-  b.load_pmem({0xABCD0000u}, 0);
+  b.load_pmem({0xABCD0000u, ~0xABCD0000u}, 0);
   b.load_pmem({0xCAFE0012u}, 12);
   b.load_pmem({0x12345678u}, kPmemWords - 1);
   b.start();
@@ -925,8 +950,43 @@ TEST(RtlTile, LwTwoCyclesAndPmemRange) {
   EXPECT_EQ(b.dut().stat_done_o, 0);
   EXPECT_EQ(b.dut().stat_pc_o, bad_pc);
   const auto hs = link_headers(b, 0);
-  ASSERT_EQ(hs.size(), 5u);
-  for (uint32_t i = 0; i < 5; ++i) EXPECT_EQ(hs[i].dst_addr, i * 16);
+  ASSERT_EQ(hs.size(), 6u);
+  for (uint32_t i = 0; i < 6; ++i) EXPECT_EQ(hs[i].dst_addr, i * 16);
+}
+
+// PmemRange is decided on the whole 33-bit index rs1 + imm (docs/isa.md): an index of 2^k for
+// every k from log2(PmemWords) to 32 (the carry out of the 32-bit add) fails at the Lw's pc,
+// whatever its low 14 bits (which alone address PMEM) say; the last word, reached through a
+// carry, loads.
+TEST(RtlTile, LwPmemRangeEveryIndexBit) {
+  TileBench b;
+  b.load_pmem({0x600DF00Du}, kPmemWords - 1);
+  for (uint32_t k = 14; k <= 32; ++k) {
+    const uint64_t idx = uint64_t{1} << k;
+    const uint32_t imm = 3 + k;  // rs1 + imm = 2^k, with a carry through the low bits
+    const uint32_t a = static_cast<uint32_t>(idx - imm);
+    b.load_imem({LI(1, a), I(Isa::kLw, 2, 1, 0, 0, 0, imm), END()});
+    b.start();
+    b.run(20);
+    EXPECT_EQ(b.dut().stat_err_o, static_cast<int>(TileErr::kPmemRange)) << "2^" << k;
+    EXPECT_EQ(b.dut().stat_pc_o, 1u) << "2^" << k;
+  }
+  // In range after a carry through the low bits: (kPmemWords - 4) + 3 loads the last word.
+  const uint32_t kFail = 20;
+  std::vector<uint64_t> p = {LI(kR16, 16), LI(1, kPmemWords - 4), I(Isa::kLw, 2, 1, 0, 0, 0, 3)};
+  observe(p, 2, 0x600DF00Du, 1, kFail);
+  p.resize(kFail, NOP());
+  p.push_back(END());
+  b.route[1] = 0;
+  b.load_imem(p);
+  b.start();
+  ASSERT_TRUE(b.run_to_halt());
+  b.settle();
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+  EXPECT_EQ(b.dut().stat_done_o, 1);
+  const auto hs = link_headers(b, 0);
+  ASSERT_EQ(hs.size(), 1u);
+  EXPECT_EQ(hs[0].dst_addr, 16u);
 }
 
 // Send -> XREQ in the next cycle; grant after the XB round trip; payload from DMEM; XDONE when
@@ -1123,10 +1183,9 @@ TEST(RtlTile, XoffExactTiming) {
   ASSERT_TRUE(b.run_to_halt());
 }
 
-// Receive: Write and Reduce for many dtype/op pairs (checked against xf::alu_reduce), tokens,
-// counters, Wait timing (tail accepted in t -> Wait retires in t + 5).
-TEST(RtlTile, ReceiveWriteReduce) {
-  auto rng = kFile.rng();
+// ReceiveWriteReduce with the avg scale CSR 16 = avg_scale.
+void receive_write_reduce(kit::Rng& rng, uint32_t avg_scale) {
+  SCOPED_TRACE(testing::Message() << "avg scale 0x" << std::hex << avg_scale);
   TileBench b;
   b.rng.seed(rng());
   struct Pair {
@@ -1142,9 +1201,8 @@ TEST(RtlTile, ReceiveWriteReduce) {
       {DType::kUint8, RedOp::kAvg, false, false, 1}, {DType::kFp16, RedOp::kSum, false, false, 0},
       {DType::kBf16, RedOp::kMax, false, false, 0},  {DType::kFp32, RedOp::kSum, false, false, 0},
       {DType::kFp32, RedOp::kMin, false, false, 0},  {DType::kInt32, RedOp::kAvg, false, true, 0}};
-  const uint32_t kScale = 0x6B7DA5C3u;  // about 0.84: every byte of the CSR non-zero
   // Program: set the avg scale, then wait for every packet's counter, then End.
-  std::vector<uint64_t> p = {LI(1, kScale), I(Isa::kCsrw, 0, 1, 0, 0, 0, 16)};
+  std::vector<uint64_t> p = {LI(1, avg_scale), I(Isa::kCsrw, 0, 1, 0, 0, 0, 16)};
   std::map<uint32_t, std::vector<uint8_t>> ref;  // addr -> expected bytes
   uint32_t addr = 0x2000;
   uint32_t ctr_total[32] = {};
@@ -1173,7 +1231,7 @@ TEST(RtlTile, ReceiveWriteReduce) {
     cfg.sat = pairs[i].sat;
     cfg.avg_final = pairs[i].fin;
     cfg.avg_shift = static_cast<uint8_t>(pairs[i].shift);
-    cfg.avg_scale = kScale;
+    cfg.avg_scale = avg_scale;
     alu_reduce(cfg, local.data(), in.data(), n);
     ref[addr] = local;
     ctr_total[h.ctr] += n / 16;
@@ -1220,6 +1278,15 @@ TEST(RtlTile, ReceiveWriteReduce) {
     EXPECT_EQ(b.read_dmem(a, static_cast<uint32_t>(bytes.size())), bytes) << std::hex << a;
   for (int c : {0, 1, 2, 5, 6})
     EXPECT_EQ(b.host_read(reg::kTileCounters + 4 * c), ctr_total[c]) << "counter " << c;
+}
+
+// Receive: Write and Reduce for many dtype/op pairs (checked against xf::alu_reduce), tokens,
+// counters, Wait timing (tail accepted in t -> Wait retires in t + 5). Twice: with an avg scale
+// CSR value and with its complement, so that each of its bits is used both ways.
+TEST(RtlTile, ReceiveWriteReduce) {
+  auto rng = kFile.rng();
+  for (const uint32_t avg_scale : {0x6B7DA5C3u, ~0x6B7DA5C3u})  // about 0.84, 1.16: no zero byte
+    receive_write_reduce(rng, avg_scale);
 }
 
 // A Wait whose counter is completed by a tail accepted in cycle t retires in t + 5 (its pc
@@ -1284,6 +1351,81 @@ TEST(RtlTile, ReadAfterWriteHold) {
   ASSERT_EQ(heads.size(), 3u);
   for (uint64_t c : b.rx_stall_cycles)
     EXPECT_TRUE(c > heads[1] && c <= heads[1] + 6 ? true : c > heads[2]);
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+}
+
+// The read-after-write hold at every distance (docs/tile.md, xf_tile_recv): two int32 Sum Reduce
+// packets of n = 1..5 words to the same bytes, back to back, so that the second packet's first
+// word follows the first packet's by n + 1 cycles (accepted 2..6 cycles earlier: each pipeline
+// stage in turn, and once past it); DMEM holds both sums (xf::alu_reduce), no error.
+TEST(RtlTile, ReadAfterWriteHoldEveryDistance) {
+  auto rng = kFile.rng();
+  for (uint32_t n = 1; n <= 5; ++n) {
+    TileBench b;
+    auto local = random_bytes(rng, 16 * n);
+    b.load_dmem(0x400, local);
+    AluCfg cfg;
+    cfg.dtype = DType::kInt32;
+    for (int k = 0; k < 2; ++k) {
+      const auto in = random_bytes(rng, 16 * n);
+      b.inject(make_packet(rx_hdr(1, 16 * n, 0x400, static_cast<uint32_t>(DType::kInt32)), in));
+      alu_reduce(cfg, local.data(), in.data(), 16 * n);
+    }
+    b.settle();
+    EXPECT_EQ(b.dut().stat_err_o, 0) << n << " words";
+    EXPECT_EQ(b.read_dmem(0x400, 16 * n), local) << n << " words";
+    EXPECT_EQ(b.host_read(reg::kTileCounters + 12), 2 * n) << n << " words";
+  }
+}
+
+// Wait compares all 32 bits of its counter (docs/isa.md, Wait): 2048-byte Writes add 128 grains
+// each to counter 9. A Wait for 129 still stalls at 128 (bit 7 set) and retires with the second
+// packet; a Wait for 2^17 still stalls at 2^17 - 128 and retires with the 1024th.
+TEST(RtlTile, WaitComparesTheWholeCounter) {
+  auto rng = kFile.rng();
+  TileBench b;
+  Hdr h = rx_hdr(0, 2048, 0x1000);
+  h.ctr = 9;
+  const auto pkt = make_packet(h, random_bytes(rng, 2048));
+  b.load_imem({LI(1, 129), WAIT(1, 0, 9), LI(1, 1u << 17), WAIT(1, 0, 9), END()});
+  b.start();
+  auto receive = [&](int packets) {
+    for (int i = 0; i < packets; ++i) {
+      b.inject(pkt);
+      if (i % 256 == 255) b.settle();  // settle() runs up to 100,000 cycles
+    }
+    b.settle();
+  };
+  receive(1);
+  EXPECT_EQ(b.host_read(reg::kTileCounters + 36), 128u);
+  EXPECT_EQ(b.dut().stat_pc_o, 1u) << "Wait 129 at 128";
+  receive(1);
+  EXPECT_EQ(b.dut().stat_pc_o, 3u) << "Wait 129 at 256";
+  receive(1021);
+  EXPECT_EQ(b.host_read(reg::kTileCounters + 36), (1u << 17) - 128);
+  EXPECT_EQ(b.dut().stat_pc_o, 3u) << "Wait 2^17 at 2^17 - 128";
+  EXPECT_EQ(b.dut().stat_running_o, 1);
+  receive(1);
+  EXPECT_EQ(b.dut().stat_done_o, 1) << "Wait 2^17 at 2^17";
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+}
+
+// The 32 arrival counters count apart (docs/tile.md section 5): c + 1 tokens to counter c, for c
+// from 31 down to 0, each batch followed by a host read of all 32 (each reads its own count so
+// far, or 0).
+TEST(RtlTile, EveryCounterCountsAlone) {
+  TileBench b;
+  b.load_imem({I(Isa::kJmp)});  // spin
+  b.start();
+  for (int c = 31; c >= 0; --c) {
+    Hdr t = rx_hdr(0, 0, 0);
+    t.ctr = static_cast<uint32_t>(c);
+    for (int i = 0; i <= c; ++i) b.inject(make_packet(t, {}));
+    b.settle();
+    for (int k = 0; k < 32; ++k)
+      EXPECT_EQ(b.host_read(reg::kTileCounters + 4 * k), k >= c ? k + 1u : 0u)
+          << "counter " << k << " after the tokens to " << c;
+  }
   EXPECT_EQ(b.dut().stat_err_o, 0);
 }
 
@@ -1423,20 +1565,6 @@ TEST(RtlTile, ScaleAddCsr17LoopBack) {
   b.settle();
   EXPECT_EQ(b.dut().stat_err_o, 0);
   EXPECT_EQ(b.read_dmem(kA, kN), w0) << "after a start, CSR 17 is 1.0";
-}
-
-// A header for the tile under test (chip kChip, tile kTileId), counter 3, no source.
-Hdr rx_hdr(uint32_t opc, uint32_t len, uint32_t addr, uint32_t dt = 6, uint32_t op = 0) {
-  Hdr h;
-  h.opcode = opc;
-  h.dst_chip = kChip;
-  h.dst_tile = kTileId;
-  h.len = len;
-  h.dst_addr = addr;
-  h.dtype = dt;
-  h.op = op;
-  h.ctr = 3;
-  return h;
 }
 
 // Every receive-side error: the first error is kept, the sequencer stops, the engines go on.
@@ -1610,6 +1738,8 @@ TEST(RtlTile, ErrInfoCountAndDmemForEveryCheck) {
       ErrCheck::kShort, 9, 4, 1, 0x200, 0x220, 0, 0xA8);
   add("short: header with tail, len 32", rx_packet(hdr(0, 0x300, 32, 10, 4), 0, 0), kBad,
       ErrCheck::kShort, 10, 4);
+  add("short: header with tail, every source bit", rx_packet(hdr(0, 0x310, 16, 4095, 15), 0, 0),
+      kBad, ErrCheck::kShort, 4095, 15);
   {
     auto f = rx_packet(hdr(0, 0x400, 64, 11, 6), 2, 0xA9, -2);  // no tail, then a good token
     const auto tok = rx_packet(hdr(0, 0, 0, 1, 1), 0, 0);
@@ -1965,6 +2095,75 @@ TEST(RtlTile, SequencerErrors) {
   EXPECT_EQ(b.dut().stat_done_o, 1);
 }
 
+// Send's pair check (docs/isa.md, Send; xf::valid_pair): every (dtype, op) of the 3-bit fields'
+// first 7 x 5 values as a Reduce to the tile itself. A valid pair is queued and its 64 bytes
+// reduce into DMEM as xf::alu_reduce says (CSR 16 and 17 at their start values); an invalid
+// one fails with IllegalInstr at the Send's pc and changes nothing.
+TEST(RtlTile, SendReduceEveryPair) {
+  auto rng = kFile.rng();
+  TileBench b;
+  constexpr uint32_t kN = 64, kSrc = 0x1000, kDst = 0x8000;
+  for (uint32_t dt = 0; dt < kDTypeCount; ++dt) {
+    for (uint32_t op = 0; op < kRedOpCount; ++op) {
+      const auto t = static_cast<DType>(dt);
+      const auto o = static_cast<RedOp>(op);
+      const auto in = random_bytes(rng, kN);
+      const auto local = random_bytes(rng, kN);
+      b.load_dmem(kSrc, in);
+      b.load_dmem(kDst, local);
+      b.load_imem({LI(1, kSrc), LI(2, kN), LI(3, kChip), LI(4, kDst),
+                   SEND(1, 2, 3, 4, desc(kTileId, 0, Opcode::kReduce, t, o, 4)), END()});
+      b.start();
+      ASSERT_TRUE(b.run_to_halt()) << "dtype " << dt << " op " << op;
+      b.settle();
+      std::vector<uint8_t> want = local;
+      if (valid_pair(t, o)) {
+        AluCfg cfg;
+        cfg.dtype = t;
+        cfg.op = o;
+        alu_reduce(cfg, want.data(), in.data(), kN);
+        EXPECT_EQ(b.dut().stat_err_o, 0) << "dtype " << dt << " op " << op;
+        EXPECT_EQ(b.dut().stat_done_o, 1) << "dtype " << dt << " op " << op;
+      } else {
+        EXPECT_EQ(b.dut().stat_err_o, static_cast<int>(TileErr::kIllegalInstr))
+            << "dtype " << dt << " op " << op;
+        EXPECT_EQ(b.dut().stat_pc_o, 4u) << "dtype " << dt << " op " << op;
+      }
+      EXPECT_EQ(b.read_dmem(kDst, kN), want) << "dtype " << dt << " op " << op;
+    }
+  }
+}
+
+// Send's DmemRange bounds are decided on the 33-bit sums (docs/isa.md, Send): src_end = rs1 + rs2
+// past DmemBytes and dst_end = r[rs4] + rs2 past 2^24 fail, by one grain or by 2^k bytes for every
+// k up to 31, and with a carry out of 32 bits; each sum exactly at its bound is legal.
+TEST(RtlTile, SendRangeEveryEndBit) {
+  TileBench b;
+  b.route[7] = 1;
+  const uint32_t w = desc(0, 0, Opcode::kWrite);
+  struct Case {
+    uint32_t src, bytes, dst;
+    bool ok;
+  };
+  std::vector<Case> cases = {{kDmemBytes - 16, 16, 0, true},
+                             {0, 16, (1u << 24) - 16, true},
+                             {0xFFFFFFF0u, 32, 0, false},
+                             {0, 32, 0xFFFFFFF0u, false}};
+  for (uint32_t k = 4; k < 32; ++k) {
+    cases.push_back({kDmemBytes - 16 + (1u << k), 16, 0, false});
+    cases.push_back({0, 16, (1u << 24) - 16 + (1u << k), false});
+  }
+  for (const auto& c : cases) {
+    b.load_imem({LI(1, c.src), LI(2, c.bytes), LI(3, 7), LI(4, c.dst), SEND(1, 2, 3, 4, w), END()});
+    b.start();
+    ASSERT_TRUE(b.run_to_halt()) << std::hex << c.src << " " << c.dst;
+    b.settle();
+    EXPECT_EQ(b.dut().stat_err_o, c.ok ? 0 : static_cast<int>(TileErr::kDmemRange))
+        << std::hex << "src 0x" << c.src << " bytes 0x" << c.bytes << " dst 0x" << c.dst;
+    EXPECT_EQ(b.dut().stat_pc_o, c.ok ? 6u : 4u) << std::hex << c.src << " " << c.dst;
+  }
+}
+
 // Hazard: a received payload flit into bytes a queued job has not read yet.
 TEST(RtlTile, Hazard) {
   for (int variant = 0; variant < 3; ++variant) {
@@ -2005,6 +2204,111 @@ TEST(RtlTile, Hazard) {
     EXPECT_EQ(b.dut().stat_err_o, variant == 1 ? static_cast<int>(TileErr::kHazard) : 0)
         << "variant " << variant;
     EXPECT_EQ(b.read_dmem(addr, 16), std::vector<uint8_t>(16, 0xEE));  // still applied
+  }
+}
+
+// The hazard ranges of a full queue (docs/tile.md section 7): four 256-byte jobs to link 1 from
+// 0x4000 (j + 1), held by an XOFF after the first flits. A received 16-byte Write into the first
+// or the last grain a job has not read raises Hazard; one into the grain just before a job or
+// just past its end does not. Once the queue has drained (the same jobs sent in full, Waits
+// retired), no grain of any of them raises Hazard: only queued jobs are checked. The jobs'
+// descriptors differ in every field (odd counters among them), and each header on the link
+// carries its own job's, with its payload: a job keeps its fields while it waits in the queue.
+TEST(RtlTile, HazardRangesOfEveryQueuedJob) {
+  auto rng = kFile.rng();
+  constexpr uint32_t kBytes = 256;
+  auto job_src = [](uint32_t j) { return 0x4000 * (j + 1); };
+  auto job_dst = [](uint32_t j) { return 0x10000u * (j + 1) + 0x30; };
+  const DType dts[4] = {DType::kBf16, DType::kFp16, DType::kInt32, DType::kUint8};
+  const RedOp ops[4] = {RedOp::kMin, RedOp::kMax, RedOp::kAvg, RedOp::kSum};
+  auto job_desc = [&](uint32_t j) {
+    return desc(9 + j, 0, Opcode::kWrite, dts[j], ops[j], 31 - 2 * j, j % 2 == 0, 15 - j, j != 1);
+  };
+  auto program = [&](bool drain) {
+    std::vector<uint64_t> p = {LI(2, kBytes), LI(3, 7)};
+    for (uint32_t j = 0; j < 4; ++j) {
+      p.push_back(LI(1, job_src(j)));
+      p.push_back(LI(4, job_dst(j)));
+      p.push_back(SEND(1, 2, 3, 4, job_desc(j)));
+    }
+    if (drain) p.push_back(I(Isa::kWaits));
+    p.push_back(I(Isa::kJmp, 0, 0, 0, 0, 0, static_cast<uint32_t>(p.size())));  // spin
+    return p;
+  };
+  auto write16 = [](uint32_t addr) {
+    Hdr h;
+    h.dst_chip = kChip;
+    h.dst_tile = kTileId;
+    h.dst_addr = addr;
+    h.len = 16;
+    return make_packet(h, std::vector<uint8_t>(16, 0xEE));
+  };
+  for (uint32_t j = 0; j < 4; ++j) {
+    // (address, Hazard expected); the front job's first unread grain moves, so job 0 is
+    // checked at its end only.
+    std::vector<std::pair<uint32_t, bool>> probes = {{job_src(j) + kBytes - 16, true},
+                                                     {job_src(j) + kBytes, false}};
+    if (j > 0) {
+      probes.push_back({job_src(j), true});
+      probes.push_back({job_src(j) - 16, false});
+    }
+    for (const auto& [addr, hazard] : probes) {
+      TileBench b;
+      b.route[7] = 1;
+      b.load_imem(program(false));
+      b.start();
+      b.run_until([&] { return !b.msgs.empty(); });  // the GRANT
+      b.stray_msg(b.cycle() + 2, 1, 2);              // XOFF
+      b.run(20);
+      ASSERT_EQ(b.dut().stat_err_o, 0);
+      uint32_t sent = 0;  // job 0's payload flits out: it and the three behind it stay queued
+      for (const auto& r : b.tx) sent += r.ctrl == 0 && !r.f.head;
+      ASSERT_LT(sent, kBytes / 16);
+      b.inject(write16(addr));
+      b.settle();
+      EXPECT_EQ(b.dut().stat_err_o, hazard ? static_cast<int>(TileErr::kHazard) : 0)
+          << "job " << j << " addr 0x" << std::hex << addr;
+      EXPECT_EQ(b.read_dmem(addr, 16), std::vector<uint8_t>(16, 0xEE));  // applied either way
+    }
+  }
+  TileBench b;
+  b.route[7] = 1;
+  const auto data = random_bytes(rng, 4 * 0x4000);
+  b.load_dmem(job_src(0), data);
+  const auto p = program(true);
+  b.load_imem(p);
+  b.start();
+  ASSERT_TRUE(b.run_until([&] { return b.dut().stat_pc_o == p.size() - 1; }, 10000));
+  for (uint32_t j = 0; j < 4; ++j) {
+    b.inject(write16(job_src(j)));
+    b.inject(write16(job_src(j) + kBytes - 16));
+  }
+  b.settle();
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+  EXPECT_EQ(b.dut().stat_running_o, 1);
+  const auto pk = TileBench::packets(b.link_out[1]);
+  ASSERT_EQ(pk.size(), 4u);
+  for (uint32_t j = 0; j < 4; ++j) {
+    const Hdr h = unpack(pk[j][0]);
+    const SendDesc d = unpack_send_imm(job_desc(j));
+    EXPECT_EQ(h.dst_chip, 7u) << "job " << j;
+    EXPECT_EQ(h.dst_tile, d.tile) << "job " << j;
+    EXPECT_EQ(h.dst_addr, job_dst(j)) << "job " << j;
+    EXPECT_EQ(h.len, kBytes) << "job " << j;
+    EXPECT_EQ(h.dtype, static_cast<uint32_t>(d.dtype)) << "job " << j;
+    EXPECT_EQ(h.op, static_cast<uint32_t>(d.op)) << "job " << j;
+    EXPECT_EQ(h.ctr, d.ctr) << "job " << j;
+    EXPECT_EQ(h.sat, d.sat ? 1u : 0u) << "job " << j;
+    EXPECT_EQ(h.avg_shift, d.avg_shift) << "job " << j;
+    EXPECT_EQ(h.avg_final, d.avg_final ? 1u : 0u) << "job " << j;
+    ASSERT_EQ(pk[j].size(), 1 + kBytes / 16) << "job " << j;
+    std::vector<uint8_t> got;
+    for (size_t k = 1; k < pk[j].size(); ++k) {
+      const auto* w = reinterpret_cast<const uint8_t*>(pk[j][k].w.data());
+      got.insert(got.end(), w, w + 16);
+    }
+    const auto at = data.begin() + (job_src(j) - job_src(0));
+    EXPECT_EQ(got, std::vector<uint8_t>(at, at + kBytes)) << "job " << j;
   }
 }
 
