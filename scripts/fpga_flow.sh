@@ -33,8 +33,8 @@
 # FPGA_FILES="a.sv b.sv ..." (a whole file list instead of scripts/fpga_files.sh's),
 # FPGA_OUT=DIR (outputs in DIR instead of build/fpga/BOARD, for a trial beside the real build),
 # FPGA_PNR_ARGS="..." (more nextpnr options, e.g. --router router2), FPGA_ABC9_DELAY_PS=N (ECP5:
-# ABC9 maps for a delay target of N ps, e.g. 10000 for 100 MHz, instead of the least delay it can
-# reach, and for area wherever the target allows: about 30 % fewer LUT4, docs/fpga.md section 8).
+# ABC9 maps for a delay target of N ps, default 10000, and for area wherever the target allows:
+# about 30 % fewer LUT4, docs/fpga.md section 8; 0 maps for the least delay ABC9 can reach).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -219,10 +219,13 @@ do_synth() {
          synth_cmd="synth_xilinx -family xc7 $xflat -top fpga; write_json $out/fpga.json" ;;
   esac
   synth_cmd=${synth_cmd//  / }
-  # ABC9's delay target (Yosys's scratchpad abc9.D), when one is asked for (ECP5).
-  local abc9_pre=""
-  if [[ $family == ecp5 && -n ${FPGA_ABC9_DELAY_PS:-} ]]; then
-    abc9_pre="scratchpad -set abc9.D $FPGA_ABC9_DELAY_PS; "
+  # ABC9's delay target (Yosys's scratchpad abc9.D) on ECP5: 10,000 ps unless FPGA_ABC9_DELAY_PS
+  # says otherwise (0: none, ABC9's least-delay mapping). With the target ABC9 maps for area
+  # wherever its delay model allows: a third fewer LUT4, which is what lets the ULX3S hold a
+  # ladder of four 32-bit chips (docs/boards.md section 8).
+  local abc9_pre="" abc9_ps=${FPGA_ABC9_DELAY_PS:-10000}
+  if [[ $family == ecp5 && $abc9_ps != 0 ]]; then
+    abc9_pre="scratchpad -set abc9.D $abc9_ps; "
   fi
   local yv
   yv=$(tool_version "${yosys_cmd[@]}" -V)

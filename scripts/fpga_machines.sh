@@ -21,18 +21,18 @@ gen() {  # BOARD gen_system-options...
     echo "fpga_machines: gen_system failed for $board" >&2; exit 1; }
 }
 # iCEBreaker (iCE40UP5K, 5280 LUT4): the smallest machine there is, two chips of one tile and
-# one link, with only the fp32 ALU without ScaleAdd (the cheapest, docs/alu.md). It does not fit:
-# a chip's 128-bit datapath alone is several times the device (docs/boards.md); the flow says by
-# how much.
-gen icebreaker --topology line:2 --tiles 1 --imem-words 64 --pmem-words 256 --dmem-bytes 1K \
-  --table-chips 2 --alu-dtypes fp32
-# ULX3S (ECP5-85F, 83,640 LUT4): a ring of two chips of one tile, the fp32 ALU without ScaleAdd
-# (with ScaleAdd, or with bf16 as well, the ring needs 100 % of the device or more: docs/boards.md).
-gen ulx3s --topology ring:2 --tiles 1 --imem-words 256 --pmem-words 1024 --dmem-bytes 8K \
-  --table-chips 2 --alu-dtypes fp32
+# two links, 32-bit flits, the int8, int16 and bf16 ALU units (issue 21's subset). It does not
+# fit: a chip is several times the device (docs/boards.md section 9); the flow says by how much.
+gen icebreaker --topology line:2 --tiles 1 --flit-bits 32 --imem-words 64 --pmem-words 256 \
+  --dmem-bytes 1K --table-chips 2 --alu-dtypes int8,int16,bf16
+# ULX3S (ECP5-85F, 83,640 LUT4): a ladder of four chips of one tile and four links, 32-bit flits,
+# the fp32 ALU without ScaleAdd: 74 % of the device with ABC9's 10 ns target (the flow's default
+# for this board), 97 % without it (docs/boards.md section 8).
+gen ulx3s --topology ladder:4 --tiles 1 --flit-bits 32 --imem-words 256 --pmem-words 1024 \
+  --dmem-bytes 8K --table-chips 4 --alu-dtypes fp32
 # Arty A7-100T (63,400 LUT6): the ULX3S's machine.
-gen arty_a7 --topology ring:2 --tiles 1 --imem-words 256 --pmem-words 1024 --dmem-bytes 8K \
-  --table-chips 2 --alu-dtypes fp32
+gen arty_a7 --topology ladder:4 --tiles 1 --flit-bits 32 --imem-words 256 --pmem-words 1024 \
+  --dmem-bytes 8K --table-chips 4 --alu-dtypes fp32
 if [[ $check == --check ]]; then
   for b in icebreaker ulx3s arty_a7; do
     diff -q "fpga/$b/xf_system_top.sv" "$out/$b/xf_system_top.sv" > /dev/null || {

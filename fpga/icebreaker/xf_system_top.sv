@@ -33,17 +33,17 @@ module xf_system_top (
 );
 
   localparam int PhyWireDelayCycles = 5;
-  localparam int WordBits = 195;  // {valid, flit, ctl, crc}
+  localparam int WordBits = 99;  // {valid, flit, ctl, crc}
 
   // node 0 (chip)
   logic [1:0] n0_tx_valid;
-  logic [259:0] n0_tx_flit;
+  logic [67:0] n0_tx_flit;
   logic [63:0] n0_tx_ctl, n0_tx_crc;
   logic [WordBits-1:0] n0_p0_tx, n0_p0_rx;
   logic [WordBits-1:0] n0_p1_tx, n0_p1_rx;
   // node 1 (chip)
   logic [1:0] n1_tx_valid;
-  logic [259:0] n1_tx_flit;
+  logic [67:0] n1_tx_flit;
   logic [63:0] n1_tx_ctl, n1_tx_crc;
   logic [WordBits-1:0] n1_p0_tx, n1_p0_rx;
   logic [WordBits-1:0] n1_p1_tx, n1_p1_rx;
@@ -71,12 +71,12 @@ module xf_system_top (
   );
 
   // Unconnected ports receive nothing (phy_rx_* at zero).
-  assign n0_p0_tx = {n0_tx_valid[0], n0_tx_flit[0 +: 130], n0_tx_ctl[0 +: 32], n0_tx_crc[0 +: 32]};
-  assign n0_p1_tx = {n0_tx_valid[1], n0_tx_flit[130 +: 130], n0_tx_ctl[32 +: 32], n0_tx_crc[32 +: 32]};
+  assign n0_p0_tx = {n0_tx_valid[0], n0_tx_flit[0 +: 34], n0_tx_ctl[0 +: 32], n0_tx_crc[0 +: 32]};
+  assign n0_p1_tx = {n0_tx_valid[1], n0_tx_flit[34 +: 34], n0_tx_ctl[32 +: 32], n0_tx_crc[32 +: 32]};
   assign n0_p1_rx = '0;
-  assign n1_p0_tx = {n1_tx_valid[0], n1_tx_flit[0 +: 130], n1_tx_ctl[0 +: 32], n1_tx_crc[0 +: 32]};
+  assign n1_p0_tx = {n1_tx_valid[0], n1_tx_flit[0 +: 34], n1_tx_ctl[0 +: 32], n1_tx_crc[0 +: 32]};
   assign n1_p0_rx = '0;
-  assign n1_p1_tx = {n1_tx_valid[1], n1_tx_flit[130 +: 130], n1_tx_ctl[32 +: 32], n1_tx_crc[32 +: 32]};
+  assign n1_p1_tx = {n1_tx_valid[1], n1_tx_flit[34 +: 34], n1_tx_ctl[32 +: 32], n1_tx_crc[32 +: 32]};
   logic unused_tx;
   assign unused_tx = ^{n0_p1_tx, n1_p0_tx};
 
@@ -85,13 +85,14 @@ module xf_system_top (
 
   // ---- Node 0: chip 0 (2 ports) -------------------------------------------------------
   xf_chip #(
+    .FlitBits  (32),
     .NumTiles  (1),
     .NumLinks  (2),
     .ImemWords (64),
     .PmemWords (256),
     .DmemBytes (1024),
     .TableChips(2),
-    .AluDtypes (8'h40)
+    .AluDtypes (8'h25)
   ) u_chip0 (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -111,8 +112,8 @@ module xf_system_top (
     .phy_tx_flit_o   (n0_tx_flit),
     .phy_tx_ctl_o    (n0_tx_ctl),
     .phy_tx_crc_o    (n0_tx_crc),
-    .phy_rx_valid_i  ({n0_p1_rx[194], n0_p0_rx[194]}),
-    .phy_rx_flit_i   ({n0_p1_rx[193:64], n0_p0_rx[193:64]}),
+    .phy_rx_valid_i  ({n0_p1_rx[98], n0_p0_rx[98]}),
+    .phy_rx_flit_i   ({n0_p1_rx[97:64], n0_p0_rx[97:64]}),
     .phy_rx_ctl_i    ({n0_p1_rx[63:32], n0_p0_rx[63:32]}),
     .phy_rx_crc_i    ({n0_p1_rx[31:0], n0_p0_rx[31:0]}),
     .bar_arrived_o   (bar_arrived[0]),
@@ -123,13 +124,14 @@ module xf_system_top (
 
   // ---- Node 1: chip 1 (2 ports) -------------------------------------------------------
   xf_chip #(
+    .FlitBits  (32),
     .NumTiles  (1),
     .NumLinks  (2),
     .ImemWords (64),
     .PmemWords (256),
     .DmemBytes (1024),
     .TableChips(2),
-    .AluDtypes (8'h40)
+    .AluDtypes (8'h25)
   ) u_chip1 (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -149,8 +151,8 @@ module xf_system_top (
     .phy_tx_flit_o   (n1_tx_flit),
     .phy_tx_ctl_o    (n1_tx_ctl),
     .phy_tx_crc_o    (n1_tx_crc),
-    .phy_rx_valid_i  ({n1_p1_rx[194], n1_p0_rx[194]}),
-    .phy_rx_flit_i   ({n1_p1_rx[193:64], n1_p0_rx[193:64]}),
+    .phy_rx_valid_i  ({n1_p1_rx[98], n1_p0_rx[98]}),
+    .phy_rx_flit_i   ({n1_p1_rx[97:64], n1_p0_rx[97:64]}),
     .phy_rx_ctl_i    ({n1_p1_rx[63:32], n1_p0_rx[63:32]}),
     .phy_rx_crc_i    ({n1_p1_rx[31:0], n1_p0_rx[31:0]}),
     .bar_arrived_o   (bar_arrived[1]),

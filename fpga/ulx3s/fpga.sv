@@ -2,10 +2,10 @@
 // the portable core (fpga/common/xf_fpga_core.sv), as Forencich's fpga.v wraps fpga_core.v.
 // Pins in fpga/ulx3s/ulx3s.lpf; flows in docs/boards.md.
 //
-// Clock: the core runs at ClkMhz (default 10), made from the 25 MHz oscillator clk_25mhz by an
-// EHXPLLL: two one-tile chips place and route at about 15 MHz on the LFE5U-85F-6, short of the
-// board's 25 MHz (docs/boards.md section 7), and 10 MHz is also a whole number of cycles per bit
-// of the UART at 1 Mbaud. PFD 25 / 5 = 5 MHz, feedback ClkMhz / 5, VCO 600 MHz (400..800),
+// Clock: the core runs at ClkMhz (default 15), made from the 25 MHz oscillator clk_25mhz by an
+// EHXPLLL: the ladder of four 32-bit chips places and routes at about 21 MHz on the
+// LFE5U-85F-6, short of the board's 25 MHz (docs/boards.md section 7), and 15 MHz is also a
+// whole number of cycles per bit of the UART at 1 Mbaud. PFD 25 / 5 = 5 MHz, feedback ClkMhz / 5, VCO 600 MHz (400..800),
 // CLKOP 600 / ClkMhz; the core stays in reset until the PLL locks. ClkMhz = 25 takes the
 // oscillator straight through (no PLL): the Verilated test of the driver's serial backend
 // (docs/fpga.md section 5) builds this top with ClkMhz = 25, since Verilator has no model of
@@ -30,7 +30,7 @@ module fpga #(
   // UART bit rate (the Verilated test and a user with a slower adapter override it)
   parameter int Baud = 1_000_000,
   // the core's clock in MHz (see above)
-  parameter int ClkMhz = 10
+  parameter int ClkMhz = 15
 ) (
   input  logic       clk_25mhz,   // 25 MHz oscillator
   input  logic [6:0] btn,         // buttons; btn[0] (PWR, active low) is the reset
