@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "xf/topology.hpp"
+
 namespace xf::model {
 
 namespace {
@@ -56,9 +58,8 @@ uint32_t config(HostPort& hp) {
       nd.num_tiles() ? static_cast<uint32_t>(nd.tile(0).dmem.size() / 1024) : 0;
   // Bits 11:8 saturate at 15: a switch of the model may have more ports (Ports has them).
   const uint32_t ports = std::min<uint32_t>(static_cast<uint32_t>(nd.ctx.num_ports), 15);
-  uint32_t flit_log2 = 0;  // log2 of the flit width in bytes
-  while ((1u << flit_log2) < nd.ctx.flit_bytes) ++flit_log2;
-  return static_cast<uint32_t>(nd.num_tiles()) | flit_log2 << 5 | ports << 8 | 12u << 12 |
+  return static_cast<uint32_t>(nd.num_tiles()) |
+         config_flit_field(static_cast<int>(nd.ctx.flit_bytes * 8)) | ports << 8 | 12u << 12 |
          std::min<uint32_t>(dmem_kib, 0xFFFF) << 16;  // the full 4096-chip table
 }
 

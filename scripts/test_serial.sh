@@ -65,15 +65,15 @@ same_cycles --collective allreduce --dtype fp32 --op max --bytes 256
 same_cycles --collective reduce_scatter --dtype fp32 --op sum --bytes 512
 same_cycles --collective all_gather --dtype uint8 --bytes 512
 same_cycles --collective broadcast --root 1 --dtype int16 --bytes 256
-other=ladder:8
-[ "$machine" = ladder:8 ] && other=ring:2
-expect 1 "board's machine is $machine" -- run --topology "$other" --flit-bits "$flit" \
+wrong_topology=ladder:8
+[ "$machine" = ladder:8 ] && wrong_topology=ring:2
+expect 1 "board's machine is $machine" -- run --topology "$wrong_topology" --flit-bits "$flit" \
   --tiles "$tiles" --bytes 1K --dtype fp32 --backend "serial:$pty"
 expect 1 "run with --tiles $tiles" -- run --topology "$machine" --flit-bits "$flit" --tiles 3 \
   --bytes 1K --dtype int32 --backend "serial:$pty"
-other=$((flit == 32 ? 64 : 32))
-expect 1 "board's chips have $flit-bit flits, not $other; run with --flit-bits $flit" \
-  -- run --topology "$machine" --flit-bits "$other" --tiles "$tiles" --bytes 1K \
+wrong_flit=$((flit == 32 ? 64 : 32))
+expect 1 "board's chips have $flit-bit flits, not $wrong_flit; run with --flit-bits $flit" \
+  -- run --topology "$machine" --flit-bits "$wrong_flit" --tiles "$tiles" --bytes 1K \
   --backend "serial:$pty"
 expect 1 "needs [0-9]+ bytes of data memory per tile" -- run "${on[@]}" --bytes 256K \
   --dtype int32 --backend "serial:$pty"

@@ -64,12 +64,11 @@ constexpr int kPhyWireDelayCycles = static_cast<int>(kLinkLatencyCycles) - 3;
 constexpr int word_bits(int f) { return 1 + (f + 2) + 32 + 32; }
 
 // The Config register of the RTL nodes (rtl/xf_chip.sv, rtl/xf_switch.sv config_i).
-uint32_t rtl_config(bool chip, uint32_t flit_bytes) {
-  uint32_t log2_table = 0, log2_flit = 0;
+uint32_t rtl_config(bool chip, int flit_bits) {
+  uint32_t log2_table = 0;
   while ((1u << log2_table) < kRtlTableChips) ++log2_table;
-  while ((1u << log2_flit) < flit_bytes) ++log2_flit;
   return (chip ? (kRtlDmemBytes / 1024) << 16 : 0u) | log2_table << 12 | kRtlLinks << 8 |
-         log2_flit << 5 | (chip ? static_cast<uint32_t>(kRtlTiles) : 0u);
+         config_flit_field(flit_bits) | (chip ? static_cast<uint32_t>(kRtlTiles) : 0u);
 }
 
 // One recorded host-port access.
@@ -85,13 +84,13 @@ struct Access {
 struct RecordingHost {
   model::System& sys;
   int chips;
-  uint32_t flit_bytes;
+  int flit_bits;
   bool after_run = false;
   model::RunStats stats;
   std::vector<std::vector<Access>> load, post;  // [node]
 
-  RecordingHost(model::System& s, int nodes, int p, uint32_t flit_bytes)
-      : sys(s), chips(p), flit_bytes(flit_bytes) {
+  RecordingHost(model::System& s, int nodes, int p, int flit_bits)
+      : sys(s), chips(p), flit_bits(flit_bits) {
     load.resize(nodes);
     post.resize(nodes);
   }
@@ -117,7 +116,7 @@ struct RecordingHost {
   }
   uint32_t read32(int node, uint32_t addr) {
     const uint32_t v =
-        addr == reg::kConfig ? rtl_config(node < chips, flit_bytes) : sys.host_read32(node, addr);
+        addr == reg::kConfig ? rtl_config(node < chips, flit_bits) : sys.host_read32(node, addr);
     record(node, kRead, addr, v, read_mask(node, addr));
     return v;
   }
@@ -632,7 +631,7 @@ int collective(const CLI::App& app, Args& a) {
   uint32_t dmem = 0;
   for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
   model::System sys(topo, plan.tiles, dmem);
-  RecordingHost host(sys, topo.num_nodes, topo.num_chips, static_cast<uint32_t>(topo.flit_bytes()));
+  RecordingHost host(sys, topo.num_nodes, topo.num_chips, topo.flit_bits);
   const HostRun<model::RunStats> run = run_collective(host, plan, img, inputs, 2'000'000'000);
   if (!run.stats.ok) {
     std::fprintf(stderr, "gen_system: the model run failed: %s\n", run.stats.error.c_str());

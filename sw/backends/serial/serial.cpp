@@ -413,9 +413,9 @@ void check_board(const BoardInfo& bi, SerialHost& h, const Topology& topo, const
   if (spec.tiles != tiles)
     throw std::runtime_error("serial: the board's chips have " + std::to_string(tiles) +
                              " tiles; run with --tiles " + std::to_string(tiles));
-  // Config bits 7:5: log2 of the flit width in bytes. The plan's cycles and the packets'
-  // header flits depend on it, so the run must be planned for the board's width.
-  const int flit_bits = 8 << ((config >> 5) & 7u);
+  // The plan's cycles and the packets' header flits depend on the flit width, so the run must
+  // be planned for the board's.
+  const int flit_bits = config_flit_bits(config);
   if (topo.flit_bits != flit_bits)
     throw std::runtime_error("serial: the board's chips have " + std::to_string(flit_bits) +
                              "-bit flits, not " + std::to_string(topo.flit_bits) +

@@ -70,6 +70,17 @@ struct Topology {
 
 // The widths a machine can have.
 inline bool legal_flit_bits(int bits) { return bits == 32 || bits == 64 || bits == 128; }
+// The flit width in a node's Config register (docs/chip.md): log2 of its bytes, in place.
+constexpr uint32_t config_flit_field(int flit_bits) {
+  uint32_t log2_bytes = 0;
+  while ((8u << log2_bytes) < static_cast<uint32_t>(flit_bits)) ++log2_bytes;
+  return log2_bytes << reg::config::kFlitBytesLog2Lsb;
+}
+// The flit width a Config value reports.
+constexpr int config_flit_bits(uint32_t config) {
+  return 8 << ((config >> reg::config::kFlitBytesLog2Lsb) &
+               ((1u << reg::config::kFlitBytesLog2Bits) - 1));
+}
 // Sets t.flit_bits; throws TopologyError naming the legal widths for any other value.
 void set_flit_bits(Topology& t, int bits);
 
