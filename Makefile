@@ -242,6 +242,8 @@ coverage: $(SETUP_STAMP) ## line and toggle coverage of rtl/ from the block test
 # JOBS at a time, a progress line with the ETA after each; the results file is resumable: the same
 # command again skips the slices that passed (stop it with kill PID of the driver or Ctrl-C).
 # XF_SEED=S changes the seed; REGRESS_ALU_ARGS="--only 'set4096,fp32'" picks slices (--list).
+# REGRESS_ALU_RESULTS=tests/records/regress-alu.jsonl extends the project's committed record of
+# the whole run (a row counts only for the design it ran on: docs/alu.md section 8).
 REGRESS_ALU_RESULTS ?= $(BUILD)/regress/regress-alu.jsonl
 
 .PHONY: regress-alu

@@ -10,19 +10,27 @@ DISABLED_Configs). The all-pairs slices run range by range across the configurat
 stopped early has covered every configuration alike.
 
 Each finished slice is one JSON line in the results file (slice, seed, flits, seconds, result,
-the command that reproduces it); a rerun with the same file and seed skips the slices that
-passed and runs the rest, so stopping the driver (kill PID, Ctrl-C) and running the same command
-again resumes the run, losing only the slices that were running. A progress line (slices, flits,
-the fraction, the rate, the ETA) follows every slice; the end prints a table per configuration
-and, for each failure, the one command that reproduces it.
+the command that reproduces it, the date, and the design: a hash of the files that decide the
+result, see design_hash()); a rerun with the same file and seed skips the slices that passed on
+the same design and runs the rest, so stopping the driver (kill PID, Ctrl-C) and running the
+same command again resumes the run, losing only the slices that were running. A progress line
+(slices, flits, the fraction, the rate, the ETA) follows every slice; the end prints a table per
+configuration and, for each failure, the one command that reproduces it.
 
   regress_alu.py --bin build/cmake/test_rtl_alu_regress [--jobs 2] [--seed 161]
       [--results build/regress/regress-alu.jsonl] [--slice-b 4096] [--only 'fp16 sum,set4096']
   regress_alu.py --bin ... --list          (the slices, nothing run)
   regress_alu.py --bin ... --summary       (the table of the results file so far)
+
+The project's record of the whole run is tests/records/regress-alu.jsonl (committed): a run
+with --results tests/records/regress-alu.jsonl extends it, across machines and sessions, and a
+row of another design (the ALU's RTL, the test or the C++ reference changed since) no longer
+counts, so the record never claims a pass the current RTL has not earned.
 """
 import argparse
 import concurrent.futures
+import datetime
+import hashlib
 import json
 import os
 import re
@@ -40,6 +48,29 @@ FP32_FLITS = 3 * 2500000  # DISABLED_Fp32Random: 10^7 lane pairs for each of Sum
 SET_FLITS = 4096 * 8192  # DISABLED_Set4096: 65536 values x 4096, 8 lanes a flit
 SINGLE_CORE_FLITS_PER_S = 0.47e6  # the estimate before the first slice ends (one process)
 TAIL_LINES = 40
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TEST_SOURCE = "tests/test_rtl_alu_regress.cpp"
+# What decides a slice's result besides the RTL the test names in its RTL_SRCS lines: the test,
+# the benches and generators it includes, and the C++ ALU it compares against.
+DESIGN_FILES = (TEST_SOURCE, "tests/test_rtl_alu.cpp", "sw/lib/alu.cpp", "sw/include/xf/alu.hpp")
+
+
+def design_hash(repo=REPO):
+    """A short hash of the files that decide a slice's result (the ALU's RTL from the test's
+    RTL_SRCS lines, and DESIGN_FILES), so that a results file outlives no change to them."""
+    with open(os.path.join(repo, TEST_SOURCE)) as f:
+        rtl = [w for line in f if line.startswith("// RTL_SRCS:") for w in line.split()[2:]]
+    h = hashlib.sha256()
+    for rel in sorted(set(rtl) | set(DESIGN_FILES)):
+        path = os.path.join(repo, rel)
+        if not os.path.exists(path):
+            sys.exit(f"regress_alu: {rel} is missing; the design hash needs every file that "
+                     f"decides the result (DESIGN_FILES in {os.path.basename(__file__)})")
+        with open(path, "rb") as f:
+            h.update(rel.encode() + b"\0" + f.read() + b"\0")
+    return h.hexdigest()[:16]
 
 
 class Slice:
@@ -112,7 +143,7 @@ def read_results(path):
 RUNNING = set()  # the slices' processes, ended with the driver
 
 
-def run_slice(s, binary, seed):
+def run_slice(s, binary, seed, design):
     t0 = time.monotonic()
     env = dict(os.environ, **s.env(seed))
     p = subprocess.Popen(s.argv(binary), env=env, stdout=subprocess.PIPE,
@@ -129,7 +160,8 @@ def run_slice(s, binary, seed):
     row = {"slice": s.name, "config": s.config or "fp32 sum/max/min", "test": s.test,
            "seed": seed, "flits": s.flits, "lane_pairs": vectors, "seconds": round(seconds, 1),
            "result": "pass" if passed else "fail", "rc": p.returncode,
-           "command": s.command(binary, seed)}
+           "command": s.command(binary, seed), "design": design,
+           "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
     if not passed:
         row["tail"] = out.splitlines()[-TAIL_LINES:]
     return row
@@ -220,7 +252,14 @@ def main():
         return 0
 
     os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
-    rows = [r for r in read_results(args.results) if r.get("seed") == args.seed]
+    design = design_hash()
+    every = read_results(args.results)
+    rows = [r for r in every if r.get("seed") == args.seed and r.get("design") == design]
+    stale = sum(1 for r in every if r.get("seed") == args.seed and r.get("design") != design)
+    if stale:
+        print(f"regress-alu: {stale} rows of {args.results} are of another design (the ALU's RTL, "
+              f"the test or the C++ reference changed since, or rows without a design hash) and "
+              f"do not count; their slices run again", flush=True)
     passed = {r["slice"] for r in rows if r["result"] == "pass"}
     todo = [s for s in slices if s.name not in passed]
     total = sum(s.flits for s in slices)
@@ -233,8 +272,9 @@ def main():
               f"passed, {done:,}/{total:,} flits ({100 * done / total:.1f}%), in {args.results}")
         return status
     prog = Progress("regress-alu", total, "flits", already=total - sum(s.flits for s in todo))
-    print(f"regress-alu: seed {args.seed}, {len(slices)} slices ({len(slices) - len(todo)} passed "
-          f"before, in {args.results}), {total:,} flits; {args.jobs} at a time; about "
+    print(f"regress-alu: seed {args.seed}, design {design}, {len(slices)} slices "
+          f"({len(slices) - len(todo)} passed before, in {args.results}), {total:,} flits; "
+          f"{args.jobs} at a time; about "
           f"{duration(sum(s.flits for s in todo) / SINGLE_CORE_FLITS_PER_S / args.jobs)} "
           f"at {SINGLE_CORE_FLITS_PER_S / 1e6:.2f} Mflit/s a process", flush=True)
     signal.signal(signal.SIGTERM, stop)
@@ -242,7 +282,7 @@ def main():
     done_slices = len(slices) - len(todo)
     with open(args.results, "a") as out, \
             concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(run_slice, s, binary, args.seed) for s in todo]
+        futures = [pool.submit(run_slice, s, binary, args.seed, design) for s in todo]
         for f in concurrent.futures.as_completed(futures):
             r = f.result()
             out.write(json.dumps(r) + "\n")

@@ -95,6 +95,20 @@ def test_regress_alu_slices_resume_and_failure(tmp_path):
     assert "(0 passed before" in other_seed.stdout
 
 
+def test_regress_alu_rows_of_another_design_do_not_count(tmp_path):
+    fake = script(tmp_path, "fake_alu", FAKE_ALU)
+    assert regress_alu(tmp_path, fake, "--only", "fp32").returncode == 0
+    rows = [json.loads(x) for x in (tmp_path / "alu.jsonl").read_text().splitlines()]
+    assert len(rows) == 1 and re.fullmatch(r"[0-9a-f]{16}", rows[0]["design"])
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", rows[0]["date"])
+    # The same slice recorded on another design (the RTL changed since) runs again.
+    rows[0]["design"] = "0" * 16
+    (tmp_path / "alu.jsonl").write_text(json.dumps(rows[0]) + "\n")
+    again = regress_alu(tmp_path, fake, "--only", "fp32")
+    assert "1 rows of" in again.stdout and "of another design" in again.stdout
+    assert "(0 passed before" in again.stdout and "1/1 slices" in again.stdout
+
+
 def test_regress_alu_bad_options(tmp_path):
     fake = script(tmp_path, "fake_alu", FAKE_ALU)
     for args, env, says in ((["--jobs", "0"], None, "--jobs 0"),
