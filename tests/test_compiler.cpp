@@ -533,6 +533,40 @@ std::string random_tree(std::mt19937_64& rng, int depth, int& budget) {
 
 }  // namespace
 
+// Unrolled lists (docs/compiler.md section 8.3): the butterfly on a power of two runs
+// straight-line code with no branch, the same on every chip; off a power of two the lists differ
+// in shape and the interpreter runs them; forced off, the interpreter everywhere.
+TEST(Compiler, UnrolledListsWhereEveryChipHasTheSameShape) {
+  for (const char* t : {"ladder:8", "ring:8", "tree:((2,2),(2,2))", "ring:5"}) {
+    SCOPED_TRACE(t);
+    const Topology topo = parse_topology(t);
+    CollectiveSpec spec;
+    spec.coll = Collective::kAllReduce;
+    spec.bytes = 256;
+    spec.algo = Algo::kButterfly;
+    const bool pow2 = (topo.num_chips & (topo.num_chips - 1)) == 0;
+    const Plan plan = plan_collective(topo, spec);
+    const Image img = build_image(topo, plan);
+    int unrolled = 0;
+    for (int t = 0; t < plan.tiles; ++t) {
+      if (!img.unrolled[t]) continue;
+      ++unrolled;
+      EXPECT_LE(img.imem[t].size(), 128u);
+      for (uint64_t w : img.imem[t]) {
+        const Isa o = isa::opc(w);
+        EXPECT_TRUE(o != Isa::kJmp && o != Isa::kBeq && o != Isa::kBne && o != Isa::kBlt &&
+                    o != Isa::kBge)
+            << isa::disasm(w);
+      }
+    }
+    EXPECT_EQ(unrolled > 0, pow2);
+    spec.unroll_lists = false;
+    const Image lists = build_image(topo, plan_collective(topo, spec));
+    for (int t = 0; t < plan.tiles; ++t) EXPECT_FALSE(lists.unrolled[t]);
+    EXPECT_EQ(lists.pmem, img.pmem);  // the lists are the same; only the program differs
+  }
+}
+
 TEST(Compiler, RandomAsymmetricTrees) {
   std::mt19937_64 rng(seed());
   for (int i = 0; i < 60; ++i) {

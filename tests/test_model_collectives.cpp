@@ -33,7 +33,7 @@ struct Case {
   uint64_t bytes;
   bool sat = false;
   Algo algo = Algo::kAuto;
-  bool lists = false;  // force descriptor lists instead of the ring loop program
+  bool lists = false;  // force the interpreted descriptor lists (no ring loop, no unrolling)
   int flit_bits = kFlitBits;
 };
 
@@ -89,6 +89,16 @@ std::vector<Case> cases() {
                      n % 4 == 3, fb});
         ++n;
       }
+  // The butterfly's programs: unrolled where every chip's list has the same shape (powers of
+  // two), the interpreter with WaitSend descriptors otherwise and when forced.
+  for (const char* t :
+       {"ring:8", "ladder:8", "tree:((2,2),(2,2))", "ring:5", "ladder:12", "tree:((2,2),3,(1,4))"})
+    for (uint64_t bytes : {8u, 272u})
+      for (bool lists : {false, true})
+        v.push_back({t, Collective::kAllReduce, DType::kFp32, RedOp::kSum, bytes, false,
+                     Algo::kButterfly, lists});
+  v.push_back(
+      {"ring:8", Collective::kAllReduce, DType::kInt16, RedOp::kAvg, 64, false, Algo::kAvg, false});
   for (int fb : {32, 64}) {
     v.push_back({"ladder:8", Collective::kAllReduce, DType::kFp32, RedOp::kSum, 256, false,
                  Algo::kButterfly, false, fb});
@@ -119,6 +129,7 @@ TEST_P(ModelCollective, MatchesReference) {
   s.sat = c.sat;
   s.algo = c.algo;
   s.ring_loops = !c.lists;
+  s.unroll_lists = !c.lists;
   s.root = topo.num_chips / 2;
   s.chunk_bytes = 1024;
   const Plan plan = plan_collective(topo, s);

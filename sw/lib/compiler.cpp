@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <set>
@@ -810,20 +811,20 @@ class Asm {
   std::vector<std::pair<size_t, int>> fix_;
 };
 
-// The ring loop (docs/compiler.md): every chip runs the same code; its ring position and
-// successor come from tables indexed by its index value, its block at step s is
-// order[(pos - s - 1) mod P], and before sending chunk k of step s it waits until its
-// predecessor's count covers the same chunk of step s-1. Parameter memory:
-// [0,P) position of chip c, [P,2P) successor of chip c, [2P,3P) block address by label,
-// [3P,4P) block length in flits by label.
+// The ring loop (docs/compiler.md, docs/isa.md section 9.2): every chip runs the same code; its
+// first block's label and its successor come from tables indexed by its index value, its block
+// at step s is order[(pos - s - 1) mod P], and before sending chunk k of step s it waits until
+// its predecessor's count covers the same chunk of step s-1. Parameter memory:
+// [0,P) label of chip c's block at the first step, (pos - s0 - 1) mod P; [P,2P) successor of
+// chip c; [2P,3P) block address by label; [3P,4P) block length in flits by label.
 void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, std::vector<uint64_t>& im,
                     std::vector<uint32_t>& pm) {
   const RingPlane& rp = plan.ring_planes[t];
   const int P = static_cast<int>(rp.order.size());
-  const uint32_t kPos = 0, kNext = P, kAddr = 2 * P, kLen = 3 * P;
+  const uint32_t kLabel0 = 0, kNext = P, kAddr = 2 * P, kLen = 3 * P;
   pm.assign(4 * P, 0);
   for (int i = 0; i < P; ++i) {
-    pm[kPos + rp.order[i]] = i;
+    pm[kLabel0 + rp.order[i]] = ((i - rp.s0 - 1) % P + P) % P;
     pm[kNext + rp.order[i]] = rp.order[(i + 1) % P];
   }
   for (int L = 0; L < P; ++L) {
@@ -841,12 +842,20 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, std::vector<uint64_
   const uint32_t reduce = pack_send_imm(d);
   d.popc = Opcode::kWrite;
   const uint32_t write = pack_send_imm(d);
-  // Registers: r1 index, r2 pos, r3 successor, r4 flits received before this step (ACC),
-  // r5 step, r6 label, r7 block address, r8 block flits, r9 descriptor, r10 chunk start,
-  // r11 scratch/address, r12 chunk end, r13 P, r14 last step, r15 chunk flits, r16 first
-  // step, r17 P-1, r18/r19 reduce/write descriptors, r21 bytes, r22 = 16.
+  // Registers: r1 index, r3 successor, r4 flits received before this step (ACC), r5 step,
+  // r6 label, r7 chunk address, r8 block flits, r9 descriptor, r10 flits left in the block,
+  // r11 wait threshold, r13 P, r14 last step, r15 chunk flits, r16 first step, r17 P-1,
+  // r18/r19 reduce/write descriptors, r20 chunk bytes, r21 last chunk's bytes, r22 = 16.
+  // A short ring step is bound by the path from a chunk's arrival to its forwarding and by the
+  // step's bookkeeping, so the Send follows its Wait directly (the chunk's address, size and
+  // threshold are ready before it), a chunk costs 8 instructions, and the label steps down by
+  // one each step instead of being reduced modulo P.
   Asm a;
   a.op(Isa::kGeti, 1);
+  a.op(Isa::kLw, 6, 1, 0, 0, 0, kLabel0);
+  a.op(Isa::kLw, 3, 1, 0, 0, 0, kNext);
+  a.op(Isa::kLi, 4);
+  a.op(Isa::kLi, 5, 0, 0, 0, 0, rp.s0);
   a.op(Isa::kLi, 13, 0, 0, 0, 0, P);
   a.op(Isa::kLi, 14, 0, 0, 0, 0, rp.s1);
   a.op(Isa::kLi, 15, 0, 0, 0, 0, chunk / kF);
@@ -854,58 +863,53 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, std::vector<uint64_
   a.op(Isa::kLi, 17, 0, 0, 0, 0, P - 1);
   a.op(Isa::kLi, 18, 0, 0, 0, 0, reduce);
   a.op(Isa::kLi, 19, 0, 0, 0, 0, write);
+  a.op(Isa::kLi, 20, 0, 0, 0, 0, chunk);
   a.op(Isa::kLi, 22, 0, 0, 0, 0, kF);
-  a.op(Isa::kLw, 2, 1, 0, 0, 0, kPos);
-  a.op(Isa::kLw, 3, 1, 0, 0, 0, kNext);
-  a.op(Isa::kLi, 4);
-  a.op(Isa::kAddi, 5, 16);
-  // label = (pos - s - 1) mod P, for the current r5
-  auto label = [&]() {
-    const int loop = a.label(), done = a.label();
-    a.op(Isa::kSub, 6, 2, 5);
-    a.op(Isa::kAddi, 6, 6, 0, 0, 0, 2 * P - 1);
-    a.bind(loop);
-    a.br(Isa::kBlt, 6, 13, done);
-    a.op(Isa::kSub, 6, 6, 13);
-    a.br(Isa::kJmp, 0, 0, loop);
-    a.bind(done);
-  };
-  const int step = a.label(), is_reduce = a.label(), chunk_l = a.label(), end_ok = a.label(),
-            no_wait = a.label(), after = a.label(), no_acc = a.label();
+  const int step = a.label(), is_reduce = a.label(), chunk_l = a.label(), no_wait = a.label(),
+            last = a.label(), last_no_wait = a.label(), after = a.label(), no_acc = a.label(),
+            label_ok = a.label();
   a.bind(step);
-  label();
   a.op(Isa::kLw, 7, 6, 0, 0, 0, kAddr);
   a.op(Isa::kLw, 8, 6, 0, 0, 0, kLen);
   a.op(Isa::kAddi, 9, 18);
   a.br(Isa::kBlt, 5, 17, is_reduce);
   a.op(Isa::kAddi, 9, 19);
   a.bind(is_reduce);
-  a.op(Isa::kLi, 10);
+  a.op(Isa::kAddi, 10, 8);
+  a.op(Isa::kAdd, 11, 4, 15);    // the first chunk's threshold: ACC + chunk
   a.br(Isa::kBeq, 8, 0, after);  // empty block: nothing to send
+  // Whole chunks while one is left; the threshold and address move on by a chunk each.
   a.bind(chunk_l);
-  a.op(Isa::kAdd, 12, 10, 15);
-  a.br(Isa::kBlt, 12, 8, end_ok);
-  a.op(Isa::kAddi, 12, 8);
-  a.bind(end_ok);
-  a.br(Isa::kBeq, 5, 16, no_wait);
-  a.op(Isa::kAdd, 11, 4, 12);
-  a.op(Isa::kWait, 0, 11, 0);  // counter 0 >= ACC + chunk end
+  a.br(Isa::kBlt, 10, 15, last);
+  a.br(Isa::kBeq, 5, 16, no_wait);  // the first step forwards nothing received
+  a.op(Isa::kWait, 0, 11, 0);       // counter 0 >= ACC + chunk end
   a.bind(no_wait);
-  a.op(Isa::kSub, 21, 12, 10);
-  a.op(Isa::kMul, 21, 21, 22);
-  a.op(Isa::kMul, 11, 10, 22);
-  a.op(Isa::kAdd, 11, 7, 11);
-  a.op(Isa::kSend, 9, 11, 21, 3, 11);
-  a.op(Isa::kAddi, 10, 12);
-  a.br(Isa::kBlt, 10, 8, chunk_l);
+  a.op(Isa::kSend, 9, 7, 20, 3, 7);
+  a.op(Isa::kAdd, 7, 7, 20);
+  a.op(Isa::kAdd, 11, 11, 15);
+  a.op(Isa::kSub, 10, 10, 15);
+  a.br(Isa::kBlt, 0, 10, chunk_l);  // flits left > 0
+  a.br(Isa::kJmp, 0, 0, after);
+  // A last chunk shorter than the others: up to the block's end.
+  a.bind(last);
+  a.op(Isa::kMul, 21, 10, 22);
+  a.op(Isa::kAdd, 11, 4, 8);
+  a.br(Isa::kBeq, 5, 16, last_no_wait);
+  a.op(Isa::kWait, 0, 11, 0);  // counter 0 >= ACC + block
+  a.bind(last_no_wait);
+  a.op(Isa::kSend, 9, 7, 21, 3, 7);
   a.bind(after);
   a.br(Isa::kBeq, 5, 16, no_acc);
   a.op(Isa::kAdd, 4, 4, 8);
   a.bind(no_acc);
   a.op(Isa::kAddi, 5, 5, 0, 0, 0, 1);
+  a.op(Isa::kAddi, 6, 6, 0, 0, 0, 0xFFFFFFFFu);  // label - 1 ...
+  a.br(Isa::kBge, 6, 0, label_ok);
+  a.op(Isa::kAdd, 6, 6, 13);  // ... mod P
+  a.bind(label_ok);
   a.br(Isa::kBge, 14, 5, step);
-  // Everything the predecessor sends has arrived: ACC + its block of the last step.
-  label();
+  // Everything the predecessor sends has arrived: ACC + its block of the last step (the label
+  // of step s1 + 1, which r6 now holds).
   a.op(Isa::kLw, 8, 6, 0, 0, 0, kLen);
   a.op(Isa::kAdd, 11, 4, 8);
   a.op(Isa::kWait, 0, 11, 0);
@@ -916,6 +920,84 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, std::vector<uint64_
 }  // namespace
 
 namespace {
+
+// Straight-line code for a tile whose P descriptor lists (pm: P list offsets, then the lists) all
+// have the same kinds in the same order: one block of instructions per descriptor, each word that
+// is the same on every chip an `Li` (left out where the register already holds it) and each
+// word that differs an `Lw` from the chip's own list. Against the interpreter it saves the
+// dispatch (the kind's `Lw` and branches, the pointer's `Addi` and the `Jmp`, 5 to 8 cycles per
+// descriptor) and most `Lw`s, which bounds a short collective's rounds. Returns false (im
+// untouched) when the lists differ in shape or the code would exceed kMaxUnrolledWords.
+constexpr size_t kMaxUnrolledWords = 128;  // well inside the smallest boards' IMEM (256 words)
+
+bool emit_unrolled(const std::vector<uint32_t>& pm, int P, uint32_t avg_scale,
+                   std::vector<uint64_t>& im) {
+  using isa::enc;
+  auto words_of = [](uint32_t kind) -> size_t {
+    switch (kind) {
+      case kDescSend:
+        return 6;
+      case kDescWait:
+        return 3;
+      case kDescScale:
+        return 2;
+      case kDescWaitSend:
+        return 8;
+      default:
+        return 1;  // End
+    }
+  };
+  // The shape: chip 0's kinds; every other chip must match them.
+  std::vector<size_t> at;  // offsets of the descriptors within a list
+  for (size_t o = 0;; o += words_of(pm[pm[0] + o])) {
+    at.push_back(o);
+    if (pm[pm[0] + o] == kDescEnd) break;
+  }
+  const size_t len = at.back() + 1;
+  for (int c = 1; c < P; ++c)
+    for (size_t o : at)
+      if (pm[c] + len > pm.size() || pm[pm[c] + o] != pm[pm[0] + o]) return false;
+  std::vector<uint64_t> code;
+  code.push_back(enc(Isa::kGeti, 1, 0, 0, 0, 0, 0));  // r1 = index
+  code.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, avg_scale));
+  code.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 16));  // avg scale
+  code.push_back(enc(Isa::kLw, 2, 1, 0, 0, 0, 0));      // r2 = pmem[index]: the list
+  std::map<unsigned, uint32_t> held;                    // register -> the constant it holds
+  auto load = [&](unsigned reg, size_t word) {          // reg = word `word` of the list
+    const uint32_t v = pm[pm[0] + word];
+    bool same = true;
+    for (int c = 1; c < P && same; ++c) same = pm[pm[c] + word] == v;
+    if (!same) {
+      code.push_back(enc(Isa::kLw, reg, 2, 0, 0, 0, static_cast<uint32_t>(word)));
+      held.erase(reg);
+    } else if (!held.count(reg) || held[reg] != v) {
+      code.push_back(enc(Isa::kLi, reg, 0, 0, 0, 0, v));
+      held[reg] = v;
+    }
+  };
+  for (size_t o : at) {
+    const uint32_t kind = pm[pm[0] + o];
+    if (kind == kDescEnd) {
+      code.push_back(enc(Isa::kEnd, 0, 0, 0, 0, 0, 0));
+    } else if (kind == kDescScale) {
+      load(5, o + 1);
+      code.push_back(enc(Isa::kCsrw, 0, 5, 0, 0, 0, kCsrAluScale));
+    } else {
+      const size_t send = kind == kDescWaitSend ? o + 3 : o + 1;
+      if (kind != kDescWait)  // the Send's words first: they are ready when the Wait retires
+        for (unsigned i = 0; i < 5; ++i) load(5 + i, send + i);
+      if (kind != kDescSend) {
+        load(12, o + 1);
+        load(13, o + 2);
+        code.push_back(enc(Isa::kWait, 0, 13, 12, 0, 0, 0));
+      }
+      if (kind != kDescWait) code.push_back(enc(Isa::kSend, 9, 5, 6, 7, 8, 0));
+    }
+  }
+  if (code.size() > kMaxUnrolledWords) return false;
+  im = std::move(code);
+  return true;
+}
 
 Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk) {
   const int P = plan.chips, T = plan.tiles;
@@ -929,6 +1011,7 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
   img.pmem.resize(T);
 
   img.ring_loop.assign(T, false);
+  img.unrolled.assign(T, false);
   for (int t = 0; t < T; ++t) {
     if (sp.ring_loops && t < static_cast<int>(plan.ring_planes.size()) &&
         !plan.ring_planes[t].order.empty()) {
@@ -988,15 +1071,17 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
     // 3. descriptors with waits.
     std::vector<uint32_t>& pm = img.pmem[t];
     pm.assign(P, 0);
-    bool has_scale = false;
+    bool has_scale = false, has_wait_send = false;
     for (int c = 0; c < P; ++c) {
       pm[c] = static_cast<uint32_t>(pm.size());
+      size_t last_wait = SIZE_MAX;     // the list's last Wait descriptor, if nothing follows it
       uint32_t csr17 = 0;              // the scale CSR as this list has set it
       bool csr17_known = false;        // (a previous run may have left any value)
       std::map<int, uint32_t> waited;  // ctr -> value already waited for
       auto need = [&](int ctr, uint32_t v) {
         if (waited[ctr] >= v) return;
         waited[ctr] = v;
+        last_wait = pm.size();
         pm.insert(pm.end(), {kDescWait, static_cast<uint32_t>(ctr), v});
         ++img.descriptors;
       };
@@ -1022,6 +1107,7 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
           for (const Arr& a : arr[c])
             if (a.step < op.step) need(a.ctr, a.cum);
           pm.insert(pm.end(), {kDescScale, x.scale});
+          last_wait = SIZE_MAX;
           ++img.descriptors;
           csr17 = x.scale;
           csr17_known = has_scale = true;
@@ -1036,27 +1122,46 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
         d.ctr = op.ctr;
         d.avg_shift = x.avg_shift;
         d.avg_final = x.avg_final;
-        pm.insert(pm.end(), {kDescSend, x.src_addr, x.bytes, static_cast<uint32_t>(x.dst),
-                             x.dst_addr, pack_send_imm(d)});
-        ++img.descriptors;
+        if (last_wait != SIZE_MAX && last_wait + 3 == pm.size()) {  // the Wait just before
+          // it releases this Send: one WaitSend descriptor
+          pm[last_wait] = kDescWaitSend;
+          has_wait_send = true;
+        } else {
+          pm.push_back(kDescSend);
+          ++img.descriptors;
+        }
+        pm.insert(pm.end(), {x.src_addr, x.bytes, static_cast<uint32_t>(x.dst), x.dst_addr,
+                             pack_send_imm(d)});
+        last_wait = SIZE_MAX;
       }
       // Before ending, everything addressed to this chip must have arrived.
       for (const Arr& a : arr[c]) need(a.ctr, a.cum);
       pm.push_back(kDescEnd);
     }
-    // 4. the interpreter program (identical for every chip; the index picks the list).
+    // 4. the program (identical for every chip; the index picks the list): straight-line code
+    // where every chip's list has the same shape, else the interpreter.
     using isa::enc;
     std::vector<uint64_t>& im = img.imem[t];
+    if (sp.unroll_lists && emit_unrolled(pm, P, plan.avg_scale, im)) {
+      img.unrolled[t] = true;
+      continue;
+    }
     im.push_back(enc(Isa::kGeti, 1, 0, 0, 0, 0, 0));  // r1 = index
     im.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, plan.avg_scale));
     im.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 16));                       // avg scale
     im.push_back(enc(Isa::kLw, 2, 1, 0, 0, 0, 0));                           // r2 = pmem[index]
     im.push_back(enc(Isa::kLi, 4, 0, 0, 0, 0, kDescWait));                   // r4 = 2
     if (has_scale) im.push_back(enc(Isa::kLi, 11, 0, 0, 0, 0, kDescScale));  // r11 = 3
+    if (has_wait_send) im.push_back(enc(Isa::kLi, 14, 0, 0, 0, 0, kDescWaitSend));  // r14 = 4
     const uint32_t loop = static_cast<uint32_t>(im.size());
     im.push_back(enc(Isa::kLw, 3, 2, 0, 0, 0, 0));  // r3 = kind
     const size_t beq_end = im.size();
     im.push_back(0);
+    size_t beq_wait_send = 0;
+    if (has_wait_send) {
+      beq_wait_send = im.size();
+      im.push_back(0);
+    }
     const size_t beq_wait = im.size();
     im.push_back(0);
     size_t beq_scale = 0;
@@ -1079,6 +1184,16 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
       im.push_back(enc(Isa::kLw, 5, 2, 0, 0, 0, 1));
       im.push_back(enc(Isa::kCsrw, 0, 5, 0, 0, 0, kCsrAluScale));
       im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 2));
+      im.push_back(enc(Isa::kJmp, 0, 0, 0, 0, 0, loop));
+    }
+    if (has_wait_send) {  // WaitSend: the Send's words first, then the Wait, then the Send
+      im[beq_wait_send] = enc(Isa::kBeq, 0, 3, 14, 0, 0, static_cast<uint32_t>(im.size()));
+      for (unsigned i = 0; i < 5; ++i) im.push_back(enc(Isa::kLw, 5 + i, 2, 0, 0, 0, 3 + i));
+      im.push_back(enc(Isa::kLw, 12, 2, 0, 0, 0, 1));
+      im.push_back(enc(Isa::kLw, 13, 2, 0, 0, 0, 2));
+      im.push_back(enc(Isa::kWait, 0, 13, 12, 0, 0, 0));
+      im.push_back(enc(Isa::kSend, 9, 5, 6, 7, 8, 0));
+      im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 8));
       im.push_back(enc(Isa::kJmp, 0, 0, 0, 0, 0, loop));
     }
     const uint32_t end = static_cast<uint32_t>(im.size());

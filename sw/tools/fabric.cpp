@@ -676,7 +676,9 @@ int run(const CLI::App& app, Args& a, Cmd cmd, int argc, char** argv) {
                     : "exceeds it (the model loads it directly; an RTL chip cannot)");
     std::printf("chunk: %u bytes\n", img.chunk_bytes);
     std::printf("tile 0 program: %s, %zu instructions, %zu parameter words\n",
-                img.ring_loop[0] ? "ring loop (index-relative)" : "descriptor interpreter",
+                img.ring_loop[0]  ? "ring loop (index-relative)"
+                : img.unrolled[0] ? "unrolled descriptor list (index-relative)"
+                                  : "descriptor interpreter",
                 img.imem[0].size(), img.pmem[0].size());
     for (size_t i = 0; i < img.imem[0].size(); ++i)
       std::printf("  %3zu: %s\n", i, isa::disasm(img.imem[0][i]).c_str());

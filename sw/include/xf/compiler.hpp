@@ -56,6 +56,9 @@ struct CollectiveSpec {
   // Ring-family collectives get a compact loop program computing its blocks from the ring
   // position (index-relative arithmetic); false forces descriptor lists everywhere.
   bool ring_loops = true;
+  // Descriptor lists of the same shape on every chip run as straight-line code (docs/compiler.md
+  // section 8.3); false keeps the interpreter everywhere.
+  bool unroll_lists = true;
   // kSgdStep: w <- w - lr * m, m <- momentum * m + (g + weight_decay * w), in fp32 with the
   // ALU's ScaleAdd (two roundings per term, docs/alu.md section 6).
   float lr = 0.01f, momentum = 0.9f, weight_decay = 0.0f;
@@ -133,13 +136,24 @@ struct Image {
   uint32_t avg_scale = 1u << kAvgScaleFracBits;
   uint64_t descriptors = 0;
   std::vector<bool> ring_loop;  // per tile: compact ring loop (true) or descriptor list
-  uint32_t chunk_bytes = 0;     // the pipelining granule used
+  // per tile: the descriptor lists unrolled into straight-line code (every chip's list has the
+  // same kinds; the words that differ between chips are read from the list)
+  std::vector<bool> unrolled;
+  uint32_t chunk_bytes = 0;  // the pipelining granule used
 };
 
-// Descriptor kinds of the interpreter program (docs/compiler.md).
+// Descriptor kinds of the interpreter program (docs/compiler.md, docs/isa.md section 10.1).
 // kDescScale (only in plans with ScaleAdd transfers): CSR 17 (kCsrAluScale), the ScaleAdd
-// factor, = the next word.
-enum DescKind : uint32_t { kDescEnd = 0, kDescSend = 1, kDescWait = 2, kDescScale = 3 };
+// factor, = the next word. kDescWaitSend: a Wait and the Send it releases, in one descriptor, so
+// that the interpreter loads the Send's words before it waits and queues the Send in the cycle
+// after the Wait retires.
+enum DescKind : uint32_t {
+  kDescEnd = 0,
+  kDescSend = 1,
+  kDescWait = 2,
+  kDescScale = 3,
+  kDescWaitSend = 4
+};
 
 // Builds the schedule; throws CompileError with a clear message for unsupported requests.
 Plan plan_collective(const Topology& topo, const CollectiveSpec& spec);
