@@ -583,6 +583,44 @@ TEST(Compiler, RandomAsymmetricTrees) {
   }
 }
 
+// The automatic chunk cuts a ring step's segment into equal chunks (docs/compiler.md section 4):
+// a segment of 768 bytes (ring:8, 24 KiB, 4 tiles) is 2 x 384 rather than 512 + 256, the
+// ladder's 256-byte segments (ladder:8, 8 KiB) 2 x 128, and where P does not divide the plane
+// the largest block sets the count, so that no block ends in a chunk of a flit or two (each
+// block's last chunk is at least half a chunk).
+TEST(Compiler, AutoChunkCutsASegmentIntoEqualChunks) {
+  struct Want {
+    const char* topo;
+    Algo algo;
+    uint64_t bytes;
+    uint32_t chunk;
+  };
+  for (const Want& w :
+       {Want{"ring:8", Algo::kRing, 24576, 384}, Want{"ladder:8", Algo::kLadder, 8192, 128},
+        Want{"ring:8", Algo::kRing, 16384, 512}, Want{"ring:8", Algo::kRing, 1u << 20, 2048}}) {
+    const Topology topo = parse_topology(w.topo);
+    CollectiveSpec s;
+    s.bytes = w.bytes;
+    s.algo = w.algo;
+    EXPECT_EQ(build_image(topo, plan_collective(topo, s)).chunk_bytes, w.chunk)
+        << w.topo << " " << w.bytes;
+  }
+  for (const char* ts : {"ring:5", "ring:3", "biring:5", "ring:12"})
+    for (uint64_t bytes : {12288ull, 20480ull, 65536ull, 1ull << 20}) {
+      const Topology topo = parse_topology(ts);
+      CollectiveSpec s;
+      s.bytes = bytes;
+      s.algo = ts[0] == 'b' ? Algo::kBiring : Algo::kRing;
+      const Plan plan = plan_collective(topo, s);
+      const uint32_t chunk = build_image(topo, plan).chunk_bytes;
+      for (const Slice& sl : plan.slices) {
+        if (sl.len <= chunk) continue;
+        const uint32_t last = sl.len - (sl.len - 1) / chunk * chunk;
+        EXPECT_GE(2 * last, chunk) << ts << " " << bytes << " block " << sl.len;
+      }
+    }
+}
+
 TEST(Compiler, AutoChunkKeepsEveryProgramInsideTheHostWindows) {
   // The RTL loads programs through the host port, so every tile's instruction and parameter
   // memory must fit its window (IMEM 32 KiB, PMEM 64 KiB) for sizes up to 1 MiB per chip.

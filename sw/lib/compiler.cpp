@@ -1236,11 +1236,25 @@ Image build_image(const Topology& topo, const Plan& plan) {
   uint32_t chunk =
       std::clamp<uint32_t>(plane_max / plan.chips / 2 / kF * kF, 512, kMaxPacketPayloadBytes);
   // The ladder's steps are short (four rings at once): where the 512-byte floor would leave one
-  // chunk per step (no pipelining), 256-byte chunks are faster despite their headers. Measured
-  // (make bench): ladder:8 16K 863 -> 683 cycles, ladder:4 8K 391 -> 321, ladder:16 32K
-  // 1807 -> 1407; ring and biring lose at 256 bytes, so they keep the floor.
+  // chunk per step (no pipelining), half a segment is faster despite the headers, down to
+  // 128-byte chunks. Measured (make bench): ladder:8 16K 863 -> 683 cycles, ladder:4 8K
+  // 391 -> 321, ladder:16 32K 1807 -> 1407; ladder:8 8K 576 -> 493 with 128-byte chunks (and
+  // the ring loop of 2026-11-27); ring and biring lose at 256 bytes, so they keep the floor.
   const uint32_t segment = plane_max / plan.chips / kF * kF;
-  if (plan.algo == Algo::kLadder && chunk >= segment && segment >= 512) chunk = segment / 2;
+  const bool ring_family =
+      plan.algo == Algo::kRing || plan.algo == Algo::kBiring || plan.algo == Algo::kLadder;
+  if (plan.algo == Algo::kLadder && chunk >= segment && segment >= 256)
+    chunk = (segment / 2 + kF - 1) / kF * kF;
+  // A ring step forwards its segment chunk by chunk: cut it into equal chunks rather than full
+  // ones and a short remainder, whose own forwarding latency the step would pay again (ring:8
+  // 24 KiB: 512 + 256 bytes 3070 cycles, 2 x 384 2862; ladder:8 20 KiB 807 -> 660).
+  // The largest block (P need not divide the plane) sets the count, so that no block ends in a
+  // chunk of a few flits.
+  const uint32_t largest = (plane_max + plan.chips * kF - 1) / (plan.chips * kF) * kF;
+  if (ring_family && chunk < largest) {
+    const uint32_t n = (largest + chunk - 1) / chunk;
+    chunk = (largest + n * kF - 1) / (n * kF) * kF;
+  }
   for (;;) {
     Image img = build_image_chunked(topo, plan, chunk);
     size_t words = 0;
