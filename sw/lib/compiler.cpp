@@ -930,26 +930,21 @@ namespace {
 // untouched) when the lists differ in shape or the code would exceed kMaxUnrolledWords.
 constexpr size_t kMaxUnrolledWords = 128;  // well inside the smallest boards' IMEM (256 words)
 
+// The start of both list programs: r1 = index, CSR 16 = the avg scale, r2 = the chip's list.
+void emit_list_prologue(std::vector<uint64_t>& im, uint32_t avg_scale) {
+  using isa::enc;
+  im.push_back(enc(Isa::kGeti, 1, 0, 0, 0, 0, 0));  // r1 = index
+  im.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, avg_scale));
+  im.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 16));  // avg scale
+  im.push_back(enc(Isa::kLw, 2, 1, 0, 0, 0, 0));      // r2 = pmem[index]: the list
+}
+
 bool emit_unrolled(const std::vector<uint32_t>& pm, int P, uint32_t avg_scale,
                    std::vector<uint64_t>& im) {
   using isa::enc;
-  auto words_of = [](uint32_t kind) -> size_t {
-    switch (kind) {
-      case kDescSend:
-        return 6;
-      case kDescWait:
-        return 3;
-      case kDescScale:
-        return 2;
-      case kDescWaitSend:
-        return 8;
-      default:
-        return 1;  // End
-    }
-  };
   // The shape: chip 0's kinds; every other chip must match them.
   std::vector<size_t> at;  // offsets of the descriptors within a list
-  for (size_t o = 0;; o += words_of(pm[pm[0] + o])) {
+  for (size_t o = 0;; o += desc_words(pm[pm[0] + o])) {
     at.push_back(o);
     if (pm[pm[0] + o] == kDescEnd) break;
   }
@@ -958,12 +953,9 @@ bool emit_unrolled(const std::vector<uint32_t>& pm, int P, uint32_t avg_scale,
     for (size_t o : at)
       if (pm[c] + len > pm.size() || pm[pm[c] + o] != pm[pm[0] + o]) return false;
   std::vector<uint64_t> code;
-  code.push_back(enc(Isa::kGeti, 1, 0, 0, 0, 0, 0));  // r1 = index
-  code.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, avg_scale));
-  code.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 16));  // avg scale
-  code.push_back(enc(Isa::kLw, 2, 1, 0, 0, 0, 0));      // r2 = pmem[index]: the list
-  std::map<unsigned, uint32_t> held;                    // register -> the constant it holds
-  auto load = [&](unsigned reg, size_t word) {          // reg = word `word` of the list
+  emit_list_prologue(code, avg_scale);
+  std::map<unsigned, uint32_t> held;            // register -> the constant it holds
+  auto load = [&](unsigned reg, size_t word) {  // reg = word `word` of the list
     const uint32_t v = pm[pm[0] + word];
     bool same = true;
     for (int c = 1; c < P && same; ++c) same = pm[pm[c] + word] == v;
@@ -1146,12 +1138,9 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
       img.unrolled[t] = true;
       continue;
     }
-    im.push_back(enc(Isa::kGeti, 1, 0, 0, 0, 0, 0));  // r1 = index
-    im.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, plan.avg_scale));
-    im.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 16));                       // avg scale
-    im.push_back(enc(Isa::kLw, 2, 1, 0, 0, 0, 0));                           // r2 = pmem[index]
-    im.push_back(enc(Isa::kLi, 4, 0, 0, 0, 0, kDescWait));                   // r4 = 2
-    if (has_scale) im.push_back(enc(Isa::kLi, 11, 0, 0, 0, 0, kDescScale));  // r11 = 3
+    emit_list_prologue(im, plan.avg_scale);
+    im.push_back(enc(Isa::kLi, 4, 0, 0, 0, 0, kDescWait));                          // r4 = 2
+    if (has_scale) im.push_back(enc(Isa::kLi, 11, 0, 0, 0, 0, kDescScale));         // r11 = 3
     if (has_wait_send) im.push_back(enc(Isa::kLi, 14, 0, 0, 0, 0, kDescWaitSend));  // r14 = 4
     const uint32_t loop = static_cast<uint32_t>(im.size());
     im.push_back(enc(Isa::kLw, 3, 2, 0, 0, 0, 0));  // r3 = kind
@@ -1171,19 +1160,19 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
     }
     for (unsigned i = 0; i < 5; ++i) im.push_back(enc(Isa::kLw, 5 + i, 2, 0, 0, 0, 1 + i));
     im.push_back(enc(Isa::kSend, 9, 5, 6, 7, 8, 0));
-    im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 6));
+    im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, desc_words(kDescSend)));
     im.push_back(enc(Isa::kJmp, 0, 0, 0, 0, 0, loop));
     const uint32_t wait = static_cast<uint32_t>(im.size());
     im.push_back(enc(Isa::kLw, 5, 2, 0, 0, 0, 1));
     im.push_back(enc(Isa::kLw, 6, 2, 0, 0, 0, 2));
     im.push_back(enc(Isa::kWait, 0, 6, 5, 0, 0, 0));
-    im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 3));
+    im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, desc_words(kDescWait)));
     im.push_back(enc(Isa::kJmp, 0, 0, 0, 0, 0, loop));
     if (has_scale) {  // Scale: CSR 17 = the next word
       im[beq_scale] = enc(Isa::kBeq, 0, 3, 11, 0, 0, static_cast<uint32_t>(im.size()));
       im.push_back(enc(Isa::kLw, 5, 2, 0, 0, 0, 1));
       im.push_back(enc(Isa::kCsrw, 0, 5, 0, 0, 0, kCsrAluScale));
-      im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 2));
+      im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, desc_words(kDescScale)));
       im.push_back(enc(Isa::kJmp, 0, 0, 0, 0, 0, loop));
     }
     if (has_wait_send) {  // WaitSend: the Send's words first, then the Wait, then the Send
@@ -1193,7 +1182,7 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
       im.push_back(enc(Isa::kLw, 13, 2, 0, 0, 0, 2));
       im.push_back(enc(Isa::kWait, 0, 13, 12, 0, 0, 0));
       im.push_back(enc(Isa::kSend, 9, 5, 6, 7, 8, 0));
-      im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, 8));
+      im.push_back(enc(Isa::kAddi, 2, 2, 0, 0, 0, desc_words(kDescWaitSend)));
       im.push_back(enc(Isa::kJmp, 0, 0, 0, 0, 0, loop));
     }
     const uint32_t end = static_cast<uint32_t>(im.size());

@@ -154,6 +154,14 @@ enum DescKind : uint32_t {
   kDescScale = 3,
   kDescWaitSend = 4
 };
+// PMEM words of a descriptor of each kind, its kind word included (docs/isa.md section 10.1).
+constexpr uint32_t desc_words(uint32_t kind) {
+  return kind == kDescSend       ? 6
+         : kind == kDescWait     ? 3
+         : kind == kDescScale    ? 2
+         : kind == kDescWaitSend ? 8
+                                 : 1;  // End
+}
 
 // Builds the schedule; throws CompileError with a clear message for unsupported requests.
 Plan plan_collective(const Topology& topo, const CollectiveSpec& spec);
