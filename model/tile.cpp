@@ -36,7 +36,7 @@ void Tile::reset_state() {
   wd_idle_ = 0;
   progress_q_ = false;
   jobs_.clear();
-  in_session_ = xon_ = requested_ = false;
+  in_session_ = xon_ = requested_ = held_ = false;
   session_link_ = -1;
   job_off_ = pkt_left_ = hdr_left_ = 0;
   rx_active_ = rx_drop_ = false;
@@ -125,6 +125,8 @@ void Tile::tick() {
   const bool run = running;
   seq_jobs_ = jobs_.size();
   seq_session_ = in_session_;
+  seq_held_ = held_;
+  cycle_running_ = run;
   receive();
   for (size_t l = 0; l < xb_in.size(); ++l)
     while (xb_in[l].ready(now)) {
@@ -299,7 +301,7 @@ void Tile::close_session(uint64_t now) {
   f.target = Target::kLink;
   f.port = static_cast<uint8_t>(session_link_);
   push_out(now, f);
-  in_session_ = xon_ = false;
+  in_session_ = xon_ = held_ = false;
   session_link_ = -1;
 }
 
@@ -336,7 +338,7 @@ void Tile::send_engine() {
   }
   if (out_credits_ <= 0) return;
   if (jobs_.empty()) {
-    if (in_session_) close_session(now);
+    if (in_session_ && !(held_ && cycle_running_)) close_session(now);
     return;
   }
   Job& j = jobs_.front();
@@ -411,6 +413,7 @@ void Tile::send_engine() {
   }
   f.tail = hdr_left_ == 0 && pkt_left_ == 0;
   if (f.tail && job_off_ == j.bytes) {  // the job's last packet (a token's only one)
+    held_ = tgt == Target::kLink && j.d.hold;
     jobs_.pop_front();
     job_off_ = 0;
   }
@@ -439,7 +442,7 @@ void Tile::sequencer() {
     case Isa::kNop:
       break;
     case Isa::kEnd:
-      if (seq_jobs_ != 0 || seq_session_) {
+      if (seq_jobs_ != 0 || (seq_session_ && !seq_held_)) {  // a held session closes at halt
         wait_what_ = "END: waiting for its sends to drain";
         wait_kind_ = WaitKind::kSends;
         return;

@@ -116,6 +116,9 @@ class Tile : public sc_core::sc_module {
   std::deque<Job> jobs_;
   // send engine
   bool in_session_ = false, xon_ = false, requested_ = false;
+  // The session is held: the last job it sent had the descriptor's hold bit, so it stays open
+  // while the queue is empty and the tile runs (docs/tile.md section 4.3).
+  bool held_ = false;
   int session_link_ = -1;
   uint32_t job_off_ = 0, pkt_left_ = 0;  // bytes done in the current job, payload flits left
   // The header flits of the current packet still to send after its head flit, and the packed
@@ -128,7 +131,10 @@ class Tile : public sc_core::sc_module {
   // What the sequencer sees of the send engine this cycle: its queue and session at the start of
   // the cycle (Tile::tick), the RTL's registers.
   size_t seq_jobs_ = 0;
-  bool seq_session_ = false;
+  bool seq_session_ = false, seq_held_ = false;
+  // Whether the tile ran at the start of the cycle: the send engine keeps a held session only
+  // then (an error or END in this cycle closes it from the next).
+  bool cycle_running_ = false;
   // receive engine
   bool rx_active_ = false, rx_drop_ = false;
   // A header arriving over several flits: the flits taken so far (0 when none is open) and

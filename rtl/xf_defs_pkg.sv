@@ -215,7 +215,7 @@ package xf_defs_pkg;
   localparam int INSTR_IMM_LSB = 0;  // immediate; for Send/Fwd the send descriptor below
   localparam int INSTR_IMM_BITS = 32;
 
-  // imm field of Send and Fwd, the send descriptor (bits 31:27 ignored)
+  // imm field of Send and Fwd, the send descriptor (bits 31:28 ignored)
   localparam int SEND_IMM_TILE_LSB = 0;  // destination tile
   localparam int SEND_IMM_TILE_BITS = 4;
   localparam int SEND_IMM_LANE_LSB = 4;  // routing lane
@@ -234,6 +234,8 @@ package xf_defs_pkg;
   localparam int SEND_IMM_AVG_SHIFT_BITS = 4;
   localparam int SEND_IMM_AVG_FINAL_LSB = 26;  // Avg final scale
   localparam int SEND_IMM_AVG_FINAL_BITS = 1;
+  localparam int SEND_IMM_HOLD_LSB = 27;  // keep the XB session open while the send queue is empty (docs/tile.md section 4.3)
+  localparam int SEND_IMM_HOLD_BITS = 1;
 
   // address of a routing-table entry, lane * MaxChips + dst_chip (the RouteTable byte offset; a tile's lookup, the router's ports)
   localparam int ROUTE_ADDR_CHIP_LSB = 0;  // destination chip

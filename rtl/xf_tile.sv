@@ -155,13 +155,13 @@ module xf_tile #(
   logic [PmemAddrBits-1:0] seq_pmem_raddr;
   logic [31:0]             pmem_rdata;
   logic [2:0]              send_jobs;
-  logic                    send_session;
+  logic                    send_session, send_held;
   logic                    push;
   logic [GrainBits-1:0]    push_addr, push_words;
   logic [11:0]             push_dst_chip;
   logic [23:0]             push_dst_addr;
   logic                    push_local;
-  logic [26:0]             push_desc;
+  logic [27:0]             push_desc;
   logic [4:0]              wait_ctr;
   logic [31:0]             wait_count, host_ctr_rdata;
   logic                    send_re;
@@ -460,6 +460,7 @@ module xf_tile #(
     .pmem_busy_i    (h_pmem_rd),
     .jobs_i         (send_jobs),
     .session_i      (send_session),
+    .held_i         (send_held),
     .push_o         (push),
     .push_addr_o    (push_addr),
     .push_words_o   (push_words),
@@ -502,8 +503,10 @@ module xf_tile #(
     .push_dst_addr_i(push_dst_addr),
     .push_local_i   (push_local),
     .push_desc_i    (push_desc),
+    .running_i      (running_q),
     .jobs_o         (send_jobs),
     .session_o      (send_session),
+    .held_o         (send_held),
     .route_rdata_i  (route_rdata_i),
     .xb_msg_valid_i (xb_msg_valid_i),
     .xb_msg_kind_i  (xb_msg_kind_i),

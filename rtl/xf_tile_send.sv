@@ -6,7 +6,8 @@
 //      send_engine), to the session state,
 //   2. adds tx_credit_i to its credits, and, with at least one credit, decides at most one
 //      emission exactly as Tile::send_engine: XDONE when the queue is empty and a session is
-//      open; BadPacket and drop the job on no route; XDONE when the front job leaves elsewhere
+//      open, unless it is held (the last job it sent had the descriptor's hold bit) and the tile
+//      ran at the start of the cycle (running_i); BadPacket and drop the job on no route; XDONE when the front job leaves elsewhere
 //      (pkt_left == 0, hdr_left == 0 and job_off == 0); XREQ for a link-bound job without a
 //      session; nothing while waiting for the grant or stopped by XOFF; otherwise the next flit
 //      of the front job (a header flit, or a payload flit whose DMEM read
@@ -76,9 +77,11 @@ module xf_tile_send #(
   input  logic [11:0]           push_dst_chip_i,  // destination chip
   input  logic [23:0]           push_dst_addr_i,  // destination byte address (24 bits)
   input  logic                  push_local_i,     // destination chip == this chip
-  input  logic [26:0]           push_desc_i,      // send_imm_t (popc checked: Write or Reduce)
+  input  logic [27:0]           push_desc_i,      // send_imm_t (popc checked: Write or Reduce)
+  input  logic                  running_i,        // the tile ran at the start of this cycle
   output logic [2:0]            jobs_o,           // jobs queued at the start of this cycle
   output logic                  session_o,        // a session was open at the start of it
+  output logic                  held_o,           // ... and held (its last job had hold)
   // route lookup result (the address is driven by the sequencer)
   input  logic [7:0]            route_rdata_i,    // RouteTable entry of the job pushed last cycle
   // XB messages
@@ -124,6 +127,7 @@ module xf_tile_send #(
   `ASSERT_INIT(NumLinksLegal_A, NumLinks >= 1 && NumLinks <= 8)
   `ASSERT_INIT(WordBitsLegal_A, WordBits >= GrainBits + GrainShift && WordBits <= 20)
   `ASSERT_INIT(GrainBitsLegal_A, GrainBits >= 1)
+  `ASSERT_INIT(PushDescBits_A, $bits(push_desc_i) == SendImmTypeBits)
 
   // ---- Job queue (entry 0 is the front) ------------------------------------------------------
   // A job: what the sequencer pushes, and the route entry that arrives a cycle later (fill_*).
@@ -150,6 +154,7 @@ module xf_tile_send #(
   logic                in_session_d, in_session_q;
   logic                requested_d, requested_q;
   logic                xon_d, xon_q;
+  logic                held_d, held_q;          // the session's last job had the hold bit
   logic [3:0]          link_d, link_q;
   logic [WordBits-1:0] off_d, off_q;            // words of the front job already emitted
   logic [PktBits-1:0]  pkt_left_d, pkt_left_q;  // payload flits left in the current packet
@@ -248,6 +253,7 @@ module xf_tile_send #(
 
     // 2. Decision (model: Tile::send_engine).
     in_session_d_c = in_session_q;
+    held_d = held_q;
     link_d = link_q;
     off_d = off_q;
     pkt_left_d = pkt_left_q;
@@ -265,11 +271,12 @@ module xf_tile_send #(
     tx_d_c.port = link_q;
     if (credits_avail != 3'd0) begin
       if (cnt_q == 3'd0) begin
-        if (in_session_q) begin  // queue empty: XDONE
+        if (in_session_q && !(held_q && running_i)) begin  // queue empty, not held: XDONE
           tx_d_c.valid = 1'b1;
           tx_d_c.ctrl = 2'd2;
           in_session_d_c = 1'b0;
           xon_d = 1'b0;
+          held_d = 1'b0;
         end
       end else if (f_noroute) begin
         fail_o_c = 1'b1;
@@ -280,6 +287,7 @@ module xf_tile_send #(
         tx_d_c.ctrl = 2'd2;
         in_session_d_c = 1'b0;
         xon_d = 1'b0;
+        held_d = 1'b0;
       end else if (f_link && !in_session_q) begin  // XREQ
         tx_d_c.valid = 1'b1;
         tx_d_c.ctrl = 2'd1;
@@ -298,14 +306,20 @@ module xf_tile_send #(
           pkt_left_d = len_words;
           hdr_left_d = 2'(HeaderFlits - 1);
           tx_d_c.tail = HeaderFlits == 1 && len_words == '0;
-          if (tx_d_c.tail && front.words == '0) pop_c = 1'b1;  // token: header only
+          if (tx_d_c.tail && front.words == '0) begin  // token: header only
+            pop_c = 1'b1;
+            held_d = f_link && f_desc.hold;
+          end
         end else if (HeaderFlits > 1 && hdr_left_q != 2'd0) begin  // header flit hdr_idx
           tx_d_c.valid = 1'b1;
           tx_d_c.head = 1'b0;
           tx_d_c.hdr_part = hdr_word[hdr_idx*FlitBits +: FlitBits];
           hdr_left_d = hdr_left_q - 2'd1;
           tx_d_c.tail = hdr_left_d == 2'd0 && pkt_left_q == '0;
-          if (tx_d_c.tail && front.words == '0) pop_c = 1'b1;  // token: header only
+          if (tx_d_c.tail && front.words == '0) begin  // token: header only
+            pop_c = 1'b1;
+            held_d = f_link && f_desc.hold;
+          end
         end else if (!stall_i) begin  // payload flit: DMEM read now, data in the next cycle
           tx_d_c.valid = 1'b1;
           tx_d_c.head = 1'b0;
@@ -317,6 +331,7 @@ module xf_tile_send #(
           if (pkt_left_d == '0 && off_d == f_words) begin
             pop_c = 1'b1;
             off_d = '0;
+            held_d = f_link && f_desc.hold;
           end
         end
       end
@@ -326,6 +341,7 @@ module xf_tile_send #(
 
     if (clear_i) begin
       in_session_d_c = 1'b0;
+      held_d = 1'b0;
       requested_d = 1'b0;
       xon_d = 1'b0;
       link_d = '0;
@@ -347,6 +363,7 @@ module xf_tile_send #(
   assign cnt_after_pop = cnt_q - {2'b0, pop};
   assign jobs_o = cnt_q;
   assign session_o = in_session_q;
+  assign held_o = held_q;
 
   // 3. Queue: pop, route fill, push.
   job_t fill_job, push_job;
@@ -422,6 +439,7 @@ module xf_tile_send #(
       in_session_q <= 1'b0;
       requested_q <= 1'b0;
       xon_q <= 1'b0;
+      held_q <= 1'b0;
       link_q <= '0;
       off_q <= '0;
       pkt_left_q <= '0;
@@ -436,6 +454,7 @@ module xf_tile_send #(
       in_session_q <= in_session_d;
       requested_q <= requested_d;
       xon_q <= xon_d;
+      held_q <= held_d;
       link_q <= link_d;
       off_q <= off_d;
       pkt_left_q <= pkt_left_d;

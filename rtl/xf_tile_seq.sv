@@ -13,8 +13,8 @@
 // instruction in instr_i, exactly as the model, except Lw, which takes 2 cycles (the model
 // matches): in its first cycle it checks PmemRange and issues the PMEM read (pmem_re_o; if the
 // host has the PMEM port, pmem_busy_i, it waits), in its second it writes rd and retires. Every
-// other instruction retires in the cycle it executes unless it stalls: End (jobs_i != 0 or
-// session_i), Send (jobs_i == 4), Wait (wait_count_i < r[rs1]), Waits (jobs_i != 0), Bar (until
+// other instruction retires in the cycle it executes unless it stalls: End (jobs_i != 0, or
+// session_i and not held_i: a held session closes when the tile halts), Send (jobs_i == 4), Wait (wait_count_i < r[rs1]), Waits (jobs_i != 0), Bar (until
 // bar_release_i). jobs_i / session_i are the send engine's registers: its queue and session at
 // the start of the cycle, before its step (model: Tile::tick takes them before send_engine), so
 // a job the engine pops in a cycle makes room for a Send from the next one.
@@ -32,7 +32,7 @@
 // never stalls anything, so correct programs keep their timing.
 //
 // Combinational paths: imem_raddr_o, pmem_*, push_*, fail_o, halt_o from running_i, imem_valid_i,
-// instr_i, jobs_i, session_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
+// instr_i, jobs_i, session_i, held_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
 // wd_period_i; route_raddr_o and wait_ctr_o from instr_i and the registers only; bar_wait_o from
 // running_i, imem_valid_i, instr_i and registers.
 //
@@ -84,13 +84,14 @@ module xf_tile_seq #(
   // send queue
   input  logic [2:0]              jobs_i,           // jobs queued at the start of the cycle
   input  logic                    session_i,        // XB session open at the start of it
+  input  logic                    held_i,           // ... and held (End does not wait for it)
   output logic                    push_o,           // Send retires: queue the job
   output logic [WordBits-1:0]     push_addr_o,      // source address in 16-byte grains
   output logic [WordBits-1:0]     push_words_o,     // length in 16-byte grains
   output logic [11:0]             push_dst_chip_o,  // destination chip
   output logic [23:0]             push_dst_addr_o,  // destination address (24 bits)
   output logic                    push_local_o,     // destination chip == this chip
-  output logic [26:0]             push_desc_o,      // imm | r[rd] as a send_imm_t
+  output logic [27:0]             push_desc_o,      // imm | r[rd] as a send_imm_t
   output logic [13:0]             route_raddr_o,    // route_addr_t {lane, dst_chip} of this Send
   // counters
   output logic [4:0]              wait_ctr_o,       // (imm + r[rs2]) % 32
@@ -225,7 +226,7 @@ module xf_tile_seq #(
         case (ins.opc)
           xf_defs_pkg::ISA_NOP: retire = 1'b1;
           xf_defs_pkg::ISA_END: begin
-            if (jobs_i == 3'd0 && !session_i) begin
+            if (jobs_i == 3'd0 && (!session_i || held_i)) begin  // a held session closes at halt
               halt_o_c = 1'b1;
               retire = 1'b1;
             end else begin

@@ -156,8 +156,10 @@ function automatic logic [InstrTypeBits-1:0] instr_unpack(logic [63:0] w);
   instr_unpack[0 +: 32] = w[0 +: 32];  // imm
 endfunction
 
-// ---- SendImm: imm field of Send and Fwd, the send descriptor (bits 31:27 ignored)
+// ---- SendImm: imm field of Send and Fwd, the send descriptor (bits 31:28 ignored)
 typedef struct packed {
+  // bit 27: keep the XB session open while the send queue is empty (docs/tile.md section 4.3)
+  logic         hold;
   logic         avg_final;  // bit 26: Avg final scale
   logic [3:0]   avg_shift;  // bits 25:22: Avg pre-shift of the payload
   logic [4:0]   ctr;        // bits 21:17: receiver's arrival counter
@@ -168,11 +170,12 @@ typedef struct packed {
   logic [1:0]   lane;       // bits 5:4: routing lane
   logic [3:0]   tile;       // bits 3:0: destination tile
 } send_imm_t;
-localparam int SendImmTypeBits = 27;
+localparam int SendImmTypeBits = 28;
 
 // send_imm_t -> the 32-bit word
 function automatic logic [31:0] send_imm_pack(logic [SendImmTypeBits-1:0] s);
   send_imm_pack = '0;
+  send_imm_pack[27] = s[27];  // hold
   send_imm_pack[26] = s[26];  // avg_final
   send_imm_pack[22 +: 4] = s[22 +: 4];  // avg_shift
   send_imm_pack[17 +: 5] = s[17 +: 5];  // ctr
@@ -188,6 +191,7 @@ endfunction
 /* verilator lint_off UNUSEDSIGNAL */
 // the 32-bit word -> send_imm_t
 function automatic logic [SendImmTypeBits-1:0] send_imm_unpack(logic [31:0] w);
+  send_imm_unpack[27] = w[27];  // hold
   send_imm_unpack[26] = w[26];  // avg_final
   send_imm_unpack[22 +: 4] = w[22 +: 4];  // avg_shift
   send_imm_unpack[17 +: 5] = w[17 +: 5];  // ctr

@@ -10,9 +10,9 @@ DISABLED_Configs). The all-pairs slices run range by range across the configurat
 stopped early has covered every configuration alike.
 
 Each finished slice is one JSON line in the results file (slice, seed, flits, seconds, result,
-the command that reproduces it, the date, and the design: a hash of the files that decide the
-result, see design_hash()); a rerun with the same file and seed skips the slices that passed on
-the same design and runs the rest, so stopping the driver (kill PID, Ctrl-C) and running the
+the command that reproduces it, the date, and the design: a hash of the Verilated ALU and of the
+files that decide the result, see design_hash()); a rerun with the same file and seed skips the
+slices that passed on the same design and runs the rest, so stopping the driver (kill PID, Ctrl-C) and running the
 same command again resumes the run, losing only the slices that were running. A progress line
 (slices, flits, the fraction, the rate, the ETA) follows every slice; the end prints a table per
 configuration and, for each failure, the one command that reproduces it.
@@ -52,18 +52,38 @@ TAIL_LINES = 40
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEST_SOURCE = "tests/test_rtl_alu_regress.cpp"
-# What decides a slice's result besides the RTL the test names in its RTL_SRCS lines: the test,
-# the benches and generators it includes, and the C++ ALU it compares against.
+# What decides a slice's result besides the Verilated ALU: the test, the benches and generators
+# it includes, and the C++ ALU it compares against.
 DESIGN_FILES = (TEST_SOURCE, "tests/test_rtl_alu.cpp", "sw/lib/alu.cpp", "sw/include/xf/alu.hpp")
+TARGET = "test_rtl_alu_regress"
+# A source path Verilator writes into its output (an assertion's file name): the checkout's
+# absolute path before rtl/ is dropped, so that two checkouts of one design hash alike.
+SOURCE_PATH = re.compile(rb'"[^"\n]*/(rtl/[^"/\n]+")')
 
 
-def design_hash(repo=REPO):
-    """A short hash of the files that decide a slice's result (the ALU's RTL from the test's
-    RTL_SRCS lines, and DESIGN_FILES), so that a results file outlives no change to them."""
-    with open(os.path.join(repo, TEST_SOURCE)) as f:
-        rtl = [w for line in f if line.startswith("// RTL_SRCS:") for w in line.split()[2:]]
+def verilated_dir(binary):
+    """Where CMake's verilate() left the C++ it made from the test's RTL for `binary`."""
+    root = os.path.join(os.path.dirname(os.path.abspath(binary)), "CMakeFiles", f"{TARGET}.dir")
+    dirs = sorted(d for d in (os.listdir(root) if os.path.isdir(root) else [])
+                  if d.startswith("V") and d.endswith(".dir"))
+    if len(dirs) != 1:
+        sys.exit(f"regress_alu: no Verilated model of the ALU under {root} (found {dirs}); the "
+                 f"design hash is taken from it: build the binary with make build first")
+    return os.path.join(root, dirs[0])
+
+
+def design_hash(binary, repo=REPO):
+    """A short hash of what decides a slice's result: the C++ Verilator made from the ALU's RTL
+    for this binary (so a change to the RTL the ALU does not use, such as another field of the
+    shared package, leaves it alone, while any change to the ALU's logic, or another Verilator,
+    makes it new) and DESIGN_FILES, so that a results file outlives no change to them."""
     h = hashlib.sha256()
-    for rel in sorted(set(rtl) | set(DESIGN_FILES)):
+    vdir = verilated_dir(binary)
+    for name in sorted(os.listdir(vdir)):
+        if name.endswith((".cpp", ".h")):
+            with open(os.path.join(vdir, name), "rb") as f:
+                h.update(name.encode() + b"\0" + SOURCE_PATH.sub(rb'"\1', f.read()) + b"\0")
+    for rel in DESIGN_FILES:
         path = os.path.join(repo, rel)
         if not os.path.exists(path):
             sys.exit(f"regress_alu: {rel} is missing; the design hash needs every file that "
@@ -252,7 +272,7 @@ def main():
         return 0
 
     os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
-    design = design_hash()
+    design = design_hash(binary)
     every = read_results(args.results)
     rows = [r for r in every if r.get("seed") == args.seed and r.get("design") == design]
     stale = sum(1 for r in every if r.get("seed") == args.seed and r.get("design") != design)

@@ -501,7 +501,9 @@ TEST(Isa, EncodeDecodeRoundTrip) {
   d.ctr = 31;
   d.avg_shift = 9;
   d.avg_final = true;
+  d.hold = true;
   const SendDesc e = unpack_send_imm(pack_send_imm(d));
+  EXPECT_EQ(pack_send_imm(d) >> 27, 1u) << "hold is bit 27, bits 31:28 stay 0";
   EXPECT_EQ(e.tile, 13u);
   EXPECT_EQ(e.lane, 3u);
   EXPECT_EQ(e.popc, Opcode::kReduce);
@@ -511,6 +513,7 @@ TEST(Isa, EncodeDecodeRoundTrip) {
   EXPECT_EQ(e.ctr, 31u);
   EXPECT_EQ(e.avg_shift, 9u);
   EXPECT_TRUE(e.avg_final);
+  EXPECT_TRUE(e.hold);
 }
 
 namespace {
@@ -564,6 +567,106 @@ TEST(Compiler, UnrolledListsWhereEveryChipHasTheSameShape) {
     const Image lists = build_image(topo, plan_collective(topo, spec));
     for (int t = 0; t < plan.tiles; ++t) EXPECT_FALSE(lists.unrolled[t]);
     EXPECT_EQ(lists.pmem, img.pmem);  // the lists are the same; only the program differs
+  }
+}
+
+// Held sessions (docs/compiler.md section 8.4), checked against the image itself: a Send has
+// the hold bit only where its tile is the only one of its chip that sends on that link and its
+// tile's next Send leaves on the same link; the ladder's ring loops hold, four ring planes on one
+// link do not, and hold_sessions = false clears every bit.
+TEST(Compiler, HoldOnlyWhereTheTileIsItsLinksOnlySender) {
+  struct Case {
+    const char* topo;
+    uint64_t bytes;
+    Algo algo;
+    int tiles;
+    int want_holding_planes;  // -1: some but not checked
+  };
+  for (const Case& k :
+       {Case{"ladder:8", 16384, Algo::kLadder, 4, 4}, Case{"ring:8", 16384, Algo::kRing, 4, 0},
+        Case{"ring:8", 16384, Algo::kRing, 1, 1}, Case{"biring:5", 12288, Algo::kBiring, 2, 2},
+        Case{"ladder:8", 8, Algo::kButterfly, 4, -1},
+        Case{"tree:((2,2),(2,2))", 2048, Algo::kTree, 4, -1},
+        Case{"line:4", 4096, Algo::kAuto, 4, -1}}) {
+    SCOPED_TRACE(std::string(k.topo) + " " + to_string(k.algo) + " tiles " +
+                 std::to_string(k.tiles));
+    const Topology topo = parse_topology(k.topo);
+    CollectiveSpec spec;
+    spec.coll = Collective::kAllReduce;
+    spec.bytes = k.bytes;
+    spec.algo = k.algo;
+    spec.tiles = k.tiles;
+    const Plan plan = plan_collective(topo, spec);
+    const Image img = build_image(topo, plan);
+    const int P = plan.chips;
+    // Per chip, per tile: the Sends in program order as (port, hold).
+    std::vector<std::vector<std::vector<std::pair<int, bool>>>> sends(
+        P, std::vector<std::vector<std::pair<int, bool>>>(plan.tiles));
+    auto port = [&](int c, unsigned lane, int dst) {
+      return dst == c ? -1 : static_cast<int>(img.route[c][lane * kMaxChips + dst]);
+    };
+    int holding_planes = 0;
+    for (int t = 0; t < plan.tiles; ++t) {
+      bool any = false;
+      if (img.ring_loop[t]) {  // the descriptors are the loop's Li r18 / r19
+        std::vector<bool> holds;
+        for (uint64_t w : img.imem[t])
+          if (isa::opc(w) == Isa::kLi && (isa::rd(w) == 18 || isa::rd(w) == 19))
+            holds.push_back(unpack_send_imm(isa::imm(w)).hold);
+        ASSERT_EQ(holds.size(), 2u);
+        EXPECT_EQ(holds[0], holds[1]);
+        any = holds[0];
+        for (const Transfer& x : plane_transfers(plan, t))
+          sends[x.src][t].push_back({port(x.src, x.lane, x.dst), holds[0]});
+      } else {
+        const std::vector<uint32_t>& pm = img.pmem[t];
+        for (int c = 0; c < P; ++c)
+          for (uint32_t o = pm[c]; pm[o] != kDescEnd; o += desc_words(pm[o])) {
+            if (pm[o] != kDescSend && pm[o] != kDescWaitSend) continue;
+            const uint32_t* w = &pm[o + (pm[o] == kDescWaitSend ? 3 : 1)];
+            const SendDesc d = unpack_send_imm(w[4]);
+            sends[c][t].push_back({port(c, d.lane, static_cast<int>(w[2])), d.hold});
+            any = any || d.hold;
+          }
+      }
+      holding_planes += any;
+    }
+    for (int c = 0; c < P; ++c)
+      for (int t = 0; t < plan.tiles; ++t)
+        for (size_t i = 0; i < sends[c][t].size(); ++i) {
+          const auto [p, hold] = sends[c][t][i];
+          bool alone = p >= 0;
+          for (int u = 0; u < plan.tiles; ++u)
+            for (const auto& [q, h] : sends[c][u]) alone = alone && (u == t || q != p);
+          const bool next_same = i + 1 < sends[c][t].size() && sends[c][t][i + 1].first == p;
+          // A ring loop's last send holds too (the chips share one descriptor); it is harmless.
+          if (hold) {
+            EXPECT_TRUE(alone && (next_same || img.ring_loop[t]))
+                << "chip " << c << " tile " << t << " send " << i << " on port " << p;
+          } else if (!img.ring_loop[t]) {
+            EXPECT_FALSE(alone && next_same)
+                << "chip " << c << " tile " << t << " send " << i << " could hold";
+          }
+        }
+    if (k.want_holding_planes >= 0) {
+      EXPECT_EQ(holding_planes, k.want_holding_planes);
+    }
+    spec.hold_sessions = false;
+    const Image off = build_image(topo, plan_collective(topo, spec));
+    for (int t = 0; t < plan.tiles; ++t) {
+      for (uint64_t w : off.imem[t])
+        if (isa::opc(w) == Isa::kLi && (isa::rd(w) == 18 || isa::rd(w) == 19)) {
+          EXPECT_FALSE(unpack_send_imm(isa::imm(w)).hold);
+        }
+      if (off.ring_loop[t]) continue;
+      for (int c = 0; c < P; ++c)
+        for (uint32_t o = off.pmem[t][c]; off.pmem[t][o] != kDescEnd;
+             o += desc_words(off.pmem[t][o]))
+          if (off.pmem[t][o] == kDescSend || off.pmem[t][o] == kDescWaitSend) {
+            EXPECT_FALSE(
+                unpack_send_imm(off.pmem[t][o + (off.pmem[t][o] == kDescWaitSend ? 7 : 5)]).hold);
+          }
+    }
   }
 }
 

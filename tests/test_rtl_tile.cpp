@@ -1113,6 +1113,61 @@ TEST(RtlTile, SessionRules) {
   EXPECT_EQ(b.bad_link_flits, 0);
 }
 
+// Held sessions (docs/tile.md section 4.3): a job with the descriptor's hold bit leaves its
+// session open while the queue is empty, so the next job to that link sends its header in the
+// cycle after its Send retires, without XREQ/GRANT; a job without hold closes the session when
+// the queue runs empty; a job to another link closes a held session; End does not wait for a
+// held session, which closes (XDONE) in the cycle after the tile halts.
+TEST(RtlTile, HeldSession) {
+  auto rng = kFile.rng();
+  TileBench b;
+  b.route[7] = 1;
+  b.route[9] = 2;
+  b.load_dmem(0, random_bytes(rng, 64));
+  auto hold = [](uint32_t d) { return d | (1u << sendimm::kHoldLsb); };
+  const uint32_t w = desc(0, 0, Opcode::kWrite);
+  std::vector<uint64_t> p = {LI(1, 0), LI(2, 32), LI(3, 7), LI(4, 0x10), LI(5, 9)};
+  std::vector<size_t> send_at;  // the Sends' IMEM indices = their cycles after t0
+  for (const auto& [chip, d] : {std::pair{3u, hold(w)}, {3u, w}, {3u, hold(w)}, {5u, hold(w)}}) {
+    send_at.push_back(p.size());
+    p.push_back(SEND(1, 2, chip, 4, d));
+    p.resize(p.size() + 12, NOP());  // every job long done before the next
+  }
+  const size_t end_at = p.size();
+  p.push_back(END());
+  b.load_imem(p);
+  b.start();
+  const uint64_t t0 = b.cycle();
+  ASSERT_TRUE(b.run_to_halt());
+  b.settle();
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+  std::vector<std::string> seq;
+  std::vector<uint64_t> at;  // tx_valid_o cycles
+  for (const auto& r : b.tx) {
+    if (r.ctrl == 0 && !r.f.head) continue;
+    seq.push_back((r.ctrl == 1 ? "XREQ" : r.ctrl == 2 ? "XDONE" : "L") + std::to_string(r.port));
+    at.push_back(r.cycle - t0);
+  }
+  const std::vector<std::string> want = {"XREQ1", "L1",     "L1",    "XDONE1", "XREQ1",
+                                         "L1",    "XDONE1", "XREQ2", "L2",     "XDONE2"};
+  ASSERT_EQ(seq, want);
+  // Job 0: XREQ decided after its Send, the header 4 cycles later (the XB's round trip).
+  EXPECT_EQ(at[0], send_at[0] + 2);
+  EXPECT_EQ(at[1], send_at[0] + 6);
+  // Job 1 on the held session: its header is decided in the cycle after its Send retires.
+  EXPECT_EQ(at[2], send_at[1] + 2);
+  // Job 1 had no hold: XDONE right after its last (second) payload flit.
+  EXPECT_EQ(at[3], at[2] + 3);
+  // Job 2 opens a session again; job 3 leaves on link 2: XDONE1, then XREQ2.
+  EXPECT_EQ(at[4], send_at[2] + 2);
+  EXPECT_EQ(at[6], send_at[3] + 2);
+  EXPECT_EQ(at[7], send_at[3] + 3);
+  // End retires with the session held; XDONE2 is decided in the next cycle.
+  EXPECT_EQ(at[9], end_at + 2);
+  EXPECT_EQ(b.dut().stat_done_o, 1);
+  EXPECT_EQ(b.bad_link_flits, 0);
+}
+
 // XOFF stops the link data in the next decision, XON resumes it; stray messages (other links,
 // XON/XOFF before the grant, a second GRANT) are ignored. Random link stalls exercise the XB's
 // real thresholds; the queue never exceeds 32 flits.

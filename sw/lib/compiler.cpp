@@ -811,13 +811,70 @@ class Asm {
   std::vector<std::pair<size_t, int>> fix_;
 };
 
+// Which tiles send on each link of each chip over the whole program. A tile that is the only
+// sender on a link of its chip may hold its XB session there while it waits (the descriptor's
+// hold bit, docs/tile.md section 4.3): no other tile of the chip ever asks for that link, and
+// through traffic does not need the grant, so holding blocks nothing, and a step's first chunk
+// skips the XREQ/GRANT round trip (docs/compiler.md section 8.4).
+class SoleSenders {
+ public:
+  SoleSenders(const Plan& plan, const std::vector<std::vector<uint8_t>>& route)
+      : plan_(plan), route_(route), senders_(plan.chips) {
+    for (int t = 0; t < plan.tiles; ++t) {
+      if (is_ring_plane(t)) {  // O(P): each chip sends to its successor alone
+        const RingPlane& rp = plan.ring_planes[t];
+        for (size_t i = 0; i < rp.order.size(); ++i)
+          add(rp.order[i], rp.lane, rp.order[(i + 1) % rp.order.size()], t);
+        continue;
+      }
+      for (const Transfer& x : plane_transfers(plan, t)) add(x.src, x.lane, x.dst, t);
+    }
+  }
+  // x's sending tile is the only sender on x's link of x.src (false for a local transfer), and
+  // the tile's next transfer y leaves on the same link: holding the session for a job on
+  // another link would cost its XDONE a cycle (none: the program's last).
+  bool hold(const Transfer& x, const Transfer* y) const {
+    return y && alone(x.src, x.lane, x.dst) &&
+           port(y->src, y->lane, y->dst) == port(x.src, x.lane, x.dst);
+  }
+  // Ring plane t's tile is the only sender on its link on every chip (the chips share its code).
+  bool ring_plane(int t) const {
+    const RingPlane& rp = plan_.ring_planes[t];
+    for (size_t i = 0; i < rp.order.size(); ++i)
+      if (!alone(rp.order[i], rp.lane, rp.order[(i + 1) % rp.order.size()])) return false;
+    return true;
+  }
+
+ private:
+  bool is_ring_plane(int t) const {
+    return t < static_cast<int>(plan_.ring_planes.size()) && !plan_.ring_planes[t].order.empty();
+  }
+  int port(int src, int lane, int dst) const {
+    return src == dst ? -1 : route_[src][lane * kMaxChips + dst];
+  }
+  void add(int src, int lane, int dst, int t) {
+    const int p = port(src, lane, dst);
+    if (p >= 0) senders_[src][p].insert(t);
+  }
+  bool alone(int src, int lane, int dst) const {
+    const int p = port(src, lane, dst);
+    if (p < 0) return false;
+    const auto it = senders_[src].find(p);
+    return it != senders_[src].end() && it->second.size() == 1;
+  }
+
+  const Plan& plan_;
+  const std::vector<std::vector<uint8_t>>& route_;
+  std::vector<std::map<int, std::set<int>>> senders_;  // [chip][port] -> tiles
+};
+
 // The ring loop (docs/compiler.md, docs/isa.md section 9.2): every chip runs the same code; its
 // first block's label and its successor come from tables indexed by its index value, its block
 // at step s is order[(pos - s - 1) mod P], and before sending chunk k of step s it waits until
 // its predecessor's count covers the same chunk of step s-1. Parameter memory:
 // [0,P) label of chip c's block at the first step, (pos - s0 - 1) mod P; [P,2P) successor of
 // chip c; [2P,3P) block address by label; [3P,4P) block length in flits by label.
-void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, std::vector<uint64_t>& im,
+void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, bool hold, std::vector<uint64_t>& im,
                     std::vector<uint32_t>& pm) {
   const RingPlane& rp = plan.ring_planes[t];
   const int P = static_cast<int>(rp.order.size());
@@ -838,6 +895,7 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, std::vector<uint64_
   d.dtype = plan.spec.dtype;
   d.op = plan.spec.op;
   d.sat = plan.spec.sat;
+  d.hold = hold;
   d.popc = Opcode::kReduce;
   const uint32_t reduce = pack_send_imm(d);
   d.popc = Opcode::kWrite;
@@ -1002,12 +1060,32 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
   img.imem.resize(T);
   img.pmem.resize(T);
 
+  // Routing tables: spanning-tree routes in every lane, ring hops in their ring's lane.
+  const auto st = spanning_tree_routes(topo);
+  img.route.assign(topo.num_nodes, std::vector<uint8_t>(kNumLanes * kMaxChips, 255));
+  for (int n = 0; n < topo.num_nodes; ++n)
+    for (unsigned l = 0; l < kNumLanes; ++l)
+      for (int d = 0; d < P; ++d)
+        img.route[n][l * kMaxChips + d] = st[n][d] < 0 ? 255 : static_cast<uint8_t>(st[n][d]);
+  if (plan.algo == Algo::kRing || plan.algo == Algo::kBiring || plan.algo == Algo::kLadder) {
+    const size_t want = plan.algo == Algo::kRing ? 1 : plan.algo == Algo::kBiring ? 2 : 4;
+    for (size_t r = 0; r < want && r < topo.rings.size(); ++r) {
+      const Ring& ring = topo.rings[r];
+      const size_t n = ring.order.size();
+      for (size_t i = 0; i < n; ++i)
+        img.route[ring.order[i]][r * kMaxChips + ring.order[(i + 1) % n]] =
+            static_cast<uint8_t>(ring.out_port[i]);
+    }
+  }
+  const SoleSenders sole(plan, img.route);
+
   img.ring_loop.assign(T, false);
   img.unrolled.assign(T, false);
   for (int t = 0; t < T; ++t) {
     if (sp.ring_loops && t < static_cast<int>(plan.ring_planes.size()) &&
         !plan.ring_planes[t].order.empty()) {
-      emit_ring_loop(plan, t, chunk, img.imem[t], img.pmem[t]);
+      emit_ring_loop(plan, t, chunk, sp.hold_sessions && sole.ring_plane(t), img.imem[t],
+                     img.pmem[t]);
       img.ring_loop[t] = true;
       continue;
     }
@@ -1077,7 +1155,8 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
         pm.insert(pm.end(), {kDescWait, static_cast<uint32_t>(ctr), v});
         ++img.descriptors;
       };
-      for (const Op& op : prog[c]) {
+      for (size_t i = 0; i < prog[c].size(); ++i) {
+        const Op& op = prog[c][i];
         const Transfer& x = op.x;
         std::map<int, uint32_t> dep;  // ctr -> value
         for (const Arr& a : arr[c]) {
@@ -1114,6 +1193,8 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
         d.ctr = op.ctr;
         d.avg_shift = x.avg_shift;
         d.avg_final = x.avg_final;
+        d.hold =
+            sp.hold_sessions && sole.hold(x, i + 1 < prog[c].size() ? &prog[c][i + 1].x : nullptr);
         if (last_wait != SIZE_MAX && last_wait + 3 == pm.size()) {  // the Wait just before
           // it releases this Send: one WaitSend descriptor
           pm[last_wait] = kDescWaitSend;
@@ -1191,23 +1272,6 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
     im[beq_wait] = enc(Isa::kBeq, 0, 3, 4, 0, 0, wait);
   }
 
-  // Routing tables: spanning-tree routes in every lane, ring hops in their ring's lane.
-  const auto st = spanning_tree_routes(topo);
-  img.route.assign(topo.num_nodes, std::vector<uint8_t>(kNumLanes * kMaxChips, 255));
-  for (int n = 0; n < topo.num_nodes; ++n)
-    for (unsigned l = 0; l < kNumLanes; ++l)
-      for (int d = 0; d < P; ++d)
-        img.route[n][l * kMaxChips + d] = st[n][d] < 0 ? 255 : static_cast<uint8_t>(st[n][d]);
-  if (plan.algo == Algo::kRing || plan.algo == Algo::kBiring || plan.algo == Algo::kLadder) {
-    const size_t want = plan.algo == Algo::kRing ? 1 : plan.algo == Algo::kBiring ? 2 : 4;
-    for (size_t r = 0; r < want && r < topo.rings.size(); ++r) {
-      const Ring& ring = topo.rings[r];
-      const size_t n = ring.order.size();
-      for (size_t i = 0; i < n; ++i)
-        img.route[ring.order[i]][r * kMaxChips + ring.order[(i + 1) % n]] =
-            static_cast<uint8_t>(ring.out_port[i]);
-    }
-  }
   return img;
 }
 

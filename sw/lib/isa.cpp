@@ -93,13 +93,13 @@ std::string disasm(uint64_t w) {
 
 uint32_t pack_send_imm(const SendDesc& d) {
   using namespace sendimm;
-  return static_cast<uint32_t>(put(d.tile, kTileLsb, kTileBits) | put(d.lane, kLaneLsb, kLaneBits) |
-                               put(static_cast<unsigned>(d.popc), kPopcLsb, kPopcBits) |
-                               put(static_cast<unsigned>(d.dtype), kDtypeLsb, kDtypeBits) |
-                               put(static_cast<unsigned>(d.op), kOpLsb, kOpBits) |
-                               put(d.sat, kSatLsb, kSatBits) | put(d.ctr, kCtrLsb, kCtrBits) |
-                               put(d.avg_shift, kAvgShiftLsb, kAvgShiftBits) |
-                               put(d.avg_final, kAvgFinalLsb, kAvgFinalBits));
+  return static_cast<uint32_t>(
+      put(d.tile, kTileLsb, kTileBits) | put(d.lane, kLaneLsb, kLaneBits) |
+      put(static_cast<unsigned>(d.popc), kPopcLsb, kPopcBits) |
+      put(static_cast<unsigned>(d.dtype), kDtypeLsb, kDtypeBits) |
+      put(static_cast<unsigned>(d.op), kOpLsb, kOpBits) | put(d.sat, kSatLsb, kSatBits) |
+      put(d.ctr, kCtrLsb, kCtrBits) | put(d.avg_shift, kAvgShiftLsb, kAvgShiftBits) |
+      put(d.avg_final, kAvgFinalLsb, kAvgFinalBits) | put(d.hold, kHoldLsb, kHoldBits));
 }
 
 SendDesc unpack_send_imm(uint32_t v) {
@@ -114,6 +114,7 @@ SendDesc unpack_send_imm(uint32_t v) {
   d.ctr = field(v, kCtrLsb, kCtrBits);
   d.avg_shift = field(v, kAvgShiftLsb, kAvgShiftBits);
   d.avg_final = field(v, kAvgFinalLsb, kAvgFinalBits);
+  d.hold = field(v, kHoldLsb, kHoldBits);
   return d;
 }
 

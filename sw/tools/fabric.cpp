@@ -161,6 +161,9 @@ void add_options(CLI::App& app, Args& a, Cmd cmd) {
   tool::add_root(app, a.spec);
   tool::add_tiles(app, a.spec.tiles, kMaxTiles, "tiles per chip the collective uses");
   tool::add_chunk(app, a.spec);
+  app.add_flag_callback(
+      "--no-hold", [&a] { a.spec.hold_sessions = false; },
+      "never hold an XB session while the send queue is empty (docs/compiler.md section 8.4)");
   // The sgd step's hyper-parameters (sharded-update patent).
   tool::add_real(app, "--lr", a.spec.lr, -1e6, 1e6, "learning rate (--collective sgd)")
       ->default_str("0.01");

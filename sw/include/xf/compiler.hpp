@@ -59,6 +59,10 @@ struct CollectiveSpec {
   // Descriptor lists of the same shape on every chip run as straight-line code (docs/compiler.md
   // section 8.3); false keeps the interpreter everywhere.
   bool unroll_lists = true;
+  // A tile that is the only sender on a link of its chip sets the descriptor's hold bit on its
+  // sends there, so its XB session stays open while it waits (docs/compiler.md section 8.4);
+  // false closes every session when the send queue runs empty.
+  bool hold_sessions = true;
   // kSgdStep: w <- w - lr * m, m <- momentum * m + (g + weight_decay * w), in fp32 with the
   // ALU's ScaleAdd (two roundings per term, docs/alu.md section 6).
   float lr = 0.01f, momentum = 0.9f, weight_decay = 0.0f;
@@ -227,6 +231,9 @@ struct SendDesc {
   bool sat = false;
   unsigned ctr = 0, avg_shift = 0;
   bool avg_final = false;
+  // Keep the XB session open while the send queue is empty (docs/tile.md section 4.3): only for
+  // a tile that is the only sender on its link for the whole program.
+  bool hold = false;
 };
 uint32_t pack_send_imm(const SendDesc& d);
 SendDesc unpack_send_imm(uint32_t imm);

@@ -349,7 +349,7 @@ inline constexpr uint32_t kImmLsb = 0;  // immediate; for Send/Fwd the send desc
 inline constexpr uint32_t kImmBits = 32;
 }  // namespace instr
 
-// imm field of Send and Fwd, the send descriptor (bits 31:27 ignored)
+// imm field of Send and Fwd, the send descriptor (bits 31:28 ignored)
 namespace sendimm {
 inline constexpr uint32_t kWordBits = 32;
 inline constexpr uint32_t kTileLsb = 0;  // destination tile
@@ -370,6 +370,8 @@ inline constexpr uint32_t kAvgShiftLsb = 22;  // Avg pre-shift of the payload
 inline constexpr uint32_t kAvgShiftBits = 4;
 inline constexpr uint32_t kAvgFinalLsb = 26;  // Avg final scale
 inline constexpr uint32_t kAvgFinalBits = 1;
+inline constexpr uint32_t kHoldLsb = 27;  // keep the XB session open while the send queue is empty (docs/tile.md section 4.3)
+inline constexpr uint32_t kHoldBits = 1;
 }  // namespace sendimm
 
 // address of a routing-table entry, lane * MaxChips + dst_chip (the RouteTable byte offset; a tile's lookup, the router's ports)
