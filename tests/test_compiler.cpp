@@ -608,10 +608,10 @@ TEST(Compiler, HoldOnlyWhereTheTileIsItsLinksOnlySender) {
     int holding_planes = 0;
     for (int t = 0; t < plan.tiles; ++t) {
       bool any = false;
-      if (img.ring_loop[t]) {  // the descriptors are the loop's Li r18 / r19
+      if (img.ring_loop[t]) {  // the descriptors are the loop's Li r9 / r19
         std::vector<bool> holds;
         for (uint64_t w : img.imem[t])
-          if (isa::opc(w) == Isa::kLi && (isa::rd(w) == 18 || isa::rd(w) == 19))
+          if (isa::opc(w) == Isa::kLi && (isa::rd(w) == 9 || isa::rd(w) == 19))
             holds.push_back(unpack_send_imm(isa::imm(w)).hold);
         ASSERT_EQ(holds.size(), 2u);
         EXPECT_EQ(holds[0], holds[1]);
@@ -655,7 +655,7 @@ TEST(Compiler, HoldOnlyWhereTheTileIsItsLinksOnlySender) {
     const Image off = build_image(topo, plan_collective(topo, spec));
     for (int t = 0; t < plan.tiles; ++t) {
       for (uint64_t w : off.imem[t])
-        if (isa::opc(w) == Isa::kLi && (isa::rd(w) == 18 || isa::rd(w) == 19)) {
+        if (isa::opc(w) == Isa::kLi && (isa::rd(w) == 9 || isa::rd(w) == 19)) {
           EXPECT_FALSE(unpack_send_imm(isa::imm(w)).hold);
         }
       if (off.ring_loop[t]) continue;

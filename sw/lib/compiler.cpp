@@ -868,26 +868,32 @@ class SoleSenders {
   std::vector<std::map<int, std::set<int>>> senders_;  // [chip][port] -> tiles
 };
 
-// The ring loop (docs/compiler.md, docs/isa.md section 9.2): every chip runs the same code; its
-// first block's label and its successor come from tables indexed by its index value, its block
-// at step s is order[(pos - s - 1) mod P], and before sending chunk k of step s it waits until
-// its predecessor's count covers the same chunk of step s-1. Parameter memory:
-// [0,P) label of chip c's block at the first step, (pos - s0 - 1) mod P; [P,2P) successor of
-// chip c; [2P,3P) block address by label; [3P,4P) block length in flits by label.
+// The ring loop (docs/compiler.md section 8.1, docs/isa.md section 9.2): every chip runs the
+// same code; its first block's label and its successor come from tables indexed by its index
+// value, its block at step s is order[(pos - s - 1) mod P], and before sending chunk k of step s
+// it waits until its predecessor's count covers the same chunk of step s-1. Parameter memory:
+// [0,P) label of chip c's block at the first step, (pos - s0 - 1) mod P, plus P * (R - 1);
+// [P,2P) successor of chip c; then the block address and the block length in flits by label,
+// each table R times over (labels [0, R*P)), so that the label steps down by one each step
+// without being reduced modulo P: R = 3 covers the 2P - 2 steps of an allreduce where 8P words
+// fit the host's PMEM window, else R = 1 and the loop reduces the label.
 void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, bool hold, std::vector<uint64_t>& im,
                     std::vector<uint32_t>& pm) {
   const RingPlane& rp = plan.ring_planes[t];
   const int P = static_cast<int>(rp.order.size());
-  const uint32_t kLabel0 = 0, kNext = P, kAddr = 2 * P, kLen = 3 * P;
-  pm.assign(4 * P, 0);
+  const uint32_t R = 8u * P <= reg::kTilePmemSize / 4 ? 3 : 1;
+  const uint32_t kLabel0 = 0, kNext = P, kAddr = 2 * P, kLen = kAddr + R * P;
+  pm.assign(kLen + R * P, 0);
   for (int i = 0; i < P; ++i) {
-    pm[kLabel0 + rp.order[i]] = ((i - rp.s0 - 1) % P + P) % P;
+    pm[kLabel0 + rp.order[i]] = ((i - rp.s0 - 1) % P + P) % P + P * (R - 1);
     pm[kNext + rp.order[i]] = rp.order[(i + 1) % P];
   }
   for (int L = 0; L < P; ++L) {
     const Slice& sl = block_slice(plan, rp.order[L], t);
-    pm[kAddr + L] = sl.addr;
-    pm[kLen + L] = sl.len / kF;
+    for (uint32_t k = 0; k < R; ++k) {
+      pm[kAddr + k * P + L] = sl.addr;
+      pm[kLen + k * P + L] = sl.len / kF;
+    }
   }
   SendDesc d;
   d.tile = t;
@@ -900,77 +906,88 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, bool hold, std::vec
   const uint32_t reduce = pack_send_imm(d);
   d.popc = Opcode::kWrite;
   const uint32_t write = pack_send_imm(d);
-  // Registers: r1 index, r3 successor, r4 flits received before this step (ACC), r5 step,
-  // r6 label, r7 chunk address, r8 block flits, r9 descriptor, r10 flits left in the block,
-  // r11 wait threshold, r13 P, r14 last step, r15 chunk flits, r16 first step, r17 P-1,
-  // r18/r19 reduce/write descriptors, r20 chunk bytes, r21 last chunk's bytes, r22 = 16.
-  // A short ring step is bound by the path from a chunk's arrival to its forwarding and by the
-  // step's bookkeeping, so the Send follows its Wait directly (the chunk's address, size and
-  // threshold are ready before it), a chunk costs 8 instructions, and the label steps down by
-  // one each step instead of being reduced modulo P.
+  // Registers: r1 index, r3 successor, r4 flits received before this step (ACC), r5 step, r6
+  // label, r7 chunk address, r8 block flits, r9 descriptor, r10 flits left in the block, r11
+  // chunk threshold, r12 the block's threshold (ACC + block), r21 the last chunk's bytes;
+  // constants r13 P, r14 last step, r15 chunk flits, r17 P-1 (the first Write step), r19 the
+  // Write descriptor, r20 chunk bytes, r22 = 16.
+  // A short step is bound by the path from a chunk's arrival to its forwarding and by the
+  // instructions between one step's last Send and the next step's first: the first step (which
+  // waits for nothing) is peeled off, so no chunk asks whether to wait; the descriptor changes
+  // once, at step P-1; the label needs no modulo (R = 3); and a block of one chunk goes straight
+  // to the last-chunk path. Between the Sends of two one-chunk steps: 13 instructions, 15 cycles.
   Asm a;
   a.op(Isa::kGeti, 1);
   a.op(Isa::kLw, 6, 1, 0, 0, 0, kLabel0);
   a.op(Isa::kLw, 3, 1, 0, 0, 0, kNext);
-  a.op(Isa::kLi, 4);
-  a.op(Isa::kLi, 5, 0, 0, 0, 0, rp.s0);
-  a.op(Isa::kLi, 13, 0, 0, 0, 0, P);
-  a.op(Isa::kLi, 14, 0, 0, 0, 0, rp.s1);
+  a.op(Isa::kLi, 9, 0, 0, 0, 0, rp.s0 < P - 1 ? reduce : write);
   a.op(Isa::kLi, 15, 0, 0, 0, 0, chunk / kF);
-  a.op(Isa::kLi, 16, 0, 0, 0, 0, rp.s0);
-  a.op(Isa::kLi, 17, 0, 0, 0, 0, P - 1);
-  a.op(Isa::kLi, 18, 0, 0, 0, 0, reduce);
-  a.op(Isa::kLi, 19, 0, 0, 0, 0, write);
   a.op(Isa::kLi, 20, 0, 0, 0, 0, chunk);
   a.op(Isa::kLi, 22, 0, 0, 0, 0, kF);
-  const int step = a.label(), is_reduce = a.label(), chunk_l = a.label(), no_wait = a.label(),
-            last = a.label(), last_no_wait = a.label(), after = a.label(), no_acc = a.label(),
-            label_ok = a.label();
+  const int first_l = a.label(), first_last = a.label(), first_done = a.label(), next = a.label(),
+            step = a.label(), chunk_l = a.label(), last = a.label(), after = a.label(),
+            label_ok = a.label(), same_desc = a.label();
+  // The first step forwards the chip's own block: no waits, ACC stays 0. It starts before the
+  // constants the later steps need are loaded, so that its first Send leaves sooner.
+  a.op(Isa::kLw, 7, 6, 0, 0, 0, kAddr);
+  a.op(Isa::kLw, 10, 6, 0, 0, 0, kLen);
+  a.bind(first_l);
+  a.br(Isa::kBge, 15, 10, first_last);  // at most one chunk left
+  a.op(Isa::kSend, 9, 7, 20, 3, 7);
+  a.op(Isa::kAdd, 7, 7, 20);
+  a.op(Isa::kSub, 10, 10, 15);
+  a.br(Isa::kJmp, 0, 0, first_l);
+  a.bind(first_last);
+  a.br(Isa::kBeq, 10, 0, first_done);  // an empty block: nothing to send
+  a.op(Isa::kMul, 21, 10, 22);
+  a.op(Isa::kSend, 9, 7, 21, 3, 7);
+  a.bind(first_done);
+  a.op(Isa::kLi, 4);
+  a.op(Isa::kLi, 5, 0, 0, 0, 0, rp.s0);
+  if (R == 1) a.op(Isa::kLi, 13, 0, 0, 0, 0, P);
+  a.op(Isa::kLi, 14, 0, 0, 0, 0, rp.s1);
+  a.op(Isa::kLi, 17, 0, 0, 0, 0, P - 1);
+  a.op(Isa::kLi, 19, 0, 0, 0, 0, write);
+  a.br(Isa::kJmp, 0, 0, next);
+  // Every later step: chunk k waits until counter 0 >= ACC + its end.
   a.bind(step);
   a.op(Isa::kLw, 7, 6, 0, 0, 0, kAddr);
   a.op(Isa::kLw, 8, 6, 0, 0, 0, kLen);
-  a.op(Isa::kAddi, 9, 18);
-  a.br(Isa::kBlt, 5, 17, is_reduce);
-  a.op(Isa::kAddi, 9, 19);
-  a.bind(is_reduce);
   a.op(Isa::kAddi, 10, 8);
-  a.op(Isa::kAdd, 11, 4, 15);    // the first chunk's threshold: ACC + chunk
-  a.br(Isa::kBeq, 8, 0, after);  // empty block: nothing to send
-  // Whole chunks while one is left; the threshold and address move on by a chunk each.
-  a.bind(chunk_l);
-  a.br(Isa::kBlt, 10, 15, last);
-  a.br(Isa::kBeq, 5, 16, no_wait);  // the first step forwards nothing received
-  a.op(Isa::kWait, 0, 11, 0);       // counter 0 >= ACC + chunk end
-  a.bind(no_wait);
+  a.op(Isa::kAdd, 12, 4, 8);  // the block's threshold
+  a.br(Isa::kBge, 15, 10, last);
+  a.op(Isa::kAdd, 11, 4, 15);  // the first chunk's threshold
+  a.bind(chunk_l);             // whole chunks while more than one is left
+  a.op(Isa::kWait, 0, 11, 0);
   a.op(Isa::kSend, 9, 7, 20, 3, 7);
   a.op(Isa::kAdd, 7, 7, 20);
   a.op(Isa::kAdd, 11, 11, 15);
   a.op(Isa::kSub, 10, 10, 15);
-  a.br(Isa::kBlt, 0, 10, chunk_l);  // flits left > 0
-  a.br(Isa::kJmp, 0, 0, after);
-  // A last chunk shorter than the others: up to the block's end.
-  a.bind(last);
+  a.br(Isa::kBlt, 15, 10, chunk_l);
+  a.bind(last);  // the last chunk, up to the block's end (none for an empty block)
+  a.br(Isa::kBeq, 10, 0, after);
   a.op(Isa::kMul, 21, 10, 22);
-  a.op(Isa::kAdd, 11, 4, 8);
-  a.br(Isa::kBeq, 5, 16, last_no_wait);
-  a.op(Isa::kWait, 0, 11, 0);  // counter 0 >= ACC + block
-  a.bind(last_no_wait);
+  a.op(Isa::kWait, 0, 12, 0);
   a.op(Isa::kSend, 9, 7, 21, 3, 7);
   a.bind(after);
-  a.br(Isa::kBeq, 5, 16, no_acc);
-  a.op(Isa::kAdd, 4, 4, 8);
-  a.bind(no_acc);
+  a.op(Isa::kAddi, 4, 12);  // ACC += block
+  a.bind(next);
   a.op(Isa::kAddi, 5, 5, 0, 0, 0, 1);
-  a.op(Isa::kAddi, 6, 6, 0, 0, 0, 0xFFFFFFFFu);  // label - 1 ...
-  a.br(Isa::kBge, 6, 0, label_ok);
-  a.op(Isa::kAdd, 6, 6, 13);  // ... mod P
+  a.op(Isa::kAddi, 6, 6, 0, 0, 0, 0xFFFFFFFFu);  // label - 1
+  if (R == 1) {                                  // ... mod P
+    a.br(Isa::kBge, 6, 0, label_ok);
+    a.op(Isa::kAdd, 6, 6, 13);
+  }
   a.bind(label_ok);
+  a.br(Isa::kBne, 5, 17, same_desc);
+  a.op(Isa::kAddi, 9, 19);  // Write from step P-1 on
+  a.bind(same_desc);
   a.br(Isa::kBge, 14, 5, step);
   // Everything the predecessor sends has arrived: ACC + its block of the last step (the label
   // of step s1 + 1, which r6 now holds).
   a.op(Isa::kLw, 8, 6, 0, 0, 0, kLen);
-  a.op(Isa::kAdd, 11, 4, 8);
-  a.op(Isa::kWait, 0, 11, 0);
+  a.op(Isa::kAdd, 12, 4, 8);
+  a.op(Isa::kWait, 0, 12, 0);
   a.op(Isa::kEnd);
   im = a.done();
 }
