@@ -7,11 +7,11 @@
 //   2. adds tx_credit_i to its credits, and, with at least one credit, decides at most one
 //      emission exactly as Tile::send_engine: XDONE when the queue is empty and a session is
 //      open, unless it is held (the last job it sent had the descriptor's hold bit) and the tile
-//      ran at the start of the cycle (running_i); BadPacket and drop the job on no route; XDONE when the front job leaves elsewhere
-//      (pkt_left == 0, hdr_left == 0 and job_off == 0); XREQ for a link-bound job without a
-//      session; nothing while waiting for the grant or stopped by XOFF; otherwise the next flit
-//      of the front job (a header flit, or a payload flit whose DMEM read
-//      dmem_re_o/dmem_raddr_o is issued in t),
+//      ran at the start of the cycle (running_i); BadPacket and drop the job on no route; XDONE
+//      when the front job leaves elsewhere (pkt_left == 0, hdr_left == 0 and job_off == 0);
+//      XREQ for a link-bound job without a session; nothing while waiting for the grant or
+//      stopped by XOFF; otherwise the next flit of the front job (a header flit, or a payload
+//      flit whose DMEM read dmem_re_o/dmem_raddr_o is issued in t),
 //   3. pops the front job after its last flit (or a token's header, or on no route) and
 //      appends the job the sequencer pushes in t (push_i): a job pushed in t is first
 //      decided on in t+1 (model: a job queued by Send in t is started in t+1).

@@ -14,10 +14,11 @@
 // matches): in its first cycle it checks PmemRange and issues the PMEM read (pmem_re_o; if the
 // host has the PMEM port, pmem_busy_i, it waits), in its second it writes rd and retires. Every
 // other instruction retires in the cycle it executes unless it stalls: End (jobs_i != 0, or
-// session_i and not held_i: a held session closes when the tile halts), Send (jobs_i == 4), Wait (wait_count_i < r[rs1]), Waits (jobs_i != 0), Bar (until
-// bar_release_i). jobs_i / session_i are the send engine's registers: its queue and session at
-// the start of the cycle, before its step (model: Tile::tick takes them before send_engine), so
-// a job the engine pops in a cycle makes room for a Send from the next one.
+// session_i and not held_i: a held session closes when the tile halts), Send (jobs_i == 4),
+// Wait (wait_count_i < r[rs1]), Waits (jobs_i != 0), Bar (until bar_release_i). jobs_i,
+// session_i and held_i are the send engine's registers: its queue and session at the start of
+// the cycle, before its step (model: Tile::tick takes them before send_engine), so a job the
+// engine pops in a cycle makes room for a Send from the next one.
 //
 // Bar: bar_wait_o is high from the first cycle the tile executes Bar (from registers: the
 // instruction register, running_i and at_bar_q) until it retires; bar_release_i retires it in
