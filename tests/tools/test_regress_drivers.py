@@ -44,6 +44,15 @@ def script(tmp_path, name, text):
     return str(path)
 
 
+def fake_alu(tmp_path, model="// the Verilated ALU\n"):
+    """The fake binary, and beside it the C++ 'Verilated' from the ALU that the design hash reads
+    (CMakeFiles/<target>.dir/V<top>.dir/*.cpp, as CMake's verilate() leaves it)."""
+    vdir = tmp_path / "CMakeFiles" / "test_rtl_alu_regress.dir" / "Vxf_reduce_alu.dir"
+    vdir.mkdir(parents=True, exist_ok=True)
+    (vdir / "Vxf_reduce_alu.cpp").write_text(model)
+    return script(tmp_path, "fake_alu", FAKE_ALU)
+
+
 def regress_alu(tmp_path, binary, *args, env=None):
     e = {k: v for k, v in os.environ.items() if not k.startswith("XF_REGRESS")}
     e.update(env or {})
@@ -65,7 +74,7 @@ def test_progress_line():
 
 
 def test_regress_alu_slices_resume_and_failure(tmp_path):
-    fake = script(tmp_path, "fake_alu", FAKE_ALU)
+    fake = fake_alu(tmp_path)
     listed = regress_alu(tmp_path, fake, "--list")
     assert listed.returncode == 0
     names = [line.split("  ")[0].strip() for line in listed.stdout.splitlines()]
@@ -96,7 +105,7 @@ def test_regress_alu_slices_resume_and_failure(tmp_path):
 
 
 def test_regress_alu_rows_of_another_design_do_not_count(tmp_path):
-    fake = script(tmp_path, "fake_alu", FAKE_ALU)
+    fake = fake_alu(tmp_path)
     assert regress_alu(tmp_path, fake, "--only", "fp32").returncode == 0
     rows = [json.loads(x) for x in (tmp_path / "alu.jsonl").read_text().splitlines()]
     assert len(rows) == 1 and re.fullmatch(r"[0-9a-f]{16}", rows[0]["design"])
@@ -110,7 +119,7 @@ def test_regress_alu_rows_of_another_design_do_not_count(tmp_path):
 
 
 def test_regress_alu_bad_options(tmp_path):
-    fake = script(tmp_path, "fake_alu", FAKE_ALU)
+    fake = fake_alu(tmp_path)
     for args, env, says in ((["--jobs", "0"], None, "--jobs 0"),
                             (["--slice-b", "70000"], None, "--slice-b 70000"),
                             (["--only", "nothing"], None, "selects no slice"),
@@ -140,3 +149,21 @@ def test_regress_progress_and_resume(tmp_path):
     assert second.returncode == 0
     assert "regress-model: 4/4 seeds (100.0%)" in second.stdout
     assert len(results.read_text().splitlines()) == 4
+
+
+def test_regress_alu_design_is_the_verilated_alu(tmp_path):
+    import regress_alu as ra
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    # Two checkouts of one design: only the path Verilator quotes differs.
+    fa = fake_alu(a, 'VL_FATAL_MT("/work/one/rtl/xf_reduce_alu.sv", 46, "", "x");\n')
+    fb = fake_alu(b, 'VL_FATAL_MT("/elsewhere/two/rtl/xf_reduce_alu.sv", 46, "", "x");\n')
+    assert ra.design_hash(fa) == ra.design_hash(fb)
+    # Another Verilated ALU (its logic changed) is another design.
+    fc = fake_alu(b, 'VL_FATAL_MT("/work/one/rtl/xf_reduce_alu.sv", 47, "", "x");\n')
+    assert ra.design_hash(fc) != ra.design_hash(fa)
+    # No Verilated model beside the binary: a clear error, not a hash of nothing.
+    lone = script(tmp_path, "lone_alu", FAKE_ALU)
+    result = regress_alu(tmp_path, lone, "--only", "fp32")
+    assert result.returncode != 0 and "no Verilated model of the ALU" in result.stderr
