@@ -157,11 +157,11 @@ def test_regress_alu_design_is_the_verilated_alu(tmp_path):
     a.mkdir()
     b.mkdir()
     # Two checkouts of one design: only the path Verilator quotes differs.
-    fa = fake_alu(a, 'VL_FATAL_MT("/work/one/rtl/xf_reduce_alu.sv", 46, "", "x");\n')
-    fb = fake_alu(b, 'VL_FATAL_MT("/elsewhere/two/rtl/xf_reduce_alu.sv", 46, "", "x");\n')
+    fa = fake_alu(a, 'VL_FATAL_MT("/home/one/rtl/xf_reduce_alu.sv", 46, "", "x");\n')
+    fb = fake_alu(b, 'VL_FATAL_MT("/srv/two/rtl/xf_reduce_alu.sv", 46, "", "x");\n')
     assert ra.design_hash(fa) == ra.design_hash(fb)
     # Another Verilated ALU (its logic changed) is another design.
-    fc = fake_alu(b, 'VL_FATAL_MT("/work/one/rtl/xf_reduce_alu.sv", 47, "", "x");\n')
+    fc = fake_alu(b, 'VL_FATAL_MT("/home/one/rtl/xf_reduce_alu.sv", 47, "", "x");\n')
     assert ra.design_hash(fc) != ra.design_hash(fa)
     # No Verilated model beside the binary: a clear error, not a hash of nothing.
     lone = script(tmp_path, "lone_alu", FAKE_ALU)
