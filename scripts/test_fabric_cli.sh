@@ -73,6 +73,8 @@ limit=60 expect 1 \
 # equal (fabric --backend both fails otherwise).
 cosim='memories bit-identical; [0-9]+ streams, [0-9]+ packets identical'
 expect 0 "$cosim" -- run --topology ring:2 --bytes 2K --tiles 1 --backend both
+# Held XB sessions off (docs/compiler.md section 8.4): the ladder's planes close every session.
+expect 0 "$cosim" -- run --topology ladder:4 --bytes 4K --no-hold --backend both
 expect 0 "$cosim" -- run --topology ring:4 --collective allreduce --dtype fp32 --op sum \
   --bytes 4K --tiles 2 --backend both
 expect 0 "$cosim" -- run --topology biring:4 --collective reduce_scatter --dtype int16 --op max \
