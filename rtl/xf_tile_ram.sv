@@ -45,9 +45,7 @@ module xf_tile_ram #(
   `ASSERT_INIT(PortsLegal_A, NumReadPorts == 1 || NumReadPorts == 2)
 
   // Storage, not logic: left out of toggle coverage (make coverage counts every bit of it).
-  /* verilator coverage_off */
-  logic [DataBits-1:0] mem_q [Words];
-  /* verilator coverage_on */
+  logic [DataBits-1:0] mem_q [Words];  // coverage: storage
   logic                waddr_ok;
 
   assign waddr_ok = {1'b0, waddr_i} < (AddrBits + 1)'(Words);

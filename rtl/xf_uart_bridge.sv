@@ -140,9 +140,7 @@ module xf_uart_bridge #(
   );
 
   // ---- Word buffer: a write's data on the way in, a read's data on the way out ----------------
-  /* verilator coverage_off */
-  logic [31:0] buf_mem [MaxWords];
-  /* verilator coverage_on */
+  logic [31:0] buf_mem [MaxWords];  // coverage: storage
   logic        buf_we;
   logic [5:0]  buf_waddr, buf_raddr;
   logic [31:0] buf_wdata, buf_rdata_q;

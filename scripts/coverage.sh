@@ -4,7 +4,7 @@
 # every file, after the reviewed waivers of tests/coverage_waivers.txt).
 #   1. builds, in $BUILD/coverage (its own directory, no waves), fabric and the RTL block tests
 #      (tests/test_rtl_*.cpp but the long ALU regression) with Verilator line and toggle
-#      coverage: ~12 min from nothing on 2 cores;
+#      coverage (docs/cosim.md section 6 gives the time);
 #   2. runs the block tests (each must pass; each process writes one merged file through
 #      sw/backends/rtl/coverage.hpp), JOBS at a time;
 #   3. runs the co-simulation set below on the RTL in lock step with the model (each must pass);
@@ -21,9 +21,12 @@ DIR=$BUILD/coverage
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$DIR"
 t_start=$(date +%s)
-# -O1 without -g: the coverage counters make ~280 MB of C++ per chip; -O2 -g takes ~40 min.
-# The chip and switch at 128 bits only (a Verilated chip with coverage is the longest part of the
-# build): the block tests cover the 64- and 32-bit generate branches of the blocks they test.
+# What each Verilated class counts (CMakeLists.txt, docs/cosim.md section 5): the chip every file
+# but the ALU's (tests/coverage_alu_off.vlt), the switch its own file (tests/coverage_switch.vlt),
+# a block test's default class line and toggle points, its other classes (widths, ALU unit
+# subsets) line points; the ALU's files only in its own test. The chip and switch at 128 bits
+# only: the block tests cover the 64- and 32-bit generate branches of the blocks they test.
+# -O1 without -g: -O2 -g takes about twice as long on the Verilated C++ with its counters.
 cmake -S . -B "$DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -DXF_COVERAGE=ON \
   -DXF_FLIT_WIDTHS=128 > "$DIR/configure.log" 2>&1 || { cat "$DIR/configure.log"; exit 1; }
 tests=(test_rtl_alu test_rtl_exchange test_rtl_link test_rtl_router test_rtl_tile test_rtl_uart
@@ -62,7 +65,8 @@ t_blocks=$(date +%s)
 
 # 3. Co-simulation: every topology kind, every collective, int8/uint8/int16/int32/fp16/bf16/fp32,
 # all four ops, saturation, 1 to 4 tiles per chip, switch nodes with 3 and 4 ports connected,
-# the sgd step (ScaleAdd).
+# the sgd step (ScaleAdd), a switch with all 16 ports connected, and link faults under the retry
+# layer (CRC errors, replays, timeouts, discards, escalation: the links' status registers).
 runs=(
   "--topology ring:2 --bytes 2K --tiles 1"
   "--topology ring:4 --collective allreduce --dtype fp32 --op sum --bytes 4K --tiles 2"
@@ -78,6 +82,9 @@ runs=(
   "--topology ring:3 --collective allreduce --dtype int8 --op sum --sat --bytes 3K --tiles 3"
   "--topology line:4 --collective reduce_scatter --dtype uint8 --op min --bytes 4K --tiles 4"
   "--topology ladder:4 --collective sgd --dtype fp32 --bytes 4K --tiles 2"
+  "--topology tree:(15) --collective allreduce --dtype int32 --bytes 1K --tiles 1"
+  "--topology ring:4 --bytes 2K --tiles 2 --faults wer=5e-2,drop=2e-2,stall=1e-3,seed=3"
+  "--topology ring:3 --bytes 1K --tiles 1 --faults ber=1e-3,stall=5e-2,down=2e-3,downlen=2000,seed=7"
 )
 i=0
 for r in "${runs[@]}"; do

@@ -11,6 +11,7 @@ Verilator's block and branch points (v_line, v_branch); toggle points are one pe
 --waivers FILE takes out of the count the uncovered points it names, each with its reason:
     <file> line <N>[-<M>] <reason>          line points on source lines N..M
     <file> toggle <regex> <reason>          toggle points whose signal (with its bit) matches
+    <file> toggle <regex>[N:M] <reason>     bits N..M of the signals the regex matches
 Blank lines and lines starting with # are comments. A waiver that takes out no uncovered point
 is reported as stale (the tests reach it now: delete it).
 --bar LINE,TOGGLE (percent) fails, exit status 1, when a file's coverage after the waivers is
@@ -51,6 +52,14 @@ class Waiver:
                 raise ValueError(f"{where}: line waiver needs N or N-M, not {what!r}")
             self.lo, self.hi = int(m.group(1)), int(m.group(2) or m.group(1))
         elif kind == "toggle":
+            # A trailing [N:M] (or [N]) is a range of bits: SIG[5:15] waives bits 5..15 of the
+            # signals SIG matches; without it the regex matches the whole name, bit included.
+            m = re.fullmatch(r"(.*)\[(\d+)(?::(\d+))?\]", what)
+            self.bits = None
+            if m:
+                what = m.group(1)
+                lo, hi = int(m.group(2)), int(m.group(3) or m.group(2))
+                self.bits = (min(lo, hi), max(lo, hi))
             try:
                 self.rx = re.compile(what)
             except re.error as e:
@@ -63,7 +72,36 @@ class Waiver:
             return False
         if kind == "line":
             return key[0] is not None and self.lo <= int(key[0]) <= self.hi
-        return self.rx.fullmatch(key[2] or "") is not None
+        name = key[2] or ""
+        if self.bits is None:
+            return self.rx.fullmatch(name) is not None
+        m = re.fullmatch(r"(.*)\[(\d+)\]", name)
+        return (m is not None and self.bits[0] <= int(m.group(2)) <= self.bits[1]
+                and self.rx.fullmatch(m.group(1)) is not None)
+
+
+def group_bits(names: list[str]) -> list[tuple[str, str]]:
+    """'a.b[3]', 'a.b[4]', 'a.b[9]' -> [('a.b', '[3:4,9]')]: a signal's uncovered bits as ranges,
+    the last index of a toggle point's name being its bit."""
+    sigs: dict[str, list[int]] = collections.defaultdict(list)
+    for n in names:
+        m = re.fullmatch(r"(.*)\[(\d+)\]", n)
+        if m:
+            sigs[m.group(1)].append(int(m.group(2)))
+        else:
+            sigs[n] = sigs.get(n, [])
+    out = []
+    for sig in sorted(sigs):
+        bits = sorted(set(sigs[sig]))
+        runs, i = [], 0
+        while i < len(bits):
+            j = i
+            while j + 1 < len(bits) and bits[j + 1] == bits[j] + 1:
+                j += 1
+            runs.append(str(bits[i]) if i == j else f"{bits[i]}:{bits[j]}")
+            i = j + 1
+        out.append((sig, f"[{','.join(runs)}]" if runs else ""))
+    return out
 
 
 def read_waivers(path: str) -> dict[str, list[Waiver]]:
@@ -89,6 +127,9 @@ def main() -> int:
     ap.add_argument("--waivers", help="reviewed waiver list (see the module docstring)")
     ap.add_argument("--bar", help="LINE,TOGGLE percent every file must reach, e.g. 95,90")
     ap.add_argument("--no-bar", action="store_true", help="print only, never fail")
+    ap.add_argument("--toggles", metavar="FILE", action="append", default=[],
+                    help="also list FILE's uncovered toggle points not waived, by signal with "
+                         "their bits (e.g. xf_router.sv; repeatable; 'all' for every file)")
     a = ap.parse_args()
     bar = None
     if a.bar and not a.no_bar:
@@ -128,6 +169,7 @@ def main() -> int:
     print(f"{'file':<22} {'line (waived)':>{w_line}} {'toggle (waived)':>{w_tog}}")
     tot = {"line": [0, 0, 0], "toggle": [0, 0, 0]}
     misses = collections.defaultdict(set)
+    tog_misses = collections.defaultdict(list)  # file -> uncovered toggle signal names
     under = []
     for name in files:
         row = [f"{name:<22}"]
@@ -147,6 +189,8 @@ def main() -> int:
                     waived += 1
                 elif kind == "line" and key[0]:
                     misses[name].add(int(key[0]))
+                elif kind == "toggle":
+                    tog_misses[name].append(key[2] or "?")
             n = len(pts) - waived
             pct = 100.0 * hit / max(n, 1)
             for i, v in enumerate((hit, n, waived)):
@@ -165,6 +209,11 @@ def main() -> int:
                 lines = sorted(misses[name])
                 shown = ", ".join(map(str, lines[:24])) + (" ..." if len(lines) > 24 else "")
                 print(f"  {name}: {shown}")
+    for name in files:
+        if tog_misses.get(name) and ("all" in a.toggles or name in a.toggles):
+            print(f"uncovered toggle points not waived in {name} ({len(tog_misses[name])}):")
+            for sig, bits in group_bits(tog_misses[name]):
+                print(f"  {sig}{bits}")
     stale = [w for ws in waivers.values() for w in ws if not w.used]
     for w in stale:
         print(f"coverage_report: stale waiver {w.where} ({w.file} {w.kind}): it takes out no "

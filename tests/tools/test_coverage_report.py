@@ -77,3 +77,21 @@ def test_stale_and_bad_waivers(tmp_path):
     res = subprocess.run(make_case(other, "c.v line 1 no such file\n"), capture_output=True,
                          text=True)
     assert res.returncode == 2 and "c.v" in res.stderr
+
+
+def test_bit_range_waivers_and_the_toggle_list(tmp_path):
+    res = subprocess.run(make_case(tmp_path) + ["--no-bar", "--toggles", "a.sv"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0
+    assert "uncovered toggle points not waived in a.sv (1):\n  x[1]\n" in res.stdout
+    ranged = tmp_path / "ranged"
+    ranged.mkdir()
+    res = subprocess.run(make_case(ranged, "a.sv toggle x[1:7] the upper bits\n") +
+                         ["--bar", "0,90", "--toggles", "all"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout
+    assert "1/1 100.0% (1)" in res.stdout and "uncovered toggle" not in res.stdout
+    below = tmp_path / "below"
+    below.mkdir()
+    res = subprocess.run(make_case(below, "a.sv toggle x[2:7] not bit 1\n") + ["--no-bar"],
+                         capture_output=True, text=True)
+    assert "stale waiver" in res.stdout  # bit 1 is outside the range: nothing waived
