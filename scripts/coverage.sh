@@ -45,7 +45,13 @@ rm -rf "$DIR/dat" "$DIR/annotated" && mkdir -p "$DIR/dat"
 block() {
   local t=$1 dir=$2 name i=0
   if [ "$t" != test_rtl_chip ]; then
-    XF_COVERAGE_DAT="$dir/dat/$t.dat" "$dir/$t" --gtest_brief=1 > "$dir/dat/$t.log" 2>&1 ||
+    # The ALU's three exhaustive 16-bit sweeps (*AllVsSubset: 52 s of its 70 s in make test)
+    # take over 30 min with the counters on its 128-bit lanes. They sweep operand values through
+    # the paths that MixedStream, DocExamples and the subset tests run with every type and op.
+    local filter='*'
+    [ "$t" = test_rtl_alu ] && filter='-*AllVsSubset*'
+    XF_COVERAGE_DAT="$dir/dat/$t.dat" "$dir/$t" --gtest_brief=1 --gtest_filter="$filter" \
+      > "$dir/dat/$t.log" 2>&1 ||
       { tail -30 "$dir/dat/$t.log"; echo "coverage: $t FAILED (log: $dir/dat/$t.log)"; return 1; }
   else
     for name in $("$dir/$t" --gtest_list_tests --gtest_filter='-*w64*:*w32*' 2> /dev/null |

@@ -192,7 +192,7 @@ def main() -> int:
                 elif kind == "toggle":
                     tog_misses[name].append(key[2] or "?")
             n = len(pts) - waived
-            pct = 100.0 * hit / max(n, 1)
+            pct = 100.0 * hit / n if n else 100.0  # every point waived: nothing left to miss
             for i, v in enumerate((hit, n, waived)):
                 tot[kind][i] += v
             row.append(f"{f'{hit}/{n} {pct:5.1f}% ({waived})':>{width}}")
