@@ -19,6 +19,8 @@
 //  - the switch's registers at 16 links (HostPort.SwitchRegisters: Config saturates, Ports 16,
 //    link registers for links 0..7) and the machine's node limits (Machine.NodeLimits: 4 ports
 //    per chip, 16 per switch, the one-line reason for a node beyond them);
+//  - chip-level errors (ChipErrors.*): a Send whose route is an unconnected port and an
+//    illegal instruction: the tiles' error codes, Status bit 31 and the failed run's diagnosis;
 //  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop; every tile
 //    checks after `Bar` that the cycle count has passed the late tile's loop (an early release
 //    jumps to an illegal instruction, which the run reports), then a second barrier right after
@@ -319,6 +321,55 @@ TEST(Barrier, AllTilesOfAllChips) {
           << "chip " << c << " tile " << t << " is not done without error";
   std::printf("barrier run: %llu cycles (late tile's loop %u cycles)\n",
               static_cast<unsigned long long>(st.cycles), 2 * kLoop);
+}
+
+// A chip reports its errors through the host port (docs/errors.md, docs/chip.md): a Send with no
+// route and an illegal instruction each stop their tile with an error code, set Status bit 31,
+// and make the run fail with the driver's diagnosis naming them. The block tests drive each
+// error inside its block; this is the chip-level path from the blocks' flags to the registers.
+// (Misroutes at chip level are not reached here: a tile refuses a Send the routing table cannot
+// carry, and a packet's destination chip takes it to its tile.)
+TEST(ChipErrors, RouteErrorsAndIllegalInstructionsReachStatus) {
+  const uint64_t seed = kCollectivesSeed.seed();
+  const Topology topo = parse_topology("ring:2");
+  CollectiveSpec spec;
+  spec.bytes = 2048;
+  spec.tiles = 1;
+  const Plan plan = plan_collective(topo, spec);
+  const std::vector<Bytes> inputs = make_inputs(plan, seed, 0);
+  {  // chip 0's route to chip 1 on every lane: port 3, which ring:2 does not connect
+    Image img = build_image(topo, plan);
+    for (uint32_t lane = 0; lane < kNumLanes; ++lane) img.route[0][lane * kMaxChips + 1] = 3;
+    auto ctx = kit::make_context();
+    Sys sys(topo, 1, ctx.get());
+    kit::open_trace_if_asked(sys);
+    const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs, 200000);
+    EXPECT_FALSE(run.stats.ok) << "a collective whose packets cannot leave chip 0 finished";
+    EXPECT_NE(run.stats.error.find("no route for its lane and chip"), std::string::npos)
+        << run.stats.error;
+    EXPECT_NE(sys.host_read32(0, reg::kStatus) & 0x80000000u, 0u) << "Status bit 31";
+    EXPECT_NE(sys.host_read32(0, tile_base(0) + reg::kTileStatus) & 0xFu, 0u);
+  }
+  {
+    auto ctx = kit::make_context();
+    Sys sys(single_chip(), kTiles, ctx.get());
+    const uint64_t illegal = 0xFF00000000000000ull;
+    sys.queue_write(0, tile_base(2) + reg::kTileImem, &illegal, 8);
+    for (int t : {0, 1, 3}) {
+      const uint64_t end = isa::enc(Isa::kEnd, 0, 0, 0, 0, 0, 0);
+      sys.queue_write(0, tile_base(t) + reg::kTileImem, &end, 8);
+    }
+    sys.flush();
+    EXPECT_EQ(sys.host_read32(0, reg::kStatus) & 0x80000000u, 0u);
+    const rtl::RtlRunStats st = sys.run(10000);
+    EXPECT_FALSE(st.ok) << "an illegal instruction ran without an error";
+    EXPECT_NE(sys.host_read32(0, reg::kStatus) & 0x80000000u, 0u) << "Status bit 31";
+    EXPECT_NE(sys.host_read32(0, tile_base(2) + reg::kTileStatus) & 0xFu, 0u)
+        << "tile 2 has no error code";
+    for (int t : {0, 1, 3})
+      EXPECT_EQ(sys.host_read32(0, tile_base(t) + reg::kTileStatus) & 0x1Fu, 0x10u)
+          << "tile " << t << " is not done without error";
+  }
 }
 
 struct Case {
