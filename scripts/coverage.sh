@@ -32,7 +32,7 @@ cmake -S . -B "$DIR" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 -D
 tests=(test_rtl_alu test_rtl_exchange test_rtl_link test_rtl_router test_rtl_tile test_rtl_uart
   test_rtl_xb test_rtl_chip)
 echo "coverage: building fabric and ${#tests[@]} block tests with line and toggle coverage in" \
-  "$DIR (first time: ~12 min)"
+  "$DIR (from nothing: about 13 min on 2 cores)"
 scripts/cmake_build.sh "$DIR" -j "$JOBS" --target fabric "${tests[@]}" > "$DIR/build.log" 2>&1 ||
   { tail -30 "$DIR/build.log"; echo "coverage: build failed (log: $DIR/build.log)"; exit 1; }
 t_built=$(date +%s)
