@@ -26,6 +26,10 @@ import re
 import sys
 
 
+# A toggle point's name: the signal, then its bit as the last index ("rr_q[3]", "m[2][5]").
+BIT_OF = re.compile(r"(.*)\[(\d+)\]")
+
+
 def parse(path):
     """Yields (fields, count) per point of a Verilator coverage.dat."""
     pat = re.compile(r"^C '(.*)' (\d+)$")
@@ -75,7 +79,7 @@ class Waiver:
         name = key[2] or ""
         if self.bits is None:
             return self.rx.fullmatch(name) is not None
-        m = re.fullmatch(r"(.*)\[(\d+)\]", name)
+        m = BIT_OF.fullmatch(name)
         return (m is not None and self.bits[0] <= int(m.group(2)) <= self.bits[1]
                 and self.rx.fullmatch(m.group(1)) is not None)
 
@@ -85,7 +89,7 @@ def group_bits(names: list[str]) -> list[tuple[str, str]]:
     the last index of a toggle point's name being its bit."""
     sigs: dict[str, list[int]] = collections.defaultdict(list)
     for n in names:
-        m = re.fullmatch(r"(.*)\[(\d+)\]", n)
+        m = BIT_OF.fullmatch(n)
         if m:
             sigs[m.group(1)].append(int(m.group(2)))
         else:
