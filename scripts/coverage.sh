@@ -71,8 +71,10 @@ t_blocks=$(date +%s)
 
 # 3. Co-simulation: every topology kind, every collective, int8/uint8/int16/int32/fp16/bf16/fp32,
 # all four ops, saturation, 1 to 4 tiles per chip, switch nodes with 3 and 4 ports connected,
-# the sgd step (ScaleAdd), a switch with all 16 ports connected, and link faults under the retry
-# layer (CRC errors, replays, timeouts, discards, escalation: the links' status registers).
+# the sgd step (ScaleAdd), a switch with all 16 ports connected, link faults under the retry layer
+# (CRC errors, replays, timeouts, discards, escalation: the links' status registers) on rings, on a
+# ladder (all four ports of a chip) and on a tree (the switches' links), and 64 chips (chip
+# numbers to 63).
 runs=(
   "--topology ring:2 --bytes 2K --tiles 1"
   "--topology ring:4 --collective allreduce --dtype fp32 --op sum --bytes 4K --tiles 2"
@@ -91,6 +93,10 @@ runs=(
   "--topology tree:(15) --collective allreduce --dtype int32 --bytes 1K --tiles 1"
   "--topology ring:4 --bytes 2K --tiles 2 --faults wer=5e-2,drop=2e-2,stall=1e-3,seed=3"
   "--topology ring:3 --bytes 1K --tiles 1 --faults ber=1e-3,stall=5e-2,down=2e-3,downlen=2000,seed=7"
+  "--topology ladder:4 --bytes 4K --tiles 2 --faults wer=5e-2,drop=2e-2,stall=1e-3,seed=11"
+  "--topology ladder:4 --bytes 2K --tiles 1 --faults ber=1e-3,stall=5e-2,down=2e-3,downlen=2000,seed=9"
+  "--topology tree:((2,2),3) --bytes 2K --tiles 1 --faults ber=1e-3,wer=3e-2,drop=2e-2,stall=5e-2,seed=5"
+  "--topology ring:64 --bytes 1K --tiles 1"
 )
 i=0
 for r in "${runs[@]}"; do

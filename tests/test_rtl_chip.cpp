@@ -21,6 +21,7 @@
 //    per chip, 16 per switch, the one-line reason for a node beyond them);
 //  - chip-level errors (ChipErrors.*): a Send whose route is an unconnected port and an
 //    illegal instruction: the tiles' error codes, Status bit 31 and the failed run's diagnosis;
+//    packets that reach a chip or a switch without a routing-table entry: Misroutes;
 //  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop; every tile
 //    checks after `Bar` that the cycle count has passed the late tile's loop (an early release
 //    jumps to an illegal instruction, which the run reports), then a second barrier right after
@@ -369,6 +370,57 @@ TEST(ChipErrors, RouteErrorsAndIllegalInstructionsReachStatus) {
     for (int t : {0, 1, 3})
       EXPECT_EQ(sys.host_read32(0, tile_base(t) + reg::kTileStatus) & 0x1Fu, 0x10u)
           << "tile " << t << " is not done without error";
+  }
+}
+
+// A packet that reaches a node whose routing table has no entry for its chip is dropped there and
+// counted (Misroutes), and the node's Status bit 31 says so (docs/errors.md): on ring:3, chip 0
+// sends its packets for chip 1 the long way (port 1, through chip 2), and chip 2's table has no
+// entry for chip 1; on tree:(3), the switches' tables have no entries at all. Each run fails, the
+// diagnosis names the misrouting node's Misroutes, and no node reports an XB error.
+TEST(ChipErrors, PacketsWithoutARouteAreMisroutedAndCounted) {
+  const uint64_t seed = kCollectivesSeed.seed();
+  for (const char* spec_text : {"ring:3", "tree:(3)"}) {
+    SCOPED_TRACE(spec_text);
+    const Topology topo = parse_topology(spec_text);
+    CollectiveSpec spec;
+    spec.bytes = 1536;
+    spec.tiles = 1;
+    const Plan plan = plan_collective(topo, spec);
+    const std::vector<Bytes> inputs = make_inputs(plan, seed, 0);
+    Image img = build_image(topo, plan);
+    std::vector<bool> bad(topo.num_nodes, false);  // the nodes that may misroute
+    for (uint32_t lane = 0; lane < kNumLanes; ++lane) {
+      if (topo.num_nodes == topo.num_chips) {
+        img.route[0][lane * kMaxChips + 1] = 1;
+        img.route[2][lane * kMaxChips + 1] = 255;
+        bad[2] = true;
+      } else {
+        for (int n = topo.num_chips; n < topo.num_nodes; ++n) {
+          for (uint32_t c = 0; c < kMaxChips; ++c) img.route[n][lane * kMaxChips + c] = 255;
+          bad[n] = true;
+        }
+      }
+    }
+    auto ctx = kit::make_context();
+    Sys sys(topo, 1, ctx.get());
+    kit::open_trace_if_asked(sys);
+    const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs, 100000);
+    EXPECT_FALSE(run.stats.ok) << "a collective whose packets were dropped finished";
+    EXPECT_NE(run.stats.error.find("(Misroutes)"), std::string::npos) << run.stats.error;
+    uint32_t misrouted = 0;
+    for (int n = 0; n < topo.num_nodes; ++n) {
+      const uint32_t m = sys.host_read32(n, reg::kMisroutes);
+      misrouted += m;
+      EXPECT_TRUE(bad[n] || m == 0) << "node " << n << " misrouted " << m << " packets";
+      if (m) {
+        const std::string node = (topo.is_switch(n) ? "switch " : "chip ") + std::to_string(n);
+        EXPECT_NE(run.stats.error.find(node + ": "), std::string::npos) << run.stats.error;
+        EXPECT_NE(sys.host_read32(n, reg::kStatus) & 0x80000000u, 0u) << node << " Status bit 31";
+      }
+      EXPECT_EQ(sys.host_read32(n, reg::kXbErrors), 0u) << "node " << n;
+    }
+    EXPECT_GT(misrouted, 0u) << "no node counted a misroute";
   }
 }
 
