@@ -73,8 +73,9 @@ t_blocks=$(date +%s)
 # all four ops, saturation, 1 to 4 tiles per chip, switch nodes with 3 and 4 ports connected,
 # the sgd step (ScaleAdd), a switch with all 16 ports connected, link faults under the retry layer
 # (CRC errors, replays, timeouts, discards, escalation: the links' status registers) on rings, on a
-# ladder (all four ports of a chip) and on a tree (the switches' links), and 64 chips (chip
-# numbers to 63).
+# ladder (all four ports of a chip) and on a tree (the switches' links), 64 chips (chip numbers to
+# 63: the chip's table holds 64) and 512 KiB in one tile (data memory addresses and jobs of 2^14
+# words).
 runs=(
   "--topology ring:2 --bytes 2K --tiles 1"
   "--topology ring:4 --collective allreduce --dtype fp32 --op sum --bytes 4K --tiles 2"
@@ -97,6 +98,7 @@ runs=(
   "--topology ladder:4 --bytes 2K --tiles 1 --faults ber=1e-3,stall=5e-2,down=2e-3,downlen=2000,seed=9"
   "--topology tree:((2,2),3) --bytes 2K --tiles 1 --faults ber=1e-3,wer=3e-2,drop=2e-2,stall=5e-2,seed=5"
   "--topology ring:64 --bytes 1K --tiles 1"
+  "--topology ring:2 --bytes 512K --tiles 1"
 )
 i=0
 for r in "${runs[@]}"; do

@@ -106,6 +106,10 @@ TEST(HostPort, ChipRegisters) {
   sys.host_write32(0, reg::kIndexWr, 0x12345678u);
   EXPECT_EQ(sys.host_read32(0, reg::kChipId), 0x12345678u);
   EXPECT_EQ(sys.host_read32(0, reg::kIndexWr), 0x12345678u);
+  for (const uint32_t v : {0xFFFFFFFFu, 0u, 0x12345678u}) {  // every bit both ways
+    sys.host_write32(0, reg::kIndexWr, v);
+    EXPECT_EQ(sys.host_read32(0, reg::kChipId), v);
+  }
   EXPECT_EQ(sys.host_read32(0, reg::kStatus), 0u);
   EXPECT_EQ(sys.host_read32(0, reg::kMisroutes), 0u);
   EXPECT_EQ(sys.host_read32(0, reg::kXbErrors), 0u);
@@ -124,6 +128,9 @@ TEST(HostPort, ChipRegisters) {
   expect_refused([&] { sys.host_write32(0, reg::kPorts, 1); }, "write to Ports");
   expect_refused([&] { sys.host_read32(0, reg::kControl); }, "read of Control");
   expect_refused([&] { sys.host_read32(0, 0x2u); }, "unaligned read");
+  expect_refused([&] { sys.host_read32(0, 0x1u); }, "unaligned read (bit 0)");
+  expect_refused([&] { sys.host_write32(0, reg::kIndexWr + 1, 1); }, "unaligned write");
+  expect_refused([&] { sys.host_read32(0, 0x7F800000u); }, "read at bits 30:23 set");
   expect_refused([&] { sys.host_read32(0, 0x800u); }, "read of an unmapped register");
   expect_refused([&] { sys.host_read32(0, 0x80000u); }, "read between the table and the tiles");
   expect_refused([&] { sys.host_read32(0, tile_base(kTiles)); }, "tile that does not exist");

@@ -1553,22 +1553,23 @@ std::vector<uint8_t> random_fp32_bytes(std::mt19937_64& rng, size_t n) {
   return v;
 }
 
-// ScaleAdd through the tile: three 512-byte fp32 ScaleAdd Reduce jobs to the tile itself (the
+// ScaleAdd through the tile: four 512-byte fp32 ScaleAdd Reduce jobs to the tile itself (the
 // loop-back), the first with CSR 17 as the start left it (1.0), the second after Csrw 17 =
 // -0.1f, the third after Csrw 17 = 1 + 2^-12 (its first lane a rounding tie: s = b = 1 + 2^-12,
-// a = -(1 + 2^-11) gives 0 with two roundings, 2^-24 fused); then Csrw 18 fails with
-// IllegalInstr at its pc. Every byte of the three regions against xf::alu_reduce. A second
-// start with a program that only reduces checks that start resets CSR 17 to 1.0.
+// a = -(1 + 2^-11) gives 0 with two roundings, 2^-24 fused), the fourth after Csrw 17 =
+// 0x40100010 (2.25 + 2^-18: bits 30, 20 and 4 set, which the others leave 0); then Csrw 18
+// fails with IllegalInstr at its pc. Every byte of the four regions against xf::alu_reduce. A
+// second start with a program that only reduces checks that start resets CSR 17 to 1.0.
 TEST(RtlTile, ScaleAddCsr17LoopBack) {
   auto rng = kFile.rng();
   TileBench b;
   b.rx_idle = 0.2;
   constexpr uint32_t kN = 512, kA = 0x1000, kB = 0x8000, kStride = 0x400;
-  const uint32_t scales[3] = {0x3F800000u, 0xBDCCCCCDu, 0x3F800800u};
-  std::vector<std::vector<uint8_t>> want(3);
+  const uint32_t scales[4] = {0x3F800000u, 0xBDCCCCCDu, 0x3F800800u, 0x40100010u};
+  std::vector<std::vector<uint8_t>> want(4);
   std::vector<uint64_t> p = {LI(2, kN), LI(3, kChip)};
   const uint32_t d = desc(kTileId, 0, Opcode::kReduce, DType::kFp32, RedOp::kScaleAdd, 4);
-  for (uint32_t r = 0; r < 3; ++r) {
+  for (uint32_t r = 0; r < 4; ++r) {
     auto a = random_fp32_bytes(rng, kN);
     auto in = random_fp32_bytes(rng, kN);
     if (r == 2) {
@@ -1602,7 +1603,7 @@ TEST(RtlTile, ScaleAddCsr17LoopBack) {
   b.settle();
   EXPECT_EQ(b.dut().stat_err_o, static_cast<int>(TileErr::kIllegalInstr));
   EXPECT_EQ(b.dut().stat_pc_o, bad_pc);
-  for (uint32_t r = 0; r < 3; ++r)
+  for (uint32_t r = 0; r < 4; ++r)
     EXPECT_EQ(b.read_dmem(kA + r * kStride, kN), want[r]) << "region " << r;
   uint32_t tie;
   const auto t = b.read_dmem(kA + 2 * kStride, 4);
@@ -1981,14 +1982,15 @@ TEST(RtlTile, WatchdogEveryWaitKind) {
     }
     return -1;
   };
-  // Counter: Wait at pc 2 on counter (3 + r2) % 32 = 7: 2 + P cycles.
+  // Counter: Wait at pc 2 on counter (3 + r2) % 32 = 7, then 24 (ErrInfo bits 8:4 both ways):
+  // 2 + P cycles.
   const std::vector<uint64_t> wait7 = {LI(1, 5), LI(2, 4), WAIT(1, 2, 3)};
-  for (uint32_t p : {1u, 37u}) {
+  for (const auto& [p, ctr] : {std::pair{1u, 7u}, std::pair{37u, 24u}}) {
     TileBench b;
-    start(b, wait7, p);
+    start(b, {LI(1, 5), LI(2, ctr - 3), WAIT(1, 2, 3)}, p);
     EXPECT_EQ(ran(b, 1000), static_cast<int>(2 + p)) << "period " << p;
     EXPECT_EQ(b.host_read(reg::kTileStatus), kWd | 2u << 16);
-    EXPECT_EQ(b.host_read(reg::kTileErrInfo), static_cast<uint32_t>(WaitKind::kCounter) | 7u << 4);
+    EXPECT_EQ(b.host_read(reg::kTileErrInfo), static_cast<uint32_t>(WaitKind::kCounter) | ctr << 4);
     EXPECT_EQ(b.host_read(reg::kTileErrCount), 0u);
     // Control bit 1 clears the error and its detail, not the period.
     b.clear();
