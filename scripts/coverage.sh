@@ -93,10 +93,10 @@ runs=(
   "--topology ladder:4 --collective sgd --dtype fp32 --bytes 4K --tiles 2"
   "--topology tree:(15) --collective allreduce --dtype int32 --bytes 1K --tiles 1"
   "--topology ring:4 --bytes 2K --tiles 2 --faults wer=5e-2,drop=2e-2,stall=1e-3,seed=3"
-  "--topology ring:3 --bytes 1K --tiles 1 --faults ber=1e-3,stall=5e-2,down=2e-3,downlen=2000,seed=7"
+  "--topology biring:3 --bytes 1K --tiles 1 --faults ber=1e-3,stall=5e-2,down=2e-3,downlen=2000,seed=7"
   "--topology ladder:4 --bytes 4K --tiles 2 --faults wer=5e-2,drop=2e-2,stall=1e-3,seed=11"
   "--topology ladder:4 --bytes 2K --tiles 1 --faults ber=1e-3,stall=5e-2,down=2e-3,downlen=2000,seed=9"
-  "--topology tree:((2,2),3) --bytes 2K --tiles 1 --faults ber=1e-3,wer=3e-2,drop=2e-2,stall=5e-2,seed=5"
+  "--topology tree:((2,2),7) --bytes 2K --tiles 1 --faults ber=1e-3,wer=3e-2,drop=2e-2,stall=5e-2,seed=5"
   "--topology ring:64 --bytes 1K --tiles 1"
   "--topology ring:2 --bytes 512K --tiles 1"
 )

@@ -56,14 +56,18 @@ class Waiver:
                 raise ValueError(f"{where}: line waiver needs N or N-M, not {what!r}")
             self.lo, self.hi = int(m.group(1)), int(m.group(2) or m.group(1))
         elif kind == "toggle":
-            # A trailing [N:M] (or [N]) is a range of bits: SIG[5:15] waives bits 5..15 of the
-            # signals SIG matches; without it the regex matches the whole name, bit included.
-            m = re.fullmatch(r"(.*)\[(\d+)(?::(\d+))?\]", what)
+            # A trailing [N:M] (or [N], or a list of both as --toggles prints them: [2:3,6]) is
+            # a set of bits: SIG[5:15] waives bits 5..15 of the signals SIG matches; without it
+            # the regex matches the whole name, bit included.
+            m = re.fullmatch(r"(.*)\[(\d+(?::\d+)?(?:,\d+(?::\d+)?)*)\]", what)
             self.bits = None
             if m:
                 what = m.group(1)
-                lo, hi = int(m.group(2)), int(m.group(3) or m.group(2))
-                self.bits = (min(lo, hi), max(lo, hi))
+                self.bits = []
+                for part in m.group(2).split(","):
+                    lo, _, hi = part.partition(":")
+                    lo, hi = int(lo), int(hi or lo)
+                    self.bits.append((min(lo, hi), max(lo, hi)))
             try:
                 self.rx = re.compile(what)
             except re.error as e:
@@ -80,7 +84,7 @@ class Waiver:
         if self.bits is None:
             return self.rx.fullmatch(name) is not None
         m = BIT_OF.fullmatch(name)
-        return (m is not None and self.bits[0] <= int(m.group(2)) <= self.bits[1]
+        return (m is not None and any(lo <= int(m.group(2)) <= hi for lo, hi in self.bits)
                 and self.rx.fullmatch(m.group(1)) is not None)
 
 

@@ -20,7 +20,8 @@
 //    link registers for links 0..7) and the machine's node limits (Machine.NodeLimits: 4 ports
 //    per chip, 16 per switch, the one-line reason for a node beyond them);
 //  - chip-level errors (ChipErrors.*): a Send whose route is an unconnected port and an
-//    illegal instruction: the tiles' error codes, Status bit 31 and the failed run's diagnosis;
+//    illegal instruction in three tiles: the tiles' error codes, Status bit 31 and the failed
+//    run's diagnosis;
 //    packets that reach a chip or a switch without a routing-table entry: Misroutes;
 //  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop; every tile
 //    checks after `Bar` that the cycle count has passed the late tile's loop (an early release
@@ -156,6 +157,14 @@ TEST(HostPort, SwitchRegisters) {
   expect_refused([&] { sys.host_write32(sw, reg::kPorts, 1); }, "write to Ports");
   expect_refused([&] { sys.host_read32(sw, reg::kLinkDiscards + 32); }, "past LinkDiscards");
   expect_refused([&] { sys.host_read32(sw, tile_base(0)); }, "a switch's tile window");
+  expect_refused([&] { sys.host_read32(sw, 0x3u); }, "unaligned read");
+  expect_refused([&] { sys.host_read32(sw, 0xFFFFFFFCu); }, "read at the top of the map");
+  // A routing-table word (lane 3, chips 60..63) holds every bit both ways.
+  const uint32_t rt = reg::kRouteTable + 3 * kMaxChips + 60;
+  for (const uint32_t v : {0xFFFFFFFFu, 0u, 0x5A3C0F01u}) {
+    sys.host_write32(sw, rt, v);
+    EXPECT_EQ(sys.host_read32(sw, rt), v);
+  }
 }
 
 // The machine takes every chip with up to 4 ports and every switch with up to 16, and names
@@ -362,21 +371,20 @@ TEST(ChipErrors, RouteErrorsAndIllegalInstructionsReachStatus) {
     auto ctx = kit::make_context();
     Sys sys(single_chip(), kTiles, ctx.get());
     const uint64_t illegal = 0xFF00000000000000ull;
-    sys.queue_write(0, tile_base(2) + reg::kTileImem, &illegal, 8);
-    for (int t : {0, 1, 3}) {
-      const uint64_t end = isa::enc(Isa::kEnd, 0, 0, 0, 0, 0, 0);
-      sys.queue_write(0, tile_base(t) + reg::kTileImem, &end, 8);
-    }
+    const uint64_t end = isa::enc(Isa::kEnd, 0, 0, 0, 0, 0, 0);
+    for (int t : {1, 2, 3}) sys.queue_write(0, tile_base(t) + reg::kTileImem, &illegal, 8);
+    sys.queue_write(0, tile_base(0) + reg::kTileImem, &end, 8);
     sys.flush();
     EXPECT_EQ(sys.host_read32(0, reg::kStatus) & 0x80000000u, 0u);
     const rtl::RtlRunStats st = sys.run(10000);
     EXPECT_FALSE(st.ok) << "an illegal instruction ran without an error";
     EXPECT_NE(sys.host_read32(0, reg::kStatus) & 0x80000000u, 0u) << "Status bit 31";
-    EXPECT_NE(sys.host_read32(0, tile_base(2) + reg::kTileStatus) & 0xFu, 0u)
-        << "tile 2 has no error code";
-    for (int t : {0, 1, 3})
-      EXPECT_EQ(sys.host_read32(0, tile_base(t) + reg::kTileStatus) & 0x1Fu, 0x10u)
-          << "tile " << t << " is not done without error";
+    for (int t : {1, 2, 3})
+      EXPECT_EQ(sys.host_read32(0, tile_base(t) + reg::kTileStatus) & 0xFu,
+                static_cast<uint32_t>(TileErr::kIllegalInstr))
+          << "tile " << t;
+    EXPECT_EQ(sys.host_read32(0, tile_base(0) + reg::kTileStatus) & 0x1Fu, 0x10u)
+        << "tile 0 is not done without error";
   }
 }
 

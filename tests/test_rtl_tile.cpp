@@ -871,10 +871,15 @@ TEST(RtlTile, InstructionsAndRegisters) {
     unsigned r;
     uint32_t v;
   };
-  const std::vector<Obs> obs = {{1, 0xFFFFFFF0u}, {2, 100},   {3, 84},  {4, 0xFFFFFF8Cu},
-                                {5, 0xFFFFF9C0u}, {6, 256},   {7, 99},  {8, 0x87654321u},
-                                {9, kTileId},     {10, 3000}, {11, 11}, {12, 0},
-                                {22, 1},          {20, 7},    {0, 0}};
+  std::vector<Obs> obs = {{1, 0xFFFFFFF0u}, {2, 100},   {3, 84},  {4, 0xFFFFFF8Cu},
+                          {5, 0xFFFFF9C0u}, {6, 256},   {7, 99},  {8, 0x87654321u},
+                          {9, kTileId},     {10, 3000}, {11, 11}, {12, 0},
+                          {22, 1},          {20, 7},    {0, 0}};
+  // The registers the program above leaves unwritten, each with its own value.
+  for (unsigned r : {16u, 17u, 18u, 19u, 23u, 24u, 25u, 26u, 27u, 28u, 29u, 30u}) {
+    obs.push_back({r, 0x9E3779B9u * r});
+    p.push_back(LI(r, 0x9E3779B9u * r));
+  }
   for (size_t i = 0; i < obs.size(); ++i)
     observe(p, obs[i].r, obs[i].v, static_cast<uint32_t>(i), kFail);
   const uint32_t end_pc = static_cast<uint32_t>(p.size());
@@ -907,6 +912,38 @@ TEST(RtlTile, InstructionsAndRegisters) {
   const uint32_t st = b.host_read(reg::kTileStatus);
   EXPECT_EQ(st & 0x1F, 0x10u);
   EXPECT_EQ(st >> 16, end_pc + 1);  // End advances pc
+}
+
+// One Send of 256 KiB (2^14 words, from above 256 KiB of DMEM: the job's length, offset and
+// read address use their upper bits) leaves as full packets in order: their lengths add up to
+// the Send's, each header's address follows the last, and the payload is DMEM's, byte for byte.
+TEST(RtlTile, LargeSendLeavesAsPacketsInOrder) {
+  auto rng = kFile.rng();
+  TileBench b;
+  b.route[7] = 1;  // lane 0, chip 7 -> link 1
+  constexpr uint32_t kBytes = 0x40000, kSrc = 0x48000, kDst = 0x100;
+  const auto data = random_bytes(rng, kBytes);
+  b.load_dmem(kSrc, data);
+  b.load_imem({LI(1, kSrc), LI(2, kBytes), LI(3, 7), LI(4, kDst),
+               SEND(1, 2, 3, 4, desc(0, 0, Opcode::kWrite)), END()});
+  b.start();
+  ASSERT_TRUE(b.run_to_halt(400000));
+  b.settle();
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+  std::vector<uint8_t> got;
+  uint32_t next = kDst;
+  for (const auto& f : b.link_out[1]) {
+    if (f.head) {
+      const Hdr h = unpack(f);
+      EXPECT_EQ(h.dst_addr, next);
+      next += h.len;
+      continue;
+    }
+    for (uint32_t w : f.w)
+      for (int k = 0; k < 4; ++k) got.push_back(static_cast<uint8_t>(w >> (8 * k)));
+  }
+  EXPECT_EQ(next - kDst, kBytes) << "the packets' lengths";
+  EXPECT_TRUE(got == data) << "payload differs from DMEM (" << got.size() << " bytes)";
 }
 
 // Lw takes exactly 2 cycles, Nop 1 (Geti 3 differences), and reads PMEM with rs1 + imm.
@@ -1255,7 +1292,8 @@ void receive_write_reduce(kit::Rng& rng, uint32_t avg_scale) {
       {DType::kInt32, RedOp::kSum, true, false, 0},  {DType::kInt16, RedOp::kAvg, false, true, 2},
       {DType::kUint8, RedOp::kAvg, false, false, 1}, {DType::kFp16, RedOp::kSum, false, false, 0},
       {DType::kBf16, RedOp::kMax, false, false, 0},  {DType::kFp32, RedOp::kSum, false, false, 0},
-      {DType::kFp32, RedOp::kMin, false, false, 0},  {DType::kInt32, RedOp::kAvg, false, true, 0}};
+      {DType::kFp32, RedOp::kMin, false, false, 0},  {DType::kInt32, RedOp::kAvg, false, true, 0},
+      {DType::kInt32, RedOp::kAvg, false, true, 13}};  // shift field bits 3:2 too
   // Program: set the avg scale, then wait for every packet's counter, then End.
   std::vector<uint64_t> p = {LI(1, avg_scale), I(Isa::kCsrw, 0, 1, 0, 0, 0, 16)};
   std::map<uint32_t, std::vector<uint8_t>> ref;  // addr -> expected bytes
@@ -2069,9 +2107,9 @@ TEST(RtlTile, SequencerErrors) {
     TileErr err;
   };
   // Prologue: r1 = 0x100 (aligned address), r2 = 32 (bytes), r3 = 7 (a chip routed to link 1),
-  // r4 = 0x40, r5 = 3000 (no such chip with 3000 chips), r6 = 8 (unrouted chip), r7 = kChip.
+  // r4 = 0x40, r5 = 4063 (no such chip with 4063 chips), r6 = 8 (unrouted chip), r7 = kChip.
   const std::vector<uint64_t> pro = {
-      LI(1, 0x100),    LI(2, 32),    LI(3, 7), LI(4, 0x40),  LI(5, 3000),
+      LI(1, 0x100),    LI(2, 32),    LI(3, 7), LI(4, 0x40),  LI(5, 4063),
       LI(6, 8),        LI(7, kChip), LI(8, 9), LI(9, 0x104), LI(10, kDmemBytes - 16),
       LI(11, 0xFFFFF0)};
   const uint32_t w = desc(0, 0, Opcode::kWrite);
@@ -2092,11 +2130,13 @@ TEST(RtlTile, SequencerErrors) {
       {"send unaligned src", {SEND(9, 2, 3, 4, w)}, TileErr::kDmemRange},
       {"send unaligned bytes", {LI(2, 40), SEND(1, 2, 3, 4, w)}, TileErr::kDmemRange},
       {"send unaligned dst", {SEND(1, 2, 3, 9, w)}, TileErr::kDmemRange},
+      {"send unaligned dst 0xB", {LI(13, 0x10B), SEND(1, 2, 3, 13, w)}, TileErr::kDmemRange},
       {"send beyond dmem", {SEND(10, 2, 3, 4, w)}, TileErr::kDmemRange},
       {"send beyond 2^24", {SEND(1, 2, 3, 11, w)}, TileErr::kDmemRange},
       {"dmem before popc", {SEND(9, 2, 3, 4, desc(0, 0, Opcode::kXon))}, TileErr::kDmemRange},
       {"popc before chip", {SEND(1, 2, 5, 4, desc(0, 0, Opcode::kXon))}, TileErr::kIllegalInstr},
       {"send no chip", {SEND(1, 2, 5, 4, w)}, TileErr::kBadPacket},
+      {"send chip 2^32-1", {LI(13, 0xFFFFFFFFu), SEND(1, 2, 13, 4, w)}, TileErr::kBadPacket},
       {"no route 0xFF", {SEND(1, 2, 6, 4, w), NOP(), NOP(), NOP()}, TileErr::kBadPacket},
       {"route >= ports", {SEND(1, 2, 8, 4, w), NOP(), NOP(), NOP()}, TileErr::kBadPacket},
       {"local tile >= tiles",
@@ -2105,10 +2145,11 @@ TEST(RtlTile, SequencerErrors) {
       {"lw range", {LI(12, kPmemWords), I(Isa::kLw, 13, 12)}, TileErr::kPmemRange},
       {"pc range", {I(Isa::kJmp, 0, 0, 0, 0, 0, kImemWords - 1)}, TileErr::kPcRange},
       {"pc range jump", {I(Isa::kJmp, 0, 0, 0, 0, 0, 0x10000)}, TileErr::kPcRange},
+      {"pc range jump 2^32-1", {I(Isa::kJmp, 0, 0, 0, 0, 0, 0xFFFFFFFFu)}, TileErr::kPcRange},
   };
   for (const auto& c : cases) {
     TileBench b;
-    b.num_chips = 3000;
+    b.num_chips = 4063;  // 0xFDF
     b.route[7] = 1;
     b.route[9] = 4;  // == num_ports: no route
     std::vector<uint64_t> p = pro;
@@ -2128,7 +2169,9 @@ TEST(RtlTile, SequencerErrors) {
       EXPECT_EQ(pc, kImemWords) << c.name;
     } else if (c.name == "pc range jump") {
       EXPECT_EQ(pc, 0u) << c.name;  // 0x10000: stat_pc_o shows bits 15:0
-    } else if (c.err != TileErr::kBadPacket || c.name == "send no chip") {
+    } else if (c.name == "pc range jump 2^32-1") {
+      EXPECT_EQ(pc, 0xFFFFu) << c.name;
+    } else if (c.err != TileErr::kBadPacket || c.name.rfind("send", 0) == 0) {
       EXPECT_EQ(pc, pro.size() + c.prog.size() - 1) << c.name;
     }
     EXPECT_EQ(b.host_read(reg::kTileStatus) & 0xF, static_cast<uint32_t>(c.err)) << c.name;

@@ -95,3 +95,13 @@ def test_bit_range_waivers_and_the_toggle_list(tmp_path):
     res = subprocess.run(make_case(below, "a.sv toggle x[2:7] not bit 1\n") + ["--no-bar"],
                          capture_output=True, text=True)
     assert "stale waiver" in res.stdout  # bit 1 is outside the range: nothing waived
+    listed = tmp_path / "listed"
+    listed.mkdir()
+    res = subprocess.run(make_case(listed, "a.sv toggle x[0,1:1,5:7] a list of bits\n") +
+                         ["--bar", "0,90"], capture_output=True, text=True)
+    assert res.returncode == 0 and "stale waiver" not in res.stdout, res.stdout
+    missed = tmp_path / "missed"
+    missed.mkdir()
+    res = subprocess.run(make_case(missed, "a.sv toggle x[0,2:7] a list without bit 1\n") +
+                         ["--no-bar"], capture_output=True, text=True)
+    assert "stale waiver" in res.stdout
