@@ -220,10 +220,14 @@ cosim-ratios: $(SETUP_STAMP) build ## RTL/model cycle ratio per topology kind at
 MUTANTS_PER_BLOCK ?= 25
 MUTATION_SEED     ?= 1
 MUTATION_BUDGET   ?= 7200
+# The results file (empty: build/mutation/results-n<N>-s<seed>.jsonl); a record under
+# tests/records/ lets a later run resume where a committed one stopped.
+MUTATION_RESULTS  ?=
 .PHONY: mutation
-mutation: $(SETUP_STAMP) ## Yosys mutants per RTL block; resumes [MUTANTS_PER_BLOCK MUTATION_SEED MUTATION_BUDGET s]
+mutation: $(SETUP_STAMP) ## Yosys mutants per RTL block; resumes [MUTANTS_PER_BLOCK MUTATION_SEED MUTATION_BUDGET s MUTATION_RESULTS]
 	@$(PY) scripts/mutation.py --mutants-per-block $(MUTANTS_PER_BLOCK) --seed $(MUTATION_SEED) \
-	  --jobs $(JOBS) --budget $(MUTATION_BUDGET) --build $(BUILD)
+	  --jobs $(JOBS) --budget $(MUTATION_BUDGET) --build $(BUILD) \
+	  $(if $(MUTATION_RESULTS),--results $(MUTATION_RESULTS))
 
 .PHONY: mutation-check
 mutation-check: $(SETUP_STAMP) ## one-operator mutations of the ALU, XB and tile: make test must fail (~45 min)
