@@ -930,17 +930,20 @@ TEST(RtlTile, LargeSendLeavesAsPacketsInOrder) {
   ASSERT_TRUE(b.run_to_halt(400000));
   b.settle();
   EXPECT_EQ(b.dut().stat_err_o, 0);
+  std::vector<std::vector<Flit>> pkts;
+  for (const auto& f : b.link_out[1]) {
+    if (f.head) pkts.emplace_back();
+    ASSERT_FALSE(pkts.empty()) << "a flit before the first header";
+    pkts.back().push_back(f);
+  }
   std::vector<uint8_t> got;
   uint32_t next = kDst;
-  for (const auto& f : b.link_out[1]) {
-    if (f.head) {
-      const Hdr h = unpack(f);
-      EXPECT_EQ(h.dst_addr, next);
-      next += h.len;
-      continue;
-    }
-    for (uint32_t w : f.w)
-      for (int k = 0; k < 4; ++k) got.push_back(static_cast<uint8_t>(w >> (8 * k)));
+  for (const auto& pkt : pkts) {
+    const Hdr h = unpack(pkt[0]);
+    EXPECT_EQ(h.dst_addr, next);
+    next += h.len;
+    const auto part = payload_of(pkt, kFlitBits);
+    got.insert(got.end(), part.begin(), part.end());
   }
   EXPECT_EQ(next - kDst, kBytes) << "the packets' lengths";
   EXPECT_TRUE(got == data) << "payload differs from DMEM (" << got.size() << " bytes)";
