@@ -77,6 +77,11 @@ expect 1 "board's chips have $flit-bit flits, not $wrong_flit; run with --flit-b
   --backend "serial:$pty"
 expect 1 "needs [0-9]+ bytes of data memory per tile" -- run "${on[@]}" --bytes 256K \
   --dtype int32 --backend "serial:$pty"
+# a descriptor list longer than the board's PMEM is refused before anything is loaded
+pmem=$(sed -n 's/^ *\.PmemWords *(\([0-9]*\)).*/\1/p' "$top" | head -1)
+expect 1 "needs [0-9]+ words of parameter memory \(PMEM\) per tile; the board's tiles hold $pmem;" \
+  -- run "${on[@]}" --collective broadcast --dtype fp32 --bytes 8K --chunk 32 \
+  --backend "serial:$pty"
 # the board's ALUs reduce fp32 only, without ScaleAdd (scripts/fpga_machines.sh)
 expect 1 "built without int32; they reduce fp32" -- run "${on[@]}" --bytes 1K --dtype int32 \
   --backend "serial:$pty"

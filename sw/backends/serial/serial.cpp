@@ -317,6 +317,13 @@ BoardInfo read_board_info(Client& c) {
 }
 
 uint32_t SerialHost::read32(int node, uint32_t addr) { return c_.read(node8(node), addr, 1)[0]; }
+bool SerialHost::holds(int node, uint32_t addr) {
+  const Reply r = c_.transact(kCmdRead, node8(node), addr, nullptr, 1);
+  if (r.status == Status::kAccessError) return false;
+  if (r.status == Status::kOk && r.done == 1) return true;
+  throw std::runtime_error("serial: a read of node " + std::to_string(node) + " at 0x" +
+                           Client::hex(addr) + " was answered " + to_string(r.status));
+}
 
 void SerialHost::flush() {
   for (Access& a : q_) {
@@ -445,6 +452,40 @@ void check_board(const BoardInfo& bi, SerialHost& h, const Topology& topo, const
         "serial: the board's ALUs were built without ScaleAdd (AluConfig bit 7), which the sgd "
         "step needs; build the board's machine with --alu-dtypes fp32,scaleadd "
         "(scripts/fpga_machines.sh) or run the sgd step on the model");
+}
+
+void check_memories(SerialHost& h, const Image& img) {
+  // A tile's IMEM and PMEM hold 2^k words (rtl/xf_tile.sv), the same in every tile, and the host
+  // port refuses a word beyond them; the words are 8 (IMEM) and 4 (PMEM) bytes apart.
+  struct Mem {
+    const char* name;
+    uint32_t region, step, window;
+    size_t need;
+    const char* remedy;
+  };
+  size_t imem = 0, pmem = 0;
+  for (const auto& v : img.imem) imem = std::max(imem, v.size());
+  for (const auto& v : img.pmem) pmem = std::max(pmem, v.size());
+  const Mem mems[] = {
+      {"instruction memory (IMEM)", reg::kTileImem, 8, reg::kTileImemSize, imem,
+       "another --algo, or a larger --chunk or fewer --bytes, makes a shorter program"},
+      {"parameter memory (PMEM)", reg::kTilePmem, 4, reg::kTilePmemSize, pmem,
+       "a larger --chunk or fewer --bytes makes a shorter descriptor list"},
+  };
+  for (const Mem& m : mems) {
+    if (m.need == 0) continue;
+    const uint32_t base = reg::kTileBase + m.region;
+    auto has = [&](size_t words) {
+      return words * m.step <= m.window && h.holds(0, base + (words - 1) * m.step);
+    };
+    if (has(m.need)) continue;
+    size_t held = 0;  // the largest power of two that the chip holds, found by asking
+    for (size_t w = size_t{1} << 20; w >= 1 && !held; w >>= 1)
+      if (w < m.need && has(w)) held = w;
+    throw std::runtime_error("serial: the collective needs " + std::to_string(m.need) +
+                             " words of " + m.name + " per tile; the board's tiles hold " +
+                             std::to_string(held) + "; " + m.remedy);
+  }
 }
 
 }  // namespace xf::serial

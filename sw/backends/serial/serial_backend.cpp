@@ -47,6 +47,7 @@ class SerialBackend final : public Backend {
                  uint64_t max_cycles, std::vector<SgdState>* state_in,
                  std::vector<SgdState>* state_out) override {
     serial::check_board(info_, host_, topo_, plan, plan.spec);
+    serial::check_memories(host_, img);
     HostRun<serial::RunStats> r =
         run_collective(host_, plan, img, inputs, max_cycles, state_in, state_out);
     run_s_ = r.stats.seconds;

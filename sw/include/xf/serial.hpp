@@ -152,6 +152,9 @@ class SerialHost {
       : c_(c), chips_(chips), hz_(clock_hz), tiles_(tiles_in_use) {}
 
   uint32_t read32(int node, uint32_t addr);
+  // Whether node's host port has a word at addr: a one-word read that the chip answers (true)
+  // or refuses with AccessError (false). Throws on a line that fails, as read32.
+  bool holds(int node, uint32_t addr);
   void write(int node, uint32_t addr, const void* p, size_t n) { queue(true, node, addr, p, n); }
   void read(int node, uint32_t addr, void* p, size_t n) { queue(false, node, addr, p, n); }
   void flush();
@@ -187,5 +190,8 @@ void check_machine(const BoardInfo& bi, const Topology& topo);
 // Refuses a collective the board's machine cannot run, saying what the board holds.
 void check_board(const BoardInfo& bi, SerialHost& h, const Topology& topo, const Plan& plan,
                  const CollectiveSpec& spec);
+// Refuses a program or descriptor list longer than the board's tiles hold, before anything is
+// loaded, naming both sizes: Config does not give IMEM and PMEM, so the chip is asked.
+void check_memories(SerialHost& h, const Image& img);
 
 }  // namespace xf::serial
