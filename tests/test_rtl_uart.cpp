@@ -4,7 +4,8 @@
 // stall. Every request kind, every error status, the counters and the broadcast's single cycle;
 // addresses over all 32 bits and the top of the address space; the pins' timing (the reply's bits
 // one bit period each, its bytes back to back every 10 bit periods + 1 cycle), busy_o from the
-// first start bit, line glitches shorter than half a bit and a held-low line (one error). Every
+// first start bit, line glitches shorter than half a bit and a held-low line (one error); the
+// serial backend's check of a program against the tiles' IMEM and PMEM. Every
 // test runs at two bit periods, 4 and 5 clock cycles per bit (ClkHz 40 and 50, Baud 10: names
 // ending in /c4, /c5), an even and an odd one. The delays and burst data come from the kit's
 // per-test generator (tests/rtl_kit.hpp): XF_SEED overrides the default seed, and each test prints
@@ -107,7 +108,7 @@ struct Bench : public ByteLink {
       p.write = (dut->host_req_write_o >> n) & 1;
       p.addr = dut->host_req_addr_o[n];
       p.wdata = dut->host_req_wdata_o[n];
-      p.err = p.addr >= kForbidden && p.addr < kForbidden + 0x100;
+      p.err = (p.addr >= kForbidden && p.addr < kForbidden + 0x100) || beyond_tile_memory(p.addr);
       p.ready = false;
       p.wait = stall ? 1 << 30 : 1 + static_cast<int>(rng() % 4);
       p.taken.push_back(dut.cycle());
@@ -155,6 +156,20 @@ struct Bench : public ByteLink {
   void idle(int cycles) {
     for (int i = 0; i < cycles; ++i) step();
   }
+  // A chip built with tile_imem_words IMEM and tile_pmem_words PMEM words per tile (0: the
+  // mock's memory holds everything) refuses the words beyond them, as rtl/xf_tile.sv does.
+  bool beyond_tile_memory(uint32_t addr) const {
+    const uint32_t off = (addr - xf::reg::kTileBase) % xf::reg::kTileStride;
+    if (addr < xf::reg::kTileBase) return false;
+    if (tile_imem_words && off >= xf::reg::kTileImem &&
+        off < xf::reg::kTileImem + xf::reg::kTileImemSize)
+      return (off - xf::reg::kTileImem) / 8 >= tile_imem_words;
+    if (tile_pmem_words && off >= xf::reg::kTilePmem &&
+        off < xf::reg::kTilePmem + xf::reg::kTilePmemSize)
+      return (off - xf::reg::kTilePmem) / 4 >= tile_pmem_words;
+    return false;
+  }
+  uint32_t tile_imem_words = 0, tile_pmem_words = 0;
 
   kit::Rng rng;
   xf::tb::UartHost uart;
@@ -318,6 +333,48 @@ TYPED_TEST(RtlUart, RefusedWordStopsTheBurst) {
   // the counter counts on past 4 (its bit 2 set)
   for (int i = 0; i < 3; ++i) EXPECT_THROW(c.read(1, kForbidden + 4, 1), std::runtime_error);
   EXPECT_EQ(bridge_reg(c, breg::kPortErrors), 6u);
+}
+
+// The serial backend asks a board how much IMEM and PMEM its tiles hold (Config does not say)
+// before it loads a program: an image longer than either is refused, naming both sizes.
+TYPED_TEST(RtlUart, ProgramLongerThanTheTileMemoriesIsRefused) {
+  Bench<TypeParam> b(kFile.rng());
+  b.tile_imem_words = 64;
+  b.tile_pmem_words = 256;
+  Client c(b);
+  SerialHost h(c, kChips, 40, 1);
+  xf::Image img;
+  img.imem.assign(1, std::vector<uint64_t>(64));
+  img.pmem.assign(1, std::vector<uint32_t>(256));
+  EXPECT_NO_THROW(check_memories(h, img)) << "an image that fits exactly";
+  auto refused = [&](const xf::Image& im) {
+    try {
+      check_memories(h, im);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  img.imem[0].resize(65);
+  EXPECT_EQ(refused(img),
+            "serial: the collective needs 65 words of instruction memory (IMEM) per tile; the "
+            "board's tiles hold 64; another --algo, or a larger --chunk or fewer --bytes, makes "
+            "a shorter program");
+  img.imem[0].resize(3);
+  img.pmem.push_back(std::vector<uint32_t>(1000));  // the longest list of any tile counts
+  EXPECT_EQ(refused(img),
+            "serial: the collective needs 1000 words of parameter memory (PMEM) per tile; the "
+            "board's tiles hold 256; a larger --chunk or fewer --bytes makes a shorter "
+            "descriptor list");
+  // a board whose PMEM is larger than the host window: the window is the limit
+  b.tile_pmem_words = 0;
+  img.pmem[1].resize(xf::reg::kTilePmemSize / 4 + 1);
+  EXPECT_NE(refused(img).find("needs 16385 words of parameter memory (PMEM) per tile; the "
+                              "board's tiles hold 16384;"),
+            std::string::npos);
+  // nothing was written
+  for (const auto& p : b.port)
+    for (const auto& [a, v] : p.mem) EXPECT_EQ(v, 0u) << "address 0x" << std::hex << a;
 }
 
 TYPED_TEST(RtlUart, StalledPortTimesOutAndTheBridgeRecovers) {
