@@ -110,7 +110,7 @@ struct Bench : public ByteLink {
       p.wdata = dut->host_req_wdata_o[n];
       p.err = (p.addr >= kForbidden && p.addr < kForbidden + 0x100) || beyond_tile_memory(p.addr);
       p.ready = false;
-      p.wait = stall ? 1 << 30 : 1 + static_cast<int>(rng() % 4);
+      p.wait = stall ? 1 << 30 : answer_after >= 0 ? answer_after : 1 + static_cast<int>(rng() % 4);
       p.taken.push_back(dut.cycle());
     }
     dut.tick();
@@ -176,6 +176,7 @@ struct Bench : public ByteLink {
   kit::Dut<typename P::Dut> dut;
   Port port[kNodes];
   bool stall = false;
+  int answer_after = -1;   // >= 0: every access is answered this many cycles after it is taken
   int force_pin = -1;      // 0 or 1: drive the bridge's rx pin instead of the host's UART
   bool record_tx = false;  // record the bridge's tx pin, one entry a cycle, in tx_line
   std::vector<bool> tx_line;
@@ -375,6 +376,52 @@ TYPED_TEST(RtlUart, ProgramLongerThanTheTileMemoriesIsRefused) {
   // nothing was written
   for (const auto& p : b.port)
     for (const auto& [a, v] : p.mem) EXPECT_EQ(v, 0u) << "address 0x" << std::hex << a;
+}
+
+// A word not answered within TimeoutCycles of its start ends the request with Timeout (the
+// bridge's header): the reply leaves in the same cycle whether the port took the access at once
+// and never answered, held its ready low for part of that time or for all of it, and whatever
+// the request before it left in the timer (here an AccessError answered 70 cycles late, and a
+// Timeout).
+TYPED_TEST(RtlUart, TimeoutCountsFromTheWordsStart) {
+  Bench<TypeParam> b(kFile.rng());
+  std::vector<uint8_t> f = encode_request(kCmdRead, 0, 0x40, nullptr, 1);
+  // Cycles from the request's last byte leaving the host to the reply's first start bit, with
+  // the port's ready held low for `hold` cycles after that byte left; then the reply's status.
+  auto reply_delay = [&](int hold) {
+    b.port[0].ready = false;
+    b.stall = true;
+    b.send(f.data(), f.size());
+    while (!b.uart.out.empty()) b.step();
+    const uint64_t t0 = b.dut.cycle();
+    while (b.dut->uart_tx_o && b.dut.cycle() - t0 < 20 * kTimeout) {
+      if (b.dut.cycle() - t0 == static_cast<uint64_t>(hold)) b.port[0].ready = true;
+      b.step();
+    }
+    const uint64_t d = b.dut.cycle() - t0;
+    for (int i = 0; i < 100000 && b.uart.in.size() < 4; ++i) b.step();
+    EXPECT_EQ(b.uart.in.size(), 4u);
+    EXPECT_EQ(b.uart.in.size() > 1 ? static_cast<uint8_t>(b.uart.in[1]) : 0xFF,
+              static_cast<uint8_t>(Status::kTimeout))
+        << "hold " << hold;
+    b.uart.in.clear();
+    b.stall = false;
+    b.port[0].wait = -1;  // the mock port forgets the access the bridge gave up on
+    b.port[0].ready = true;
+    return d;
+  };
+  const uint64_t base = reply_delay(0);
+  EXPECT_GT(base, static_cast<uint64_t>(kTimeout));
+  for (int hold : {1, 2, 3, 5, 31, 32, 33, 64, 100, 250, kTimeout + 50})
+    EXPECT_EQ(reply_delay(hold), base) << "ready held low for " << hold << " cycles";
+  // after an AccessError answered late (the timer stopped between 64 and 127)
+  b.answer_after = 70;
+  const std::vector<uint8_t> r = b.raw(encode_request(kCmdRead, 0, kForbidden, nullptr, 1), 0);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0], static_cast<uint8_t>(Status::kAccessError));
+  b.answer_after = -1;
+  EXPECT_EQ(reply_delay(0), base) << "after a late AccessError";
+  EXPECT_EQ(reply_delay(0), base) << "after a Timeout";
 }
 
 TYPED_TEST(RtlUart, StalledPortTimesOutAndTheBridgeRecovers) {
