@@ -6,10 +6,11 @@ block tests build it, flattens it, draws N mutations per block with `mutate -lis
 whose source is that block's file, and applies them all with `mutate -ctrl`: one netlist in
 which the input `mutsel` picks the mutant (0 = the original). A wrapper with the top's ports
 drives `mutsel` from the DPI-C function xf_mutsel() (the environment variable XF_MUTSEL), so the
-block tests run unchanged on one Verilator build per group. Each mutant runs the group's tests,
-quickest first, and stops at the first failure; results go to a JSON-lines file that a re-run
-resumes. Usage: scripts/mutation.py [--mutants-per-block N] [--seed S] [--jobs J]
-[--budget SECONDS] [--results FILE] [--groups NAME...] [--build DIR]
+block tests run unchanged on one Verilator build per group. The groups `chip` and `switch` mutate
+the chip library's classes in the same way, against the chip test, one process per test. Each
+mutant runs the group's tests, quickest first, and stops at the first failure; results go to a
+JSON-lines file that a re-run resumes. Usage: scripts/mutation.py [--mutants-per-block N]
+[--seed S] [--jobs J] [--budget SECONDS] [--results FILE] [--groups NAME...] [--build DIR]
 """
 import argparse
 import concurrent.futures
@@ -29,12 +30,17 @@ CTRL_BITS = 16  # width of mutsel: 65,535 mutants per group at most
 class Group:
     """A Verilated test top, the blocks mutated inside it and the tests that exercise them."""
 
-    def __init__(self, name, top, cls, tests, blocks):
+    def __init__(self, name, top, cls, tests, blocks, lib_params=None):
         self.name = name
         self.top = top
         self.cls = cls  # the Verilated class of the RTL_TOP line built from the netlist
         self.tests = tests  # test binaries, quickest first; the last names the sources
         self.blocks = blocks
+        # A class of the xf_rtl_chip library (the chip test's `// RTL_LIB:` line) instead of an
+        # RTL_TOP line: its sources are scripts/rtl_files.sh's, its parameters these (the
+        # library's -G flags in CMakeLists.txt), and its tests run one process each (each
+        # elaborates the SystemC model, which a process does once).
+        self.lib_params = lib_params
 
     def header(self, key):
         """The words of the last test's `// key:` header lines, one list per line."""
@@ -44,10 +50,16 @@ class Group:
 
     def srcs(self):
         """The RTL sources of the group's test (its RTL_SRCS lines)."""
+        if self.lib_params is not None:
+            files = subprocess.run([str(ROOT / "scripts" / "rtl_files.sh"), self.top], cwd=ROOT,
+                                   capture_output=True, text=True, check=True).stdout.split()
+            return ["rtl/xf_defs_pkg.sv"] + files
         return [src for words in self.header("RTL_SRCS") for src in words]
 
     def params(self):
         """The -G arguments of the RTL_TOP line of the class (chparam in Yosys)."""
+        if self.lib_params is not None:
+            return self.lib_params
         for words in self.header("RTL_TOP"):
             cls = words[1] if len(words) > 1 else "V" + words[0]
             if cls == self.cls:
@@ -70,6 +82,13 @@ GROUPS = [
            "xf_delay"]),
     Group("tile", "xf_tile", "Vxf_tile", ["test_rtl_tile"],
           ["xf_tile", "xf_tile_seq", "xf_tile_send", "xf_tile_recv", "xf_tile_ram"]),
+    # The chip-level blocks, in the library's chip and switch (CMakeLists.txt), against the chip
+    # test; their sub-blocks are mutated in the groups above. xf_link_array is wiring only: the
+    # netlist has no cell of its own to mutate.
+    Group("chip", "xf_chip", "Vxf_chip", ["test_rtl_chip"], ["xf_chip", "xf_host_port"],
+          lib_params={}),
+    Group("switch", "xf_switch", "Vxf_switch", ["test_rtl_chip"], ["xf_switch"],
+          lib_params={"NumLinks": "16"}),
 ]
 
 
@@ -184,32 +203,59 @@ def mutate_options(line):
             if words[i].startswith("-") and words[i] != "-ctrl"}
 
 
-def equivalent_reason(line, cells):
+def bit_drivers(cells):
+    """Bit -> (cell, port, index) of the cell output driving it, over write_json cells."""
+    out = {}
+    for c in cells.values():
+        for port, bits in c["connections"].items():
+            if c.get("port_directions", {}).get(port, "output" if port == "Y" else "") == "output":
+                for k, b in enumerate(bits):
+                    if isinstance(b, int):
+                        out[b] = (c, port, k)
+    return out
+
+
+def bit_const(bit, drivers, depth=0):
+    """'0' or '1' if a netlist bit never takes another value: a constant, or the output of a
+    bitwise $and with an operand bit that is constant 0 ($or: 1), through a few such cells
+    (a CRC's `data & Row` where the row's bit is 0); else None."""
+    if bit in ("0", "1"):
+        return bit
+    if not isinstance(bit, int) or depth > 3 or bit not in drivers:
+        return None
+    c, port, k = drivers[bit]
+    conn = c["connections"]
+    if port != "Y" or c["type"] not in ("$and", "$or") or not (
+            len(conn["A"]) == len(conn["B"]) == len(conn["Y"])):
+        return None
+    ab = (bit_const(conn["A"][k], drivers, depth + 1), bit_const(conn["B"][k], drivers, depth + 1))
+    if c["type"] == "$and" and "0" in ab:
+        return "0"
+    if c["type"] == "$or" and "1" in ab:
+        return "1"
+    return None
+
+
+def equivalent_reason(line, cells, drivers=None):
     """Why the mutation of `line` cannot change the netlist, read off the unmutated cells of
-    Yosys's write_json (name -> cell), or None: the bit is forced to the constant it already
-    has; the bit is ANDed with a constant 0 (ORed with a constant 1) so its value never counts;
-    a cnot mutation's control bit is such a constant, so the bit is never flipped; or the bit is
-    an undefined 'x' (proc's value where the RTL assigns nothing, a don't-care: any value the
-    mutant gives it is one the original netlist allows)."""
+    Yosys's write_json (name -> cell; drivers: their bit_drivers), or None: the bit is forced to
+    the constant it already has; the bit is ANDed with a constant 0 (ORed with a constant 1) so
+    its value never counts; a cnot mutation's control bit is such a constant, so the bit is never
+    flipped; or the bit is an undefined 'x' (proc's value where the RTL assigns nothing, a
+    don't-care: any value the mutant gives it is one the original netlist allows). A constant is
+    a constant bit or one that bit_const shows never changes."""
     o = mutate_options(line)
     cell = cells.get(o.get("cell"))
     if cell is None or "portbit" not in o:
         return None
+    drivers = bit_drivers(cells) if drivers is None else drivers
     conn, kind = cell["connections"], cell["type"]
     port, i = o["port"], int(o["portbit"])
 
     def const(p, k):
         """The constant value of bit k of port p ('0', '1') or None."""
         bits = conn.get(p, [])
-        if k >= len(bits):
-            return None
-        if bits[k] in ("0", "1"):
-            return bits[k]
-        if p == "Y" and kind == "$and" and "0" in (const("A", k), const("B", k)):
-            return "0"
-        if p == "Y" and kind == "$or" and "1" in (const("A", k), const("B", k)):
-            return "1"
-        return None
+        return bit_const(bits[k], drivers) if k < len(bits) else None
     other = {"A": "B", "B": "A"}.get(port)
     if other and kind in ("$and", "$or") and len(conn["A"]) == len(conn["B"]):
         if const(other, i) == ("0" if kind == "$and" else "1"):
@@ -276,11 +322,12 @@ def equivalents(workdir):
         cone |= c
         read |= r
     out = {}
+    drivers = bit_drivers(cells)
     for lst in workdir.glob("list_*.ys"):
         for line in lst.read_text().splitlines():
             m = re.search(r"-ctrl mutsel \d+ (\d+)", line)
-            reason = m and (equivalent_reason(line, cells) or unread_reason(line, cells, cone,
-                                                                            read))
+            reason = m and (equivalent_reason(line, cells, drivers) or
+                            unread_reason(line, cells, cone, read))
             if reason:
                 out[int(m.group(1))] = reason
     return out
@@ -386,10 +433,12 @@ def run_mutant(binaries, mutsel, timeouts, filters=None):
             # A loaded machine can slow a surviving mutant past its limit (docs/mutation.md
             # section 3.3): once more with three times the limit before it counts as killed.
             r = run_test(binary, mutsel, RetryFactor * timeout, gfilter)
+        # a test of its own (a group run one process per test) is named
+        test = binary.name if gfilter.startswith("-") else f"{binary.name} {gfilter}"
         if r == "fail":
-            return "killed", binary.name
+            return "killed", test
         if r == "timeout":
-            return "timeout", binary.name
+            return "timeout", test
     return "survived", ""
 
 
@@ -580,6 +629,47 @@ def main():
     return 0
 
 
+def list_tests(binary):
+    """The full names of binary's tests that BASE_FILTER keeps (gtest's list format)."""
+    out = subprocess.run([str(binary), "--gtest_list_tests", f"--gtest_filter={BASE_FILTER}"],
+                         capture_output=True, text=True, check=True).stdout
+    names, suite = [], None
+    for line in out.splitlines():
+        m = re.match(r"^(\S+\.)\s*(#.*)?$", line)
+        if m:
+            suite = m.group(1)
+            continue
+        m = re.match(r"^  (\S+)", line)
+        if m and suite:
+            names.append(suite + m.group(1))
+    return names
+
+
+def isolated_tests(g, binaries):
+    """A group whose tests run one process each: one entry per test of every binary, quickest
+    first, each timed on mutant 0; those failing there are left out (at most 1 in 20)."""
+    entries = []
+    for b in binaries:
+        names = list_tests(b)
+        failed = []
+        for n in names:
+            t = time.time()
+            if run_test(b, 0, 3600, n) == "pass":
+                entries.append((time.time() - t, b, n))
+            else:
+                failed.append(n)
+        if not names or len(failed) > max(2, len(names) // 20):
+            print(f"{g.name}: {b.name} fails {len(failed)} of {len(names)} tests on the original "
+                  f"(mutant 0): {' '.join(failed[:5])}; group not run", flush=True)
+            return [], [], []
+        print(f"{g.name}: {b.name} passes {len(names) - len(failed)} tests on the original, one "
+              f"process each, in {sum(e[0] for e in entries):.1f} s"
+              + (f"; left out, failing there: {' '.join(failed)}" if failed else ""), flush=True)
+    entries.sort(key=lambda e: e[0])
+    return ([e[1] for e in entries], [max(10.0, 5 * e[0]) for e in entries],
+            [e[2] for e in entries])
+
+
 def run_group(g, wd, a, results, budget):
     """Draw, build, check mutant 0 and run the mutants of one group."""
     print(f"{g.name}: drawing {a.mutants_per_block} mutants per block of "
@@ -596,18 +686,23 @@ def run_group(g, wd, a, results, budget):
     except subprocess.CalledProcessError:
         print(f"{g.name}: the build failed (see {wd / 'build.log'}); group not run", flush=True)
         return
-    timeouts, filters = [], []
-    for b in binaries:  # mutant 0 is the original: its failures are left out, a few at most
-        failed, total, secs = original_failures(b, wd / f"{b.name}-original.json")
-        if total == 0 or len(failed) > max(2, total // 20):
-            print(f"{g.name}: {b.name} fails {len(failed)} of {total} tests on the original "
-                  f"(mutant 0): {' '.join(failed[:5])}; group not run", flush=True)
+    if g.lib_params is not None:
+        binaries, timeouts, filters = isolated_tests(g, binaries)
+        if not binaries:
             return
-        timeouts.append(max(10.0, 5 * secs))
-        filters.append(":".join([BASE_FILTER] + failed))
-        print(f"{g.name}: {b.name} passes {total - len(failed)} tests on the original in "
-              f"{secs:.1f} s" + (f"; left out, failing there: {' '.join(failed)}"
-                                 if failed else ""), flush=True)
+    else:
+        timeouts, filters = [], []
+        for b in binaries:  # mutant 0 is the original: its failures are left out, a few at most
+            failed, total, secs = original_failures(b, wd / f"{b.name}-original.json")
+            if total == 0 or len(failed) > max(2, total // 20):
+                print(f"{g.name}: {b.name} fails {len(failed)} of {total} tests on the original "
+                      f"(mutant 0): {' '.join(failed[:5])}; group not run", flush=True)
+                return
+            timeouts.append(max(10.0, 5 * secs))
+            filters.append(":".join([BASE_FILTER] + failed))
+            print(f"{g.name}: {b.name} passes {total - len(failed)} tests on the original in "
+                  f"{secs:.1f} s" + (f"; left out, failing there: {' '.join(failed)}"
+                                     if failed else ""), flush=True)
     equiv = equivalents(wd) if a.rerun_survivors else {}  # proven: no need to run them again
     argued = argued_equivalents() if a.skip_argued else {}
     done = results.done()

@@ -121,6 +121,22 @@ def test_equivalent_reasons():
     assert mutation.equivalent_reason(line("c_mux", "cnot1", "A", 1, 0), cells) is None
     assert "undefined" in mutation.equivalent_reason(line("c_x", "const1", "A", 1), cells)
     assert mutation.equivalent_reason(line("c_x", "const1", "B", 1), cells) is None
+    # through the cells: a reduction's input bits that an $and with a constant 0 drives (a CRC
+    # row's zero bits), once or twice removed
+    cells.update({
+        "row": {"type": "$and", "connections": {"A": [20, 21, 22], "B": ["0", "1", "0"],
+                                                "Y": [30, 31, 32]}},
+        "row2": {"type": "$and", "connections": {"A": [30, 31, 32], "B": [40, 41, 42],
+                                                 "Y": [50, 51, 52]}},
+        "xor": {"type": "$reduce_xor", "connections": {"A": [30, 31, 32, 50, 51], "Y": [60]}}})
+    assert "never flips" in mutation.equivalent_reason(line("xor", "cnot1", "A", 1, 0), cells)
+    assert "never flips" in mutation.equivalent_reason(line("xor", "cnot1", "A", 1, 3), cells)
+    assert mutation.equivalent_reason(line("xor", "cnot1", "A", 0, 1), cells) is None
+    assert mutation.equivalent_reason(line("xor", "cnot1", "A", 0, 4), cells) is None
+    assert "already" in mutation.equivalent_reason(line("xor", "const0", "A", 2), cells)
+    assert mutation.equivalent_reason(line("xor", "const1", "A", 2), cells) is None
+    assert "never counts" in mutation.equivalent_reason(line("row2", "inv", "B", 0), cells)
+    assert mutation.equivalent_reason(line("row2", "inv", "B", 1), cells) is None
 
 
 def test_first_failure_stops_a_mutant(monkeypatch):
