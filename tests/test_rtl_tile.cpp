@@ -25,7 +25,8 @@
 // dst_addr) and with in-program compares that branch to a failure marker; DMEM through the
 // host port.
 //
-// Checked: every instruction (Nop, End, Li, Add, Sub, Mul, Addi, Lw (2 cycles), Geti 0..3,
+// Checked: every instruction (Nop, End, Li, Add, Sub, Mul, Addi, Lw (2 cycles), Geti 0..3 (Geti 3
+// at cycle counts with every bit set),
 // Beq/Bne/Blt/Bge taken and not taken with signed operands, Jmp, Send, Wait, Waits, Bar, Csrw);
 // every error code with its pc and the first-error rule; Send's checks in the model's order, its
 // DmemRange bounds and Lw's PmemRange on the 33-bit sums (every bit of the excess), Send of a
@@ -35,6 +36,7 @@
 // timing: Send retire -> first flit 1 cycle after, a 2048-byte job as 129 flits in 129 consecutive
 // cycles, a 4096-byte job as 258, rx tail -> Wait 5 cycles, XOFF -> no flit in the next decision;
 // four queued jobs keeping every descriptor field; Wait on all 32 bits of a counter (2^17 grains),
+// a Wait's counter index modulo 32 at every bit of imm + r[rs2],
 // the 32 counters counting apart; receive Write, Reduce (int8, uint8, int16, int32, fp16, bf16,
 // fp32 with sum, max, min, avg with final scale) against xf::alu_reduce, tokens, every bad-packet
 // kind, DmemRange, Hazard (at both ends of each of 4 queued jobs' unread ranges, none once the
@@ -287,6 +289,7 @@ class TileBenchT {
   uint32_t max_xb_occ = 0, max_path = 0;
   int bad_link_flits = 0;  // link data flits the tile emitted outside a granted, XON'd session
   uint64_t start_cycle = 0;
+  uint32_t cycles_base = 0;  // cycles_i = cycles_base + cycles since the first running cycle
 
   TileBenchT() {
     link_out.resize(kLinks);
@@ -319,7 +322,7 @@ class TileBenchT {
       kit::put_flit(dut_->rx_flit_i, 0, rx_reg_, kBits);
     }
     dut_->route_rdata_i = route_next_;
-    dut_->cycles_i = static_cast<uint32_t>(n - start_cycle);
+    dut_->cycles_i = cycles_base + static_cast<uint32_t>(n - start_cycle);
     dut_->bar_release_i = std::find(release_.begin(), release_.end(), n) != release_.end();
     if (start_now_) dut_->ctl_start_i = 1;
     if (clear_now_) dut_->ctl_clear_i = 1;
@@ -912,6 +915,53 @@ TEST(RtlTile, InstructionsAndRegisters) {
   const uint32_t st = b.host_read(reg::kTileStatus);
   EXPECT_EQ(st & 0x1F, 0x10u);
   EXPECT_EQ(st >> 16, end_pc + 1);  // End advances pc
+}
+
+// Geti 3 returns all 32 bits of the chip's cycle count (cycles_i), at counts with each bit set.
+TEST(RtlTile, GetiThreeReadsEveryBitOfTheCycleCount) {
+  for (uint32_t base : {0x007FFFFFu, 0x00800000u, 0x00FFFFF0u, 0x04A5A5A0u, 0x5B6C7D00u,
+                        0x7FFFFFFFu, 0xFFFFFFF0u}) {
+    TileBench b;
+    b.cycles_base = base;
+    const uint32_t kFail = 100;
+    std::vector<uint64_t> p = {I(Isa::kGeti, 1, 0, 0, 0, 0, 3), LI(kR16, 16)};
+    observe(p, 1, base, 0, kFail);  // Geti at pc 0: the first running cycle, count 0
+    p.push_back(END());
+    p.resize(kFail, NOP());
+    p.push_back(LI(kRExp, 2));  // failure marker: a token to chip 2
+    p.push_back(SEND(0, 0, kRExp, 0, desc(0, 0, Opcode::kWrite)));
+    p.push_back(END());
+    b.route[1] = 1;
+    b.route[2] = 2;
+    b.load_imem(p);
+    b.start();
+    ASSERT_TRUE(b.run_to_halt());
+    b.settle();
+    EXPECT_EQ(b.dut().stat_err_o, 0);
+    EXPECT_TRUE(b.link_out[2].empty()) << "Geti 3 read other than 0x" << std::hex << base;
+    EXPECT_EQ(link_headers(b, 1).size(), 1u);
+  }
+}
+
+// A Wait's counter is (imm + r[rs2]) modulo 32 (docs/isa.md), whichever of the 32 bits the sum
+// has set: a Wait on counter 2^k + 3 (in the register, or in the immediate) waits on counter 3
+// and retires when a token arrives there.
+TEST(RtlTile, WaitCounterIndexIsModuloThirtyTwo) {
+  for (int k = 5; k < 32; ++k)
+    for (bool in_imm : {false, true}) {
+      TileBench b;
+      const uint32_t idx = (1u << k) + 3;
+      b.load_imem({LI(1, 1), LI(2, in_imm ? 3 : idx), WAIT(1, 2, in_imm ? (1u << k) : 0), END()});
+      b.start();
+      b.run_until([&] { return false; }, 50);
+      EXPECT_TRUE(b.dut().stat_running_o) << "the Wait retired before its token, bit " << k;
+      Hdr t = rx_hdr(0, 0, 0);
+      t.ctr = 3;
+      b.inject(make_packet(t, {}));
+      EXPECT_TRUE(b.run_to_halt(2000))
+          << "a Wait on counter 2^" << k << " + 3" << (in_imm ? " (immediate)" : " (register)");
+      EXPECT_EQ(b.dut().stat_err_o, 0);
+    }
 }
 
 // One Send of 256 KiB (2^14 words, from above 256 KiB of DMEM: the job's length, offset and
