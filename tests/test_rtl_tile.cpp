@@ -694,6 +694,15 @@ void observe(std::vector<uint64_t>& p, unsigned r, uint32_t expect, uint32_t tag
   p.push_back(I(Isa::kBne, 0, r, kRExp, 0, 0, fail_pc));
 }
 
+// Pads a program to fail_pc with Nops and puts the failure marker there, which observe()'s
+// compares branch to: a token to chip 2 (the test routes chip 2 to link 2 and wants it empty).
+void fail_marker(std::vector<uint64_t>& p, uint32_t fail_pc) {
+  p.resize(fail_pc, NOP());
+  p.push_back(LI(kRExp, 2));
+  p.push_back(SEND(0, 0, kRExp, 0, desc(0, 0, Opcode::kWrite)));
+  p.push_back(END());
+}
+
 // Link-bound headers seen on link `l` (data packets), in order.
 template <class Dut>
 std::vector<Hdr> link_headers(const TileBenchT<Dut>& b, int l) {
@@ -888,10 +897,7 @@ TEST(RtlTile, InstructionsAndRegisters) {
   const uint32_t end_pc = static_cast<uint32_t>(p.size());
   p.push_back(END());
   ASSERT_LT(p.size(), kFail);
-  p.resize(kFail, NOP());
-  p.push_back(LI(kRExp, 2));  // failure marker: a token to chip 2
-  p.push_back(SEND(0, 0, kRExp, 0, desc(0, 0, Opcode::kWrite)));
-  p.push_back(END());
+  fail_marker(p, kFail);
   b.route[2] = 2;
   b.load_imem(p);
   b.start();
@@ -927,10 +933,7 @@ TEST(RtlTile, GetiThreeReadsEveryBitOfTheCycleCount) {
     std::vector<uint64_t> p = {I(Isa::kGeti, 1, 0, 0, 0, 0, 3), LI(kR16, 16)};
     observe(p, 1, base, 0, kFail);  // Geti at pc 0: the first running cycle, count 0
     p.push_back(END());
-    p.resize(kFail, NOP());
-    p.push_back(LI(kRExp, 2));  // failure marker: a token to chip 2
-    p.push_back(SEND(0, 0, kRExp, 0, desc(0, 0, Opcode::kWrite)));
-    p.push_back(END());
+    fail_marker(p, kFail);
     b.route[1] = 1;
     b.route[2] = 2;
     b.load_imem(p);
