@@ -20,10 +20,11 @@
 //    link registers for links 0..7) and the machine's node limits (Machine.NodeLimits: 4 ports
 //    per chip, 16 per switch, the one-line reason for a node beyond them);
 //  - chip-level errors (ChipErrors.*): a Send whose route is an unconnected port and an
-//    illegal instruction in three tiles: the tiles' error codes, Status bit 31 and the failed
-//    run's diagnosis;
+//    illegal instruction in three tiles, and in each tile alone: the tiles' error codes, Status
+//    bit 31 and the failed run's diagnosis;
 //    packets that reach a chip or a switch without a routing-table entry: Misroutes;
-//  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop; every tile
+//  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop, and two chips
+//    x four tiles with tile 2 or 3 late; every tile
 //    checks after `Bar` that the cycle count has passed the late tile's loop (an early release
 //    jumps to an illegal instruction, which the run reports), then a second barrier right after
 //    the first;
@@ -301,43 +302,54 @@ TEST(HostPort, AluConfigAndDoneCycles) {
 }
 
 TEST(Barrier, AllTilesOfAllChips) {
-  auto ctx = kit::make_context();
-  const Topology topo = parse_topology("ring:2");
-  Sys sys(topo, 2, ctx.get());
-  kit::open_trace_if_asked(sys);
-  constexpr uint32_t kLoop = 300;
-  using isa::enc;
-  const std::vector<uint64_t> prog = {
-      enc(Isa::kGeti, 1, 0, 0, 0, 0, 0),            // 0: r1 = index
-      enc(Isa::kGeti, 2, 0, 0, 0, 0, 1),            // 1: r2 = tile id
-      enc(Isa::kAdd, 3, 1, 2, 0, 0, 0),             // 2: r3 = index + tile (0 only for 0/0)
-      enc(Isa::kBne, 0, 3, 0, 0, 0, 7),             // 3: others go straight to the barrier
-      enc(Isa::kLi, 4, 0, 0, 0, 0, kLoop),          // 4: r4 = kLoop
-      enc(Isa::kAddi, 4, 4, 0, 0, 0, 0xFFFFFFFFu),  // 5: loop: r4 -= 1
-      enc(Isa::kBne, 0, 4, 0, 0, 0, 5),             // 6: while r4 != 0
-      enc(Isa::kBar, 0, 0, 0, 0, 0, 0),             // 7: barrier
-      enc(Isa::kGeti, 5, 0, 0, 0, 0, 3),            // 8: r5 = cycles since start
-      enc(Isa::kLi, 6, 0, 0, 0, 0, 2 * kLoop),      // 9: r6 = the late tile's loop
-      enc(Isa::kBlt, 0, 5, 6, 0, 0, 13),            // 10: released too early -> illegal
-      enc(Isa::kBar, 0, 0, 0, 0, 0, 0),             // 11: everyone at once
-      enc(Isa::kEnd, 0, 0, 0, 0, 0, 0),             // 12
-      0xFF00000000000000ull,                        // 13: illegal instruction
+  // `tiles` tiles per chip; tile `late` of chip 0 alone runs a long loop before the barrier.
+  auto run = [](int tiles, uint32_t late) {
+    auto ctx = kit::make_context();
+    const Topology topo = parse_topology("ring:2");
+    Sys sys(topo, tiles, ctx.get());
+    kit::open_trace_if_asked(sys);
+    constexpr uint32_t kLoop = 300;
+    using isa::enc;
+    const std::vector<uint64_t> prog = {
+        enc(Isa::kGeti, 1, 0, 0, 0, 0, 0),            // 0: r1 = index
+        enc(Isa::kLi, 8, 0, 0, 0, 0, 16),             // 1: r8 = 16
+        enc(Isa::kMul, 1, 1, 8, 0, 0, 0),             // 2: r1 = 16 * index
+        enc(Isa::kGeti, 2, 0, 0, 0, 0, 1),            // 3: r2 = tile id
+        enc(Isa::kLi, 7, 0, 0, 0, 0, late),           // 4: r7 = late
+        enc(Isa::kSub, 2, 2, 7, 0, 0, 0),             // 5: r2 = tile id - late
+        enc(Isa::kAdd, 3, 1, 2, 0, 0, 0),             // 6: r3 = 0 only for chip 0, tile late
+        enc(Isa::kBne, 0, 3, 0, 0, 0, 11),            // 7: others go straight to the barrier
+        enc(Isa::kLi, 4, 0, 0, 0, 0, kLoop),          // 8: r4 = kLoop
+        enc(Isa::kAddi, 4, 4, 0, 0, 0, 0xFFFFFFFFu),  // 9: loop: r4 -= 1
+        enc(Isa::kBne, 0, 4, 0, 0, 0, 9),             // 10: while r4 != 0
+        enc(Isa::kBar, 0, 0, 0, 0, 0, 0),             // 11: barrier
+        enc(Isa::kGeti, 5, 0, 0, 0, 0, 3),            // 12: r5 = cycles since start
+        enc(Isa::kLi, 6, 0, 0, 0, 0, 2 * kLoop),      // 13: r6 = the late tile's loop
+        enc(Isa::kBlt, 0, 5, 6, 0, 0, 17),            // 14: released too early -> illegal
+        enc(Isa::kBar, 0, 0, 0, 0, 0, 0),             // 15: everyone at once
+        enc(Isa::kEnd, 0, 0, 0, 0, 0, 0),             // 16
+        0xFF00000000000000ull,                        // 17: illegal instruction
+    };
+    for (int c = 0; c < 2; ++c) {
+      sys.queue_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
+      for (int t = 0; t < tiles; ++t)
+        sys.queue_write(c, tile_base(t) + reg::kTileImem, prog.data(), prog.size() * 8);
+    }
+    sys.flush();
+    const rtl::RtlRunStats st = sys.run(100000);
+    EXPECT_TRUE(st.ok) << st.error << " (" << tiles << " tiles, late " << late << ")";
+    EXPECT_GE(st.cycles, 2 * kLoop);
+    for (int c = 0; c < 2; ++c)
+      for (int t = 0; t < tiles; ++t)
+        EXPECT_EQ(sys.host_read32(c, tile_base(t) + reg::kTileStatus) & 0x1Fu, 0x10u)
+            << "chip " << c << " tile " << t << " is not done without error (" << tiles
+            << " tiles, late " << late << ")";
+    std::printf("barrier run, %d tiles, late tile %u: %llu cycles (late tile's loop %u cycles)\n",
+                tiles, late, static_cast<unsigned long long>(st.cycles), 2 * kLoop);
   };
-  for (int c = 0; c < 2; ++c) {
-    sys.queue_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
-    for (int t = 0; t < 2; ++t)
-      sys.queue_write(c, tile_base(t) + reg::kTileImem, prog.data(), prog.size() * 8);
-  }
-  sys.flush();
-  const rtl::RtlRunStats st = sys.run(100000);
-  EXPECT_TRUE(st.ok) << st.error;
-  EXPECT_GE(st.cycles, 2 * kLoop);
-  for (int c = 0; c < 2; ++c)
-    for (int t = 0; t < 2; ++t)
-      EXPECT_EQ(sys.host_read32(c, tile_base(t) + reg::kTileStatus) & 0x1Fu, 0x10u)
-          << "chip " << c << " tile " << t << " is not done without error";
-  std::printf("barrier run: %llu cycles (late tile's loop %u cycles)\n",
-              static_cast<unsigned long long>(st.cycles), 2 * kLoop);
+  run(2, 0);
+  // every tile of the chip in the barrier, the late one among tiles 2 and 3
+  for (uint32_t late : {2u, 3u}) run(kTiles, late);
 }
 
 // A chip reports its errors through the host port (docs/errors.md, docs/chip.md): a Send with no
@@ -385,6 +397,23 @@ TEST(ChipErrors, RouteErrorsAndIllegalInstructionsReachStatus) {
           << "tile " << t;
     EXPECT_EQ(sys.host_read32(0, tile_base(0) + reg::kTileStatus) & 0x1Fu, 0x10u)
         << "tile 0 is not done without error";
+  }
+  // Each tile's error alone reaches Status bit 31 (no other tile's error to set it).
+  for (int bad = 0; bad < kTiles; ++bad) {
+    auto ctx = kit::make_context();
+    Sys sys(single_chip(), kTiles, ctx.get());
+    const uint64_t illegal = 0xFF00000000000000ull;
+    const uint64_t end = isa::enc(Isa::kEnd, 0, 0, 0, 0, 0, 0);
+    for (int t = 0; t < kTiles; ++t)
+      sys.queue_write(0, tile_base(t) + reg::kTileImem, t == bad ? &illegal : &end, 8);
+    sys.flush();
+    const rtl::RtlRunStats st = sys.run(10000);
+    EXPECT_FALSE(st.ok) << "tile " << bad << "'s illegal instruction ran without an error";
+    EXPECT_NE(sys.host_read32(0, reg::kStatus) & 0x80000000u, 0u)
+        << "Status bit 31, tile " << bad << " alone";
+    EXPECT_EQ(sys.host_read32(0, tile_base(bad) + reg::kTileStatus) & 0xFu,
+              static_cast<uint32_t>(TileErr::kIllegalInstr))
+        << "tile " << bad;
   }
 }
 
