@@ -204,6 +204,14 @@ TEST(HostPort, RouteTable) {
   EXPECT_EQ(sys.host_read32(0, reg::kRouteTable + 16384 - 4), 0xFFFFFFFFu);
   expect_refused([&] { sys.host_read32(0, reg::kRouteTable + 16384); }, "read past the table");
   expect_refused([&] { sys.host_write32(0, reg::kRouteTable + 16384, 0); }, "write past it");
+  // Route-table and chip-register accesses right after a tile access leave the tile alone.
+  const uint32_t dmem = tile_base(2) + reg::kTileDmem + 0x40;
+  sys.host_write32(0, dmem, 0x5A5A5A5Au);
+  sys.host_write32(0, reg::kRouteTable + 8, 0x02020202u);
+  EXPECT_EQ(sys.host_read32(0, dmem), 0x5A5A5A5Au) << "a route-table write reached the tile";
+  sys.host_write32(0, dmem, 0x6B6B6B6Bu);
+  sys.host_write32(0, reg::kIndexWr, 0x13572468u);
+  EXPECT_EQ(sys.host_read32(0, dmem), 0x6B6B6B6Bu) << "an IndexWr write reached the tile";
 }
 
 TEST(HostPort, TileRegions) {
