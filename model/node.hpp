@@ -20,7 +20,8 @@
 namespace xf::model {
 
 // The barrier across all tiles of all chips. The last arrival at cycle t releases every
-// member at cycle t + 1, whatever order the tiles are evaluated in within cycle t.
+// member at cycle t + 2, whatever order the tiles are evaluated in within cycle t: the RTL's
+// timing (the chip's arrived register, then its release register; docs/chip.md section 4).
 struct Barrier {
   int members = 0, arrived = 0;
   uint64_t generation = 0, release_at = 0;

@@ -570,7 +570,7 @@ void Tile::sequencer() {
         if (++br.arrived == br.members) {
           br.arrived = 0;
           ++br.generation;
-          br.release_at = now + 1;
+          br.release_at = now + 2;  // as the RTL: arrived register, then release register
         }
       }
       if (br.generation == bar_gen_ || now < br.release_at) {

@@ -24,10 +24,10 @@
 //    bit 31 and the failed run's diagnosis;
 //    packets that reach a chip or a switch without a routing-table entry: Misroutes;
 //  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop, and two chips
-//    x four tiles with tile 2 or 3 late; every tile
-//    checks after `Bar` that the cycle count has passed the late tile's loop (an early release
-//    jumps to an illegal instruction, which the run reports), then a second barrier right after
-//    the first;
+//    x four tiles with tile 1, 2 or 3 late; every tile checks after `Bar` that the cycle count
+//    has passed the late tile's loop (an early release jumps to an illegal instruction, which the
+//    run reports), then a second barrier right after the first, after which the late tile ends
+//    last; the run's cycles, each chip's DoneCycles and its link registers equal the model's;
 //  - compiled collectives (Collectives.*) run end to end through the host ports: every
 //    collective (allreduce, reduce_scatter, all_gather, broadcast, reduce), the ring, biring,
 //    ladder, line and tree (through switch nodes, tree patent) algorithms and pairwise averaging,
@@ -119,7 +119,11 @@ TEST(HostPort, ChipRegisters) {
   // tile.
   EXPECT_EQ(sys.host_read32(0, reg::kConfig), 4u | 4u << 5 | 4u << 8 | 6u << 12 | 768u << 16);
   EXPECT_EQ(sys.host_read32(0, reg::kPorts), 4u);  // the whole count (the model's may pass 15)
-  for (uint32_t l = 0; l < 8; ++l) EXPECT_EQ(sys.host_read32(0, reg::kLinkCrcErrors + 4 * l), 0u);
+  for (uint32_t l = 0; l < 8; ++l) {               // a single chip: no link has moved a word
+    EXPECT_EQ(sys.host_read32(0, reg::kLinkCrcErrors + 4 * l), 0u) << "link " << l;
+    EXPECT_EQ(sys.host_read32(0, reg::kLinkStatus + 4 * l), 0u) << "link " << l;
+    EXPECT_EQ(sys.host_read32(0, reg::kLinkDiscards + 4 * l), 0u) << "link " << l;
+  }
   const uint32_t c0 = sys.host_read32(0, reg::kCycles);
   const uint32_t c1 = sys.host_read32(0, reg::kCycles);
   EXPECT_GT(c1, c0);
@@ -309,56 +313,99 @@ TEST(HostPort, AluConfigAndDoneCycles) {
   expect_done_cycles(" after a clear");
 }
 
-TEST(Barrier, AllTilesOfAllChips) {
-  // `tiles` tiles per chip; tile `late` of chip 0 alone runs a long loop before the barrier.
-  auto run = [](int tiles, uint32_t late) {
-    auto ctx = kit::make_context();
-    const Topology topo = parse_topology("ring:2");
-    Sys sys(topo, tiles, ctx.get());
-    kit::open_trace_if_asked(sys);
-    constexpr uint32_t kLoop = 300;
-    using isa::enc;
-    const std::vector<uint64_t> prog = {
-        enc(Isa::kGeti, 1, 0, 0, 0, 0, 0),            // 0: r1 = index
-        enc(Isa::kLi, 8, 0, 0, 0, 0, 16),             // 1: r8 = 16
-        enc(Isa::kMul, 1, 1, 8, 0, 0, 0),             // 2: r1 = 16 * index
-        enc(Isa::kGeti, 2, 0, 0, 0, 0, 1),            // 3: r2 = tile id
-        enc(Isa::kLi, 7, 0, 0, 0, 0, late),           // 4: r7 = late
-        enc(Isa::kSub, 2, 2, 7, 0, 0, 0),             // 5: r2 = tile id - late
-        enc(Isa::kAdd, 3, 1, 2, 0, 0, 0),             // 6: r3 = 0 only for chip 0, tile late
-        enc(Isa::kBne, 0, 3, 0, 0, 0, 11),            // 7: others go straight to the barrier
-        enc(Isa::kLi, 4, 0, 0, 0, 0, kLoop),          // 8: r4 = kLoop
-        enc(Isa::kAddi, 4, 4, 0, 0, 0, 0xFFFFFFFFu),  // 9: loop: r4 -= 1
-        enc(Isa::kBne, 0, 4, 0, 0, 0, 9),             // 10: while r4 != 0
-        enc(Isa::kBar, 0, 0, 0, 0, 0, 0),             // 11: barrier
-        enc(Isa::kGeti, 5, 0, 0, 0, 0, 3),            // 12: r5 = cycles since start
-        enc(Isa::kLi, 6, 0, 0, 0, 0, 2 * kLoop),      // 13: r6 = the late tile's loop
-        enc(Isa::kBlt, 0, 5, 6, 0, 0, 17),            // 14: released too early -> illegal
-        enc(Isa::kBar, 0, 0, 0, 0, 0, 0),             // 15: everyone at once
-        enc(Isa::kEnd, 0, 0, 0, 0, 0, 0),             // 16
-        0xFF00000000000000ull,                        // 17: illegal instruction
-    };
-    for (int c = 0; c < 2; ++c) {
-      sys.queue_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
-      for (int t = 0; t < tiles; ++t)
-        sys.queue_write(c, tile_base(t) + reg::kTileImem, prog.data(), prog.size() * 8);
-    }
-    sys.flush();
-    const rtl::RtlRunStats st = sys.run(100000);
-    EXPECT_TRUE(st.ok) << st.error << " (" << tiles << " tiles, late " << late << ")";
-    EXPECT_GE(st.cycles, 2 * kLoop);
-    for (int c = 0; c < 2; ++c)
-      for (int t = 0; t < tiles; ++t)
-        EXPECT_EQ(sys.host_read32(c, tile_base(t) + reg::kTileStatus) & 0x1Fu, 0x10u)
-            << "chip " << c << " tile " << t << " is not done without error (" << tiles
-            << " tiles, late " << late << ")";
-    std::printf("barrier run, %d tiles, late tile %u: %llu cycles (late tile's loop %u cycles)\n",
-                tiles, late, static_cast<unsigned long long>(st.cycles), 2 * kLoop);
+// The barrier on ring:2, RTL against the model to the cycle (one model System per process, so
+// one case per test): `tiles` tiles per chip; tile `late` of chip 0 alone runs a long loop
+// before the first barrier, and a short one after the second, so it is also the tile that ends
+// last (the chip's done waits for it: DoneCycles).
+struct BarrierCase {
+  int tiles;
+  uint32_t late;
+  const char* name;
+};
+class Barrier : public ::testing::TestWithParam<BarrierCase> {};
+
+TEST_P(Barrier, AllTilesOfAllChipsMatchTheModel) {
+  const BarrierCase& k = GetParam();
+  const Topology topo = parse_topology("ring:2");
+  constexpr uint32_t kLoop = 300, kTail = 40;
+  using isa::enc;
+  const std::vector<uint64_t> prog = {
+      enc(Isa::kGeti, 1, 0, 0, 0, 0, 0),            // 0: r1 = index
+      enc(Isa::kLi, 8, 0, 0, 0, 0, 16),             // 1: r8 = 16
+      enc(Isa::kMul, 1, 1, 8, 0, 0, 0),             // 2: r1 = 16 * index
+      enc(Isa::kGeti, 2, 0, 0, 0, 0, 1),            // 3: r2 = tile id
+      enc(Isa::kLi, 7, 0, 0, 0, 0, k.late),         // 4: r7 = late
+      enc(Isa::kSub, 2, 2, 7, 0, 0, 0),             // 5: r2 = tile id - late
+      enc(Isa::kAdd, 3, 1, 2, 0, 0, 0),             // 6: r3 = 0 only for chip 0, tile late
+      enc(Isa::kBne, 0, 3, 0, 0, 0, 11),            // 7: others go straight to the barrier
+      enc(Isa::kLi, 4, 0, 0, 0, 0, kLoop),          // 8: r4 = kLoop
+      enc(Isa::kAddi, 4, 4, 0, 0, 0, 0xFFFFFFFFu),  // 9: loop: r4 -= 1
+      enc(Isa::kBne, 0, 4, 0, 0, 0, 9),             // 10: while r4 != 0
+      enc(Isa::kBar, 0, 0, 0, 0, 0, 0),             // 11: barrier
+      enc(Isa::kGeti, 5, 0, 0, 0, 0, 3),            // 12: r5 = cycles since start
+      enc(Isa::kLi, 6, 0, 0, 0, 0, 2 * kLoop),      // 13: r6 = the late tile's loop
+      enc(Isa::kBlt, 0, 5, 6, 0, 0, 22),            // 14: released too early -> illegal
+      enc(Isa::kBar, 0, 0, 0, 0, 0, 0),             // 15: everyone at once
+      enc(Isa::kBne, 0, 3, 0, 0, 0, 21),            // 16: others end at once
+      enc(Isa::kLi, 4, 0, 0, 0, 0, kTail),          // 17: the late tile ends last
+      enc(Isa::kAddi, 4, 4, 0, 0, 0, 0xFFFFFFFFu),  // 18: loop: r4 -= 1
+      enc(Isa::kBne, 0, 4, 0, 0, 0, 18),            // 19: while r4 != 0
+      enc(Isa::kNop, 0, 0, 0, 0, 0, 0),             // 20
+      enc(Isa::kEnd, 0, 0, 0, 0, 0, 0),             // 21
+      0xFF00000000000000ull,                        // 22: illegal instruction
   };
-  run(2, 0);
-  // every tile of the chip in the barrier, the late one among tiles 2 and 3
-  for (uint32_t late : {2u, 3u}) run(kTiles, late);
+  model::System msys(topo, k.tiles, 1024);
+  auto ctx = kit::make_context();
+  Sys sys(topo, k.tiles, ctx.get());
+  kit::open_trace_if_asked(sys);
+  for (int c = 0; c < 2; ++c) {
+    sys.queue_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
+    msys.host_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
+    for (int t = 0; t < k.tiles; ++t) {
+      sys.queue_write(c, tile_base(t) + reg::kTileImem, prog.data(), prog.size() * 8);
+      msys.host_write(c, tile_base(t) + reg::kTileImem, prog.data(), prog.size() * 8);
+    }
+  }
+  sys.flush();
+  const auto ms = msys.run(100000);
+  ASSERT_TRUE(ms.ok) << ms.error;
+  const rtl::RtlRunStats st = sys.run(100000);
+  ASSERT_TRUE(st.ok) << st.error;
+  // The release cycle of each barrier and the chip's done, to the cycle: every tile's End and
+  // so each chip's DoneCycles and the run's length follow from them.
+  EXPECT_EQ(st.cycles, ms.cycles);
+  EXPECT_GE(st.cycles, 2 * kLoop + 2 * kTail);
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), msys.host_read32(c, reg::kDoneCycles))
+        << "chip " << c;
+    for (int t = 0; t < k.tiles; ++t)
+      EXPECT_EQ(sys.host_read32(c, tile_base(t) + reg::kTileStatus) & 0x1Fu, 0x10u)
+          << "chip " << c << " tile " << t << " is not done without error";
+    // the link registers of both ports (no faults: 0 on both) and of the absent ones
+    for (uint32_t l = 0; l < 8; ++l)
+      for (const uint32_t r : {reg::kLinkCrcErrors, reg::kLinkStatus, reg::kLinkDiscards})
+        EXPECT_EQ(sys.host_read32(c, r + 4 * l), msys.host_read32(c, r + 4 * l))
+            << "chip " << c << " link " << l << " register 0x" << std::hex << r;
+  }
+  std::printf(
+      "barrier run, %d tiles, late tile %u: %llu cycles (RTL), %llu (model); DoneCycles "
+      "%u, %u\n",
+      k.tiles, k.late, static_cast<unsigned long long>(st.cycles),
+      static_cast<unsigned long long>(ms.cycles), sys.host_read32(0, reg::kDoneCycles),
+      sys.host_read32(1, reg::kDoneCycles));
 }
+
+// Two tiles with tile 0 late, and every tile of the chip in the barrier with each of the
+// others late in turn (tile 2 or 3 of four late: a barrier or a done that leaves a tile out).
+const BarrierCase kBarrierCases[] = {{2, 0, "tiles2_late0"},
+                                     {kTiles, 1, "tiles4_late1"},
+                                     {kTiles, 2, "tiles4_late2"},
+                                     {kTiles, 3, "tiles4_late3"}};
+
+INSTANTIATE_TEST_SUITE_P(Rtl, Barrier, ::testing::ValuesIn(kBarrierCases),
+                         [](const ::testing::TestParamInfo<BarrierCase>& i) {
+                           return std::string(i.param.name);
+                         });
 
 // A chip reports its errors through the host port (docs/errors.md, docs/chip.md): a Send with no
 // route and an illegal instruction each stop their tile with an error code, set Status bit 31,
@@ -460,6 +507,10 @@ TEST(ChipErrors, PacketsWithoutARouteAreMisroutedAndCounted) {
     const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs, 100000);
     EXPECT_FALSE(run.stats.ok) << "a collective whose packets were dropped finished";
     EXPECT_NE(run.stats.error.find("(Misroutes)"), std::string::npos) << run.stats.error;
+    // stopped by the misrouting node's error output (stat_err_o), not by the watchdog
+    EXPECT_NE(run.stats.error.find("a node reports an error"), std::string::npos)
+        << run.stats.error;
+    EXPECT_LT(run.stats.cycles, 2000u) << run.stats.error;
     uint32_t misrouted = 0;
     for (int n = 0; n < topo.num_nodes; ++n) {
       const uint32_t m = sys.host_read32(n, reg::kMisroutes);

@@ -707,8 +707,13 @@ void fail_marker(std::vector<uint64_t>& p, uint32_t fail_pc) {
 template <class Dut>
 std::vector<Hdr> link_headers(const TileBenchT<Dut>& b, int l) {
   std::vector<Hdr> v;
-  for (const auto& f : b.link_out[l])
-    if (f.head) v.push_back(unpack(f));
+  for (const auto& f : b.link_out[l]) {
+    if (!f.head) continue;
+    v.push_back(unpack(f));
+    if (TileBenchT<Dut>::kH == 1) {  // bits 127:107 reserved, sent as 0 (docs/packets.md)
+      EXPECT_EQ(f.bits(107, 21), 0u) << "reserved header bits of a packet on link " << l;
+    }
+  }
   return v;
 }
 
@@ -1000,6 +1005,42 @@ TEST(RtlTile, LargeSendLeavesAsPacketsInOrder) {
   }
   EXPECT_EQ(next - kDst, kBytes) << "the packets' lengths";
   EXPECT_TRUE(got == data) << "payload differs from DMEM (" << got.size() << " bytes)";
+}
+
+// A Send queued behind a running one (it waits in the queue's entry 1) from above 512 KiB of
+// DMEM: both leave whole, in order, each packet's header with its reserved bits 0.
+TEST(RtlTile, QueuedSendFromAboveHalfOfDmem) {
+  auto rng = kFile.rng();
+  TileBench b;
+  b.route[7] = 1;  // lane 0, chip 7 -> link 1
+  constexpr uint32_t kSrc1 = 0x1000, kBytes1 = 0x2000, kDst1 = 0x100;
+  constexpr uint32_t kSrc2 = 0xA1230, kBytes2 = 0x1000, kDst2 = 0x8000;
+  const auto data1 = random_bytes(rng, kBytes1);
+  const auto data2 = random_bytes(rng, kBytes2);
+  b.load_dmem(kSrc1, data1);
+  b.load_dmem(kSrc2, data2);
+  b.load_imem({LI(1, kSrc1), LI(2, kBytes1), LI(3, 7), LI(4, kDst1),
+               SEND(1, 2, 3, 4, desc(0, 0, Opcode::kWrite)), LI(5, kSrc2), LI(6, kBytes2),
+               LI(7, kDst2), SEND(5, 6, 3, 7, desc(0, 0, Opcode::kWrite)), END()});
+  b.start();
+  ASSERT_TRUE(b.run_to_halt(40000));
+  b.settle();
+  EXPECT_EQ(b.dut().stat_err_o, 0);
+  std::vector<uint8_t> got(kDst2 + kBytes2, 0);
+  uint32_t sent = 0;
+  for (const auto& pkt : TileBench::packets(b.link_out[1])) {
+    const Hdr h = unpack(pkt[0]);
+    EXPECT_EQ(pkt[0].bits(107, 21), 0u)
+        << "reserved header bits of the packet to 0x" << std::hex << h.dst_addr;
+    const auto part = payload_of(pkt, kFlitBits);
+    ASSERT_LE(h.dst_addr + part.size(), got.size()) << "a packet to 0x" << std::hex << h.dst_addr;
+    std::copy(part.begin(), part.end(), got.begin() + h.dst_addr);
+    sent += static_cast<uint32_t>(part.size());
+  }
+  EXPECT_EQ(sent, kBytes1 + kBytes2);
+  EXPECT_TRUE(std::equal(data1.begin(), data1.end(), got.begin() + kDst1)) << "the first Send";
+  EXPECT_TRUE(std::equal(data2.begin(), data2.end(), got.begin() + kDst2))
+      << "the queued Send from 0x" << std::hex << kSrc2;
 }
 
 // Lw takes exactly 2 cycles, Nop 1 (Geti 3 differences), and reads PMEM with rs1 + imm.
@@ -2688,7 +2729,9 @@ TYPED_TEST(RtlTileWidth, SendFullRate) {
       EXPECT_EQ(pk[k][i].tail, i + 1 == pk[k].size()) << "packet " << k << " flit " << i;
       for (uint32_t w = kBits / 32; w < 4; ++w) EXPECT_EQ(pk[k][i].w[w], 0u);
     }
-    const Hdr h = unpack(kit::header_of(pk[k], kBits));
+    const Flit hf = kit::header_of(pk[k], kBits);
+    EXPECT_EQ(hf.bits(107, 21), 0u) << "reserved header bits, packet " << k;
+    const Hdr h = unpack(hf);
     EXPECT_EQ(h.opcode, 1u);
     EXPECT_EQ(h.dst_chip, 7u);
     EXPECT_EQ(h.dst_tile, 9u);

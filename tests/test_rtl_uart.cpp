@@ -381,8 +381,8 @@ TYPED_TEST(RtlUart, ProgramLongerThanTheTileMemoriesIsRefused) {
 // A word not answered within TimeoutCycles of its start ends the request with Timeout (the
 // bridge's header): the reply leaves in the same cycle whether the port took the access at once
 // and never answered, held its ready low for part of that time or for all of it, and whatever
-// the request before it left in the timer (here an AccessError answered 70 cycles late, and a
-// Timeout).
+// the request before it left in the timer (here AccessErrors answered 1 to 255 cycles late, and
+// a Timeout).
 TYPED_TEST(RtlUart, TimeoutCountsFromTheWordsStart) {
   Bench<TypeParam> b(kFile.rng());
   std::vector<uint8_t> f = encode_request(kCmdRead, 0, 0x40, nullptr, 1);
@@ -422,6 +422,48 @@ TYPED_TEST(RtlUart, TimeoutCountsFromTheWordsStart) {
   b.answer_after = -1;
   EXPECT_EQ(reply_delay(0), base) << "after a late AccessError";
   EXPECT_EQ(reply_delay(0), base) << "after a Timeout";
+  // The reply waits for the next bit period, which hides a timer a cycle or two off: the last
+  // cycle an answer is still taken (found on a timer the request before left at 0) shows it.
+  // It stays the same after AccessErrors answered late, the timer stopped at values with
+  // each of its bits set.
+  auto status_after = [&](int cycles) {
+    b.answer_after = cycles;
+    b.uart.in.clear();
+    b.send(f.data(), f.size());
+    for (int i = 0; i < 200000 && b.uart.in.size() < 2; ++i) b.step();
+    const int st = b.uart.in.size() >= 2 ? static_cast<uint8_t>(b.uart.in[1]) : -1;
+    const size_t need = st == static_cast<uint8_t>(Status::kOk) ? 8 : 4;  // a word, or none
+    for (int i = 0; i < 200000 && b.uart.in.size() < need; ++i) b.step();
+    EXPECT_EQ(b.uart.in.size(), need) << "answer after " << cycles;
+    b.uart.in.clear();
+    b.answer_after = -1;
+    return st;
+  };
+  const int ok = static_cast<uint8_t>(Status::kOk),
+            timeout = static_cast<uint8_t>(Status::kTimeout);
+  int last = -1;
+  bool timed_out = false;
+  for (int a = kTimeout - 8; a <= kTimeout + 2; ++a) {
+    const int st = status_after(a);
+    EXPECT_TRUE(st == ok || st == timeout) << "answer after " << a << ": status " << st;
+    EXPECT_FALSE(st == ok && timed_out) << "an answer after " << a << " taken, a sooner one not";
+    timed_out |= st == timeout;
+    if (st == ok) last = a;
+  }
+  ASSERT_GT(last, kTimeout - 8) << "no answer taken near TimeoutCycles";
+  ASSERT_LT(last, kTimeout + 2) << "no answer timed out near TimeoutCycles";
+  std::printf("the last answer taken comes %d cycles after the access (TimeoutCycles %d)\n", last,
+              kTimeout);
+  for (int late : {1, 2, 4, 8, 16, 32, 64, 70, 128, 200, 255}) {
+    for (int a : {last, last + 1}) {
+      b.answer_after = late;
+      const std::vector<uint8_t> e = b.raw(encode_request(kCmdRead, 0, kForbidden, nullptr, 1), 0);
+      ASSERT_EQ(e.size(), 2u);
+      EXPECT_EQ(e[0], static_cast<uint8_t>(Status::kAccessError));
+      EXPECT_EQ(status_after(a), a == last ? ok : timeout)
+          << "an answer after " << a << " cycles, after an AccessError answered after " << late;
+    }
+  }
 }
 
 TYPED_TEST(RtlUart, StalledPortTimesOutAndTheBridgeRecovers) {

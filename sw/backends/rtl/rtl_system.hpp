@@ -358,6 +358,10 @@ class RtlSystem {
         // done register (stat_done_o rises one cycle after the last tile's End).
         st.cycles = cycle_ - start - kStartDoneRegisterCycles;
         if (err) st.error = "a node reports an error (Status bit 31)";
+        // One more edge: DoneCycles captures Cycles at the edge after the cycle stat_done_o is
+        // high (docs/chip.md section 3), so a host read right after run() returns sees it, as
+        // on the model.
+        step();
         return st;
       }
       if (cycle_ - start >= max_cycles || cycle_ - last_activity > watchdog_cycles) {
