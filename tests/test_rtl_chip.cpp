@@ -22,7 +22,8 @@
 //  - chip-level errors (ChipErrors.*): a Send whose route is an unconnected port and an
 //    illegal instruction in three tiles, and in each tile alone: the tiles' error codes, Status
 //    bit 31 and the failed run's diagnosis;
-//    packets that reach a chip or a switch without a routing-table entry: Misroutes;
+//    packets that reach a chip or a switch without a routing-table entry (Misroutes.*): the
+//    run stops at the node's error, Misroutes as the model's;
 //  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop, and two chips
 //    x four tiles with tile 1, 2 or 3 late; every tile checks after `Bar` that the cycle count
 //    has passed the late tile's loop (an early release jumps to an illegal instruction, which the
@@ -475,57 +476,75 @@ TEST(ChipErrors, RouteErrorsAndIllegalInstructionsReachStatus) {
 // A packet that reaches a node whose routing table has no entry for its chip is dropped there and
 // counted (Misroutes), and the node's Status bit 31 says so (docs/errors.md): on ring:3, chip 0
 // sends its packets for chip 1 the long way (port 1, through chip 2), and chip 2's table has no
-// entry for chip 1; on tree:(3), the switches' tables have no entries at all. Each run fails, the
-// diagnosis names the misrouting node's Misroutes, and no node reports an XB error.
-TEST(ChipErrors, PacketsWithoutARouteAreMisroutedAndCounted) {
+// entry for chip 1; on tree:(3), the switches' tables have no entries at all. Each run fails,
+// stopped by the misrouting node's error output within 100 cycles (not by the watchdog), the
+// diagnosis names the misrouting node's Misroutes, every node's Misroutes equals the model's
+// (one model System per process: one topology per case), and no node reports an XB error.
+class Misroutes : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Misroutes, PacketsWithoutARouteAreDroppedAndCounted) {
   const uint64_t seed = kCollectivesSeed.seed();
-  for (const char* spec_text : {"ring:3", "tree:(3)"}) {
-    SCOPED_TRACE(spec_text);
-    const Topology topo = parse_topology(spec_text);
-    CollectiveSpec spec;
-    spec.bytes = 1536;
-    spec.tiles = 1;
-    const Plan plan = plan_collective(topo, spec);
-    const std::vector<Bytes> inputs = make_inputs(plan, seed, 0);
-    Image img = build_image(topo, plan);
-    std::vector<bool> bad(topo.num_nodes, false);  // the nodes that may misroute
-    for (uint32_t lane = 0; lane < kNumLanes; ++lane) {
-      if (topo.num_nodes == topo.num_chips) {
-        img.route[0][lane * kMaxChips + 1] = 1;
-        img.route[2][lane * kMaxChips + 1] = 255;
-        bad[2] = true;
-      } else {
-        for (int n = topo.num_chips; n < topo.num_nodes; ++n) {
-          for (uint32_t c = 0; c < kMaxChips; ++c) img.route[n][lane * kMaxChips + c] = 255;
-          bad[n] = true;
-        }
+  const char* spec_text = GetParam();
+  const Topology topo = parse_topology(spec_text);
+  CollectiveSpec spec;
+  spec.bytes = 1536;
+  spec.tiles = 1;
+  const Plan plan = plan_collective(topo, spec);
+  const std::vector<Bytes> inputs = make_inputs(plan, seed, 0);
+  Image img = build_image(topo, plan);
+  std::vector<bool> bad(topo.num_nodes, false);  // the nodes that may misroute
+  for (uint32_t lane = 0; lane < kNumLanes; ++lane) {
+    if (topo.num_nodes == topo.num_chips) {
+      img.route[0][lane * kMaxChips + 1] = 1;
+      img.route[2][lane * kMaxChips + 1] = 255;
+      bad[2] = true;
+    } else {
+      for (int n = topo.num_chips; n < topo.num_nodes; ++n) {
+        for (uint32_t c = 0; c < kMaxChips; ++c) img.route[n][lane * kMaxChips + c] = 255;
+        bad[n] = true;
       }
     }
-    auto ctx = kit::make_context();
-    Sys sys(topo, 1, ctx.get());
-    kit::open_trace_if_asked(sys);
-    const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs, 100000);
-    EXPECT_FALSE(run.stats.ok) << "a collective whose packets were dropped finished";
-    EXPECT_NE(run.stats.error.find("(Misroutes)"), std::string::npos) << run.stats.error;
-    // stopped by the misrouting node's error output (stat_err_o), not by the watchdog
-    EXPECT_NE(run.stats.error.find("a node reports an error"), std::string::npos)
-        << run.stats.error;
-    EXPECT_LT(run.stats.cycles, 2000u) << run.stats.error;
-    uint32_t misrouted = 0;
-    for (int n = 0; n < topo.num_nodes; ++n) {
-      const uint32_t m = sys.host_read32(n, reg::kMisroutes);
-      misrouted += m;
-      EXPECT_TRUE(bad[n] || m == 0) << "node " << n << " misrouted " << m << " packets";
-      if (m) {
-        const std::string node = (topo.is_switch(n) ? "switch " : "chip ") + std::to_string(n);
-        EXPECT_NE(run.stats.error.find(node + ": "), std::string::npos) << run.stats.error;
-        EXPECT_NE(sys.host_read32(n, reg::kStatus) & 0x80000000u, 0u) << node << " Status bit 31";
-      }
-      EXPECT_EQ(sys.host_read32(n, reg::kXbErrors), 0u) << "node " << n;
-    }
-    EXPECT_GT(misrouted, 0u) << "no node counted a misroute";
   }
+  uint32_t dmem = 0;
+  for (int t = 0; t < plan.tiles; ++t) dmem = std::max(dmem, tile_footprint(plan, t));
+  model::System msys(topo, plan.tiles, dmem);
+  const model::CollectiveRun m = model::run_on_system(msys, plan, img, inputs, 100000);
+  EXPECT_FALSE(m.stats.ok) << "the model finished a collective whose packets were dropped";
+  auto ctx = kit::make_context();
+  Sys sys(topo, 1, ctx.get());
+  kit::open_trace_if_asked(sys);
+  const rtl::RtlCollectiveRun run = rtl::run_on_rtl(sys, plan, img, inputs, 100000);
+  EXPECT_FALSE(run.stats.ok) << "a collective whose packets were dropped finished";
+  EXPECT_NE(run.stats.error.find("(Misroutes)"), std::string::npos) << run.stats.error;
+  // stopped by the misrouting node's error output (stat_err_o), not by the watchdog
+  EXPECT_NE(run.stats.error.find("a node reports an error"), std::string::npos) << run.stats.error;
+  // The model checks for errors at the end of each 256-cycle slice (model/system.cpp), so the
+  // failed run's cycles are compared with that bound, not to the cycle.
+  EXPECT_LE(run.stats.cycles, m.stats.cycles) << run.stats.error << " / " << m.stats.error;
+  EXPECT_LT(run.stats.cycles, 100u) << run.stats.error;
+  uint32_t misrouted = 0;
+  for (int n = 0; n < topo.num_nodes; ++n) {
+    const uint32_t r = sys.host_read32(n, reg::kMisroutes);
+    misrouted += r;
+    EXPECT_EQ(r, msys.host_read32(n, reg::kMisroutes)) << "node " << n << ": Misroutes";
+    EXPECT_TRUE(bad[n] || r == 0) << "node " << n << " misrouted " << r << " packets";
+    if (r) {
+      const std::string node = (topo.is_switch(n) ? "switch " : "chip ") + std::to_string(n);
+      EXPECT_NE(run.stats.error.find(node + ": "), std::string::npos) << run.stats.error;
+      EXPECT_NE(sys.host_read32(n, reg::kStatus) & 0x80000000u, 0u) << node << " Status bit 31";
+    }
+    EXPECT_EQ(sys.host_read32(n, reg::kXbErrors), 0u) << "node " << n;
+  }
+  EXPECT_GT(misrouted, 0u) << "no node counted a misroute";
+  std::printf("%s: stopped after %llu cycles (RTL), %llu (model); %u misroutes\n", spec_text,
+              static_cast<unsigned long long>(run.stats.cycles),
+              static_cast<unsigned long long>(m.stats.cycles), misrouted);
 }
+
+INSTANTIATE_TEST_SUITE_P(Rtl, Misroutes, ::testing::Values("ring:3", "tree:(3)"),
+                         [](const ::testing::TestParamInfo<const char*>& i) {
+                           return std::string(i.param[0] == 'r' ? "ring3" : "tree3");
+                         });
 
 struct Case {
   const char* topo;
