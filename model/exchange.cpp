@@ -83,7 +83,9 @@ void Exchange::route(uint64_t now) {
   }
   ready_.assign(n_out, 1);  // tile inputs always take a flit
   for (int o = 0; o < ports_; ++o) ready_[o] = tx_[o] && tx_[o]->tx_ready();
+  const bool misrouted_before = router_.misroutes() != 0;
   router_.step(head_, ready_, &dropped_, &from_);
+  if (!misrouted_before && router_.misroutes() != 0) first_misroute_ = now;
   for (int i : dropped_) pop(i, now);
   for (int o = 0; o < n_out; ++o) {
     const int i = from_[o];

@@ -75,6 +75,8 @@ class Exchange {
   uint64_t misroutes() const { return router_.misroutes(); }
   uint64_t flits_moved() const { return router_.flits_moved(); }
   uint64_t last_move() const { return last_move_; }  // cycle the router last moved a flit
+  // The cycle the first packet was misrouted (valid while misroutes() != 0).
+  uint64_t first_misroute() const { return first_misroute_; }
 
   PacketObserver observer;           // called for every packet sent on a link, when set
   uint32_t flit_bytes = kFlitBytes;  // W of the machine: header flits and payload bytes per flit
@@ -89,7 +91,7 @@ class Exchange {
   std::vector<Link*> tx_, rx_;
   std::vector<Xb> xb_;
   Router router_;
-  uint64_t last_move_ = 0;
+  uint64_t last_move_ = 0, first_misroute_ = 0;
   std::vector<PacketEvent> open_;  // per link output: the packet being sent
   // Reused every cycle: no allocation on the hot path.
   std::vector<char> path_handed_;  // per tile: its path handed a flit to an XB this cycle

@@ -7,6 +7,13 @@
 
 namespace xf::model {
 
+namespace {
+// From the cycle an error arises in the model to the cycle the RTL's run loop stops on it
+// (measured against the RTL by Misroutes.* and ErrorStop.* in tests/test_rtl_chip.cpp).
+constexpr uint64_t kTileErrorStopCycles = 1;  // the chip's error register
+constexpr uint64_t kMisrouteStopCycles = 2;   // the Misroutes counter, then the error register
+}  // namespace
+
 System::System(const Topology& topo, int tiles_per_chip, uint32_t tile_dmem_bytes,
                const FaultSpec& faults)
     : topo_(topo), clk_("clk", 1, sc_core::SC_NS) {
@@ -86,26 +93,33 @@ RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
         static_cast<uint64_t>(sc_core::sc_time_stamp() / sc_core::sc_time(1, sc_core::SC_NS));
     bool all_done = true, err = false;
     std::string why;
+    // The run stops in the cycle the RTL's harness sees the first error on a node's stat_err_o
+    // (sw/backends/rtl/rtl_system.hpp), counted as its cycles are: the error's cycle plus the
+    // registers between its source and that output.
+    // The message names the first error in node and tile order (as the driver's diagnosis lists
+    // them), the cycle is the earliest.
+    uint64_t err_at = 0;
+    auto error = [&](uint64_t at, std::string what) {
+      if (!err) why = std::move(what);
+      err_at = err ? std::min(err_at, at) : at;
+      err = true;
+    };
     for (int n = 0; n < topo_.num_nodes; ++n) {
       Node& nd = *nodes_[n];
       last_activity = std::max(last_activity, nd.exchange().last_move());
-      if (nd.exchange().xb_overflows() && !err) {
-        err = true;
-        why = "node " + std::to_string(n) + ": XB queue overflow (XOFF budget violated)";
-      }
-      if (nd.exchange().misroutes() && !err) {
-        err = true;
-        why = "node " + std::to_string(n) + ": packet with an unknown destination dropped";
-      }
+      if (nd.exchange().xb_overflows())  // no RTL run overflows (proved): the slice's end
+        error(now, "node " + std::to_string(n) + ": XB queue overflow (XOFF budget violated)");
+      if (nd.exchange().misroutes())
+        error(std::max(nd.exchange().first_misroute() + kMisrouteStopCycles, start),
+              "node " + std::to_string(n) + ": packet with an unknown destination dropped");
       for (int t = 0; t < nd.num_tiles(); ++t) {
         Tile& tl = nd.tile(t);
         last_activity = std::max(last_activity, tl.last_progress);
         if (!tl.done) all_done = false;
-        if (tl.err != TileErr::kNone && !err) {
-          err = true;
-          why = "chip " + std::to_string(n) + " tile " + std::to_string(t) + ": " +
-                to_string(tl.err) + ": " + tl.err_detail;
-        }
+        if (tl.err != TileErr::kNone)
+          error(std::max(tl.err_cycle + kTileErrorStopCycles, start),
+                "chip " + std::to_string(n) + " tile " + std::to_string(t) + ": " +
+                    to_string(tl.err) + ": " + tl.err_detail);
       }
     }
     // Cycles run to the last tile's END, not to the end of the slice.
@@ -125,7 +139,7 @@ RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
       }
       for (const auto& l : links_)
         if (l->retry()) st.link += l->retry()->stats();
-      st.cycles = (all_done ? end + 1 : now) - start;
+      st.cycles = (err ? err_at : all_done ? end + 1 : now) - start;
       if (err) {
         st.error = why;
       } else if (!all_done) {

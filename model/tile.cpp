@@ -52,6 +52,7 @@ void Tile::reset_state() {
 void Tile::fail(TileErr e, const std::string& why, uint32_t info) {
   if (err == TileErr::kNone) {
     err = e;
+    err_cycle = chip_->now();
     err_detail = why;
     err_info = info;
   }

@@ -76,6 +76,7 @@ class Tile : public sc_core::sc_module {
   bool running = false, done = false;
   uint64_t done_cycle = 0;  // cycle its End retired (valid while done; the host's DoneCycles)
   TileErr err = TileErr::kNone;
+  uint64_t err_cycle = 0;  // cycle of the first error (valid while err != kNone)
   std::string err_detail;
   // TileErrInfo (the first error's detail: ErrCheck and source of a bad packet, or WaitKind and
   // counter of a watchdog), TileErrCount (packets the receive engine dropped, saturating) and

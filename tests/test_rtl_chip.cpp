@@ -23,7 +23,9 @@
 //    illegal instruction in three tiles, and in each tile alone: the tiles' error codes, Status
 //    bit 31 and the failed run's diagnosis;
 //    packets that reach a chip or a switch without a routing-table entry (Misroutes.*): the
-//    run stops at the node's error, Misroutes as the model's;
+//    run stops at the node's error in the model's cycle, Misroutes as the model's; a failed
+//    run of each tile error kind (ErrorStop.*) stops in the model's cycle, TileStatus and
+//    TileErrInfo as the model's;
 //  - the barrier (Barrier.*): two chips x two tiles, one tile late by a long loop, and two chips
 //    x four tiles with tile 1, 2 or 3 late; every tile checks after `Bar` that the cycle count
 //    has passed the late tile's loop (an early release jumps to an illegal instruction, which the
@@ -477,7 +479,7 @@ TEST(ChipErrors, RouteErrorsAndIllegalInstructionsReachStatus) {
 // counted (Misroutes), and the node's Status bit 31 says so (docs/errors.md): on ring:3, chip 0
 // sends its packets for chip 1 the long way (port 1, through chip 2), and chip 2's table has no
 // entry for chip 1; on tree:(3), the switches' tables have no entries at all. Each run fails,
-// stopped by the misrouting node's error output within 100 cycles (not by the watchdog), the
+// stopped by the misrouting node's error output in the model's cycle (not by the watchdog), the
 // diagnosis names the misrouting node's Misroutes, every node's Misroutes equals the model's
 // (one model System per process: one topology per case), and no node reports an XB error.
 class Misroutes : public ::testing::TestWithParam<const char*> {};
@@ -518,9 +520,7 @@ TEST_P(Misroutes, PacketsWithoutARouteAreDroppedAndCounted) {
   EXPECT_NE(run.stats.error.find("(Misroutes)"), std::string::npos) << run.stats.error;
   // stopped by the misrouting node's error output (stat_err_o), not by the watchdog
   EXPECT_NE(run.stats.error.find("a node reports an error"), std::string::npos) << run.stats.error;
-  // The model checks for errors at the end of each 256-cycle slice (model/system.cpp), so the
-  // failed run's cycles are compared with that bound, not to the cycle.
-  EXPECT_LE(run.stats.cycles, m.stats.cycles) << run.stats.error << " / " << m.stats.error;
+  EXPECT_EQ(run.stats.cycles, m.stats.cycles) << run.stats.error << " / " << m.stats.error;
   EXPECT_LT(run.stats.cycles, 100u) << run.stats.error;
   uint32_t misrouted = 0;
   for (int n = 0; n < topo.num_nodes; ++n) {
@@ -544,6 +544,87 @@ TEST_P(Misroutes, PacketsWithoutARouteAreDroppedAndCounted) {
 INSTANTIATE_TEST_SUITE_P(Rtl, Misroutes, ::testing::Values("ring:3", "tree:(3)"),
                          [](const ::testing::TestParamInfo<const char*>& i) {
                            return std::string(i.param[0] == 'r' ? "ring3" : "tree3");
+                         });
+
+// A failed run stops in the same cycle on the RTL and on the model, whatever the error and
+// the block that raises it (docs/model.md section 5): the RTL's run stops when a node's
+// stat_err_o is seen; the model counts from the cycle the error arose plus the registers between.
+// On ring:2, one tile per chip; chip 0's tile (or chip 1's, for a receive error) fails, the other
+// chip's tile waits on a counter nothing reaches. Cycles, every tile's status and its error
+// detail (TileErrInfo) equal the model's.
+struct ErrorCase {
+  const char* name;
+  std::vector<uint64_t> prog0, prog1;  // chips 0 and 1
+  uint32_t route01 = 0xFF;             // chip 0's route to chip 1 on lane 0
+  uint32_t watchdog = 0;               // chip 0 tile 0's TileWatchdog
+};
+
+std::vector<ErrorCase> error_cases() {
+  using isa::enc;
+  const uint64_t illegal = 0xFF00000000000000ull;
+  const std::vector<uint64_t> wait_forever = {enc(Isa::kLi, 1, 0, 0, 0, 0, 1),
+                                              enc(Isa::kWait, 0, 1, 0, 0, 0, 5)};
+  SendDesc d;
+  d.popc = Opcode::kWrite;
+  const uint32_t write = pack_send_imm(d);
+  auto send_to_chip1 = [&](uint32_t dst) {  // 16 bytes from DMEM 0 to chip 1 at dst
+    return std::vector<uint64_t>{
+        enc(Isa::kLi, 1, 0, 0, 0, 0, 0),       enc(Isa::kLi, 2, 0, 0, 0, 0, 16),
+        enc(Isa::kLi, 3, 0, 0, 0, 0, 1),       enc(Isa::kLi, 4, 0, 0, 0, 0, dst),
+        enc(Isa::kSend, 0, 1, 2, 3, 4, write), enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
+  };
+  std::vector<ErrorCase> v;
+  v.push_back({"illegal_at_0", {illegal}, wait_forever});
+  v.push_back({"illegal_after_a_loop",
+               {enc(Isa::kLi, 1, 0, 0, 0, 0, 7), enc(Isa::kAddi, 1, 1, 0, 0, 0, 0xFFFFFFFFu),
+                enc(Isa::kBne, 0, 1, 0, 0, 0, 1), illegal},
+               wait_forever});
+  v.push_back({"pc_range", {enc(Isa::kJmp, 0, 0, 0, 0, 0, 5000)}, wait_forever});
+  v.push_back({"pmem_range", {enc(Isa::kLw, 1, 0, 0, 0, 0, 0x100000)}, wait_forever});
+  v.push_back({"send_without_route", send_to_chip1(0x100), wait_forever});
+  v.push_back({"receive_beyond_dmem", send_to_chip1(kDmemBytes), wait_forever, 0});
+  v.push_back({"watchdog", wait_forever, wait_forever, 0xFF, 60});
+  v[5].route01 = 0;  // the packet leaves and chip 1's receive check refuses it
+  return v;
+}
+
+class ErrorStop : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(ErrorStop, TheRunStopsInTheModelsCycle) {
+  const ErrorCase& k = GetParam();
+  const Topology topo = parse_topology("ring:2");
+  model::System msys(topo, 1, kDmemBytes);
+  auto ctx = kit::make_context();
+  Sys sys(topo, 1, ctx.get());
+  kit::open_trace_if_asked(sys);
+  for (int c = 0; c < 2; ++c) {
+    const std::vector<uint64_t>& p = c == 0 ? k.prog0 : k.prog1;
+    sys.queue_write(c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
+    msys.host_write(c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
+  }
+  const uint32_t rt = 0xFFFF00FFu | (k.route01 & 0xFFu) << 8;  // chips 0..3 on lane 0
+  sys.queue_write32(0, reg::kRouteTable, rt);
+  msys.host_write32(0, reg::kRouteTable, rt);
+  sys.queue_write32(0, tile_base(0) + reg::kTileWatchdog, k.watchdog);
+  msys.host_write32(0, tile_base(0) + reg::kTileWatchdog, k.watchdog);
+  sys.flush();
+  const auto ms = msys.run(100000);
+  const rtl::RtlRunStats st = sys.run(100000);
+  EXPECT_FALSE(ms.ok) << "the model finished";
+  EXPECT_FALSE(st.ok) << "the RTL finished";
+  EXPECT_EQ(st.cycles, ms.cycles) << "RTL: " << st.error << "; model: " << ms.error;
+  for (int c = 0; c < 2; ++c)
+    for (const uint32_t r : {reg::kTileStatus, reg::kTileErrInfo})
+      EXPECT_EQ(sys.host_read32(c, tile_base(0) + r), msys.host_read32(c, tile_base(0) + r))
+          << "chip " << c << " register 0x" << std::hex << r;
+  std::printf("%s: stopped after %llu cycles (RTL), %llu (model): %s\n", k.name,
+              static_cast<unsigned long long>(st.cycles),
+              static_cast<unsigned long long>(ms.cycles), ms.error.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Rtl, ErrorStop, ::testing::ValuesIn(error_cases()),
+                         [](const ::testing::TestParamInfo<ErrorCase>& i) {
+                           return std::string(i.param.name);
                          });
 
 struct Case {
