@@ -204,6 +204,12 @@ regress-model: $(SETUP_STAMP) build ## random collectives on the model: make reg
 regress: $(SETUP_STAMP) build ## RTL vs model in lock step on random collectives: make regress SEEDS=N [FIRST_SEED=S] [SHARD=i/N]
 	$(REGRESS) --rtl
 
+.PHONY: regress-programs
+regress-programs: $(SETUP_STAMP) build ## the chip test's random programs, RTL vs model to the cycle: make regress-programs SEEDS=N [FIRST_SEED=S] [RESULTS=F], resumable
+	@$(PY) scripts/regress_programs.py --bin $(CMAKE_DIR)/test_rtl_chip --seeds $(SEEDS) \
+	  --first $(or $(FIRST_SEED),1) --jobs $(JOBS) \
+	  --results $(or $(RESULTS),$(BUILD)/regress/regress-programs.jsonl)
+
 .PHONY: regress-faults
 regress-faults: $(SETUP_STAMP) build ## RTL vs model under random link faults, small sizes: make regress-faults SEEDS=N
 	$(REGRESS) --rtl --faults

@@ -75,11 +75,13 @@ namespace {
 
 constexpr int kTiles = 4;  // the Verilated chip's NumTiles
 constexpr uint32_t kDmemBytes = 786432;
+constexpr uint32_t kTableChips = 64;  // routing-table entries per lane (Config: 2^6)
 using Sys = rtl::RtlSystem<Vxf_chip, Vxf_switch>;
 static_assert(Sys::kChipLinks == 4 && Sys::kSwitchLinks == 16, "CMakeLists.txt's NumLinks");
 const kit::TestFile kCollectivesSeed{0xC41Bu, "test_rtl_chip"};
 const kit::TestFile kDoneCyclesSeed{0xD0CEu, "test_rtl_chip"};
 const kit::TestFile kCosimSeed{0xC05Eu, "test_rtl_chip"};
+const kit::TestFile kProgramSeed{0x9A0Cu, "test_rtl_chip"};
 
 uint32_t tile_base(int t) { return reg::kTileBase + t * reg::kTileStride; }
 
@@ -625,6 +627,277 @@ TEST_P(ErrorStop, TheRunStopsInTheModelsCycle) {
 INSTANTIATE_TEST_SUITE_P(Rtl, ErrorStop, ::testing::ValuesIn(error_cases()),
                          [](const ::testing::TestParamInfo<ErrorCase>& i) {
                            return std::string(i.param.name);
+                         });
+
+// Random programs, RTL against the model to the cycle (the compiler's programs use a few of the
+// instructions in a few patterns; a barrier was a cycle early in the model until such a test ran
+// a program with Bar). Per case a topology, 1 to 4 tiles per chip and one random program per
+// tile: Li/Add/Sub/Mul/Addi on r1..r8, Lw from a random PMEM, Geti 0..3 (the cycle count makes
+// later branches depend on timing), forward Beq/Bne/Blt/Bge, counted loops, Nop, Csrw 16 and 17
+// from registers (read by the receiving tile's Avg and ScaleAdd), the same number of Bar in every
+// tile, and Sends from an 8 KiB source region to random tiles of any chip, with a random
+// counter: Writes of 16 to 4096 bytes anywhere in a 4 KiB area (overlapping, so arrival order
+// shows), and Reduces of 16 to 1024 bytes with a random dtype and op (Avg on integers, ScaleAdd
+// on fp32), each into words of its own in an 8 KiB area: the RTL's receive engine holds a Reduce
+// flit whose words are still in its pipeline, and the model does not (docs/tile.md, "Latencies
+// against the model"), so two Reduces, or a Write and a Reduce, to the same words back to back
+// take different cycles on the two (make regress-programs found it, with overlapping Reduces;
+// open). Each tile
+// ends by waiting for every flit the plan sends it, counter by counter, then End. Compared:
+// the run's cycles, every chip's DoneCycles, every tile's TileStatus and arrival counters, and
+// its destination region, byte for byte.
+struct ProgramCase {
+  const char* topo;
+  int index;  // the case's seed offset
+};
+class RandomPrograms : public ::testing::TestWithParam<ProgramCase> {};
+
+TEST_P(RandomPrograms, MatchTheModelToTheCycle) {
+  const ProgramCase& k = GetParam();
+  kit::Rng rng = kProgramSeed.rng();
+  auto pick = [&](uint64_t n) { return static_cast<uint32_t>(rng() % n); };
+  const Topology topo = parse_topology(k.topo);
+  const int chips = topo.num_chips, tiles = 1 + pick(kTiles);
+  constexpr uint32_t kSrc = 0, kRegion = 0x2000, kPmemWords = 64;
+  constexpr uint32_t kDst = 0x10000, kWriteArea = 0x1000, kReduceArea = 0x2000;
+  constexpr uint32_t kDstBytes = kWriteArea + kReduceArea;
+  using isa::enc;
+  const int bars = pick(3);
+  // flits[chip][tile][counter] each tile receives
+  std::vector<std::vector<std::vector<uint32_t>>> flits(
+      chips, std::vector<std::vector<uint32_t>>(tiles, std::vector<uint32_t>(kNumCounters, 0)));
+  // bytes of each tile's Reduce area already given to a Reduce
+  std::vector<std::vector<uint32_t>> reduce_used(chips, std::vector<uint32_t>(tiles, 0));
+  std::vector<std::vector<std::vector<uint64_t>>> progs(chips,
+                                                        std::vector<std::vector<uint64_t>>(tiles));
+  int sends = 0;
+  for (int c = 0; c < chips; ++c)
+    for (int t = 0; t < tiles; ++t) {
+      std::vector<uint64_t>& p = progs[c][t];
+      auto reg = [&] { return 1 + pick(8); };  // r1..r8
+      auto value = [&]() -> uint32_t {
+        switch (pick(4)) {
+          case 0:
+            return pick(16);
+          case 1:
+            return static_cast<uint32_t>(rng());
+          case 2:
+            return 0xFFFFFFF0u + pick(16);
+          default:
+            return 1u << pick(32);
+        }
+      };
+      auto alu = [&] {
+        switch (pick(5)) {
+          case 0:
+            p.push_back(enc(Isa::kLi, reg(), 0, 0, 0, 0, value()));
+            break;
+          case 1:
+            p.push_back(enc(Isa::kAdd, reg(), reg(), reg(), 0, 0, 0));
+            break;
+          case 2:
+            p.push_back(enc(Isa::kSub, reg(), reg(), reg(), 0, 0, 0));
+            break;
+          case 3:
+            p.push_back(enc(Isa::kMul, reg(), reg(), reg(), 0, 0, 0));
+            break;
+          default:
+            p.push_back(enc(Isa::kAddi, reg(), reg(), 0, 0, 0, value()));
+            break;
+        }
+      };
+      for (int r = 1; r <= 8; ++r) p.push_back(enc(Isa::kLi, r, 0, 0, 0, 0, value()));
+      std::vector<int> bar_at;  // segments after which a Bar goes
+      const int segments = 4 + pick(8);
+      for (int b = 0; b < bars; ++b) bar_at.push_back(pick(segments));
+      for (int seg = 0; seg < segments; ++seg) {
+        switch (pick(9)) {
+          case 0:
+          case 1:
+            for (int i = 0, n = 1 + pick(4); i < n; ++i) alu();
+            break;
+          case 2:
+            p.push_back(enc(Isa::kLw, reg(), 0, 0, 0, 0, pick(kPmemWords)));
+            break;
+          case 3:
+            p.push_back(enc(Isa::kGeti, reg(), 0, 0, 0, 0, pick(4)));
+            break;
+          case 4: {  // a forward branch over 1 to 3 instructions
+            static const Isa kBr[] = {Isa::kBeq, Isa::kBne, Isa::kBlt, Isa::kBge};
+            const int n = 1 + pick(3);
+            const uint32_t target = static_cast<uint32_t>(p.size()) + 1 + n;
+            p.push_back(enc(kBr[pick(4)], 0, reg(), reg(), 0, 0, target));
+            for (int i = 0; i < n; ++i) alu();
+            break;
+          }
+          case 5: {  // a counted loop on r9
+            p.push_back(enc(Isa::kLi, 9, 0, 0, 0, 0, 1 + pick(20)));
+            const uint32_t top = static_cast<uint32_t>(p.size());
+            for (int i = 0, n = pick(3); i < n; ++i) alu();
+            p.push_back(enc(Isa::kAddi, 9, 9, 0, 0, 0, 0xFFFFFFFFu));
+            p.push_back(enc(Isa::kBne, 0, 9, 0, 0, 0, top));
+            break;
+          }
+          case 6:
+            p.push_back(pick(2) ? enc(Isa::kNop, 0, 0, 0, 0, 0, 0)
+                                : enc(Isa::kCsrw, 0, reg(), 0, 0, 0, 16 + pick(2)));
+            break;
+          default: {  // a Send
+            const int dc = pick(chips), dt = pick(tiles);
+            // A Reduce gets words of its own (see above); a Write anywhere in the Write area.
+            uint32_t& reduce_next = reduce_used[dc][dt];
+            bool reduce = pick(3) != 0;
+            uint32_t bytes = 16 * (1 + pick(64)), dst = 0;
+            if (reduce && reduce_next + bytes <= kReduceArea) {
+              dst = kDst + kWriteArea + reduce_next;
+              reduce_next += bytes;
+            } else {
+              reduce = false;
+              bytes = 16 * (1 + pick(256));
+              dst = kDst + 16 * pick((kWriteArea - bytes) / 16 + 1);
+            }
+            const uint32_t src = kSrc + 16 * pick((kRegion - bytes) / 16 + 1);
+            SendDesc d;
+            d.tile = dt;
+            d.ctr = pick(4);
+            if (!reduce) {
+              d.popc = Opcode::kWrite;
+            } else {
+              d.popc = Opcode::kReduce;
+              d.dtype = static_cast<DType>(pick(kDTypeCount));
+              const bool integer = d.dtype <= DType::kInt32;
+              switch (pick(5)) {
+                case 0:
+                  d.op = RedOp::kMax;
+                  break;
+                case 1:
+                  d.op = RedOp::kMin;
+                  break;
+                case 2:
+                  d.op = integer                   ? RedOp::kAvg
+                         : d.dtype == DType::kFp32 ? RedOp::kScaleAdd
+                                                   : RedOp::kSum;
+                  break;
+                default:
+                  d.op = RedOp::kSum;
+                  break;
+              }
+              d.sat = integer && d.op == RedOp::kSum && pick(2);
+              if (d.op == RedOp::kAvg) {
+                d.avg_shift = pick(4);
+                d.avg_final = pick(2);
+              }
+            }
+            p.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, src));
+            p.push_back(enc(Isa::kLi, 11, 0, 0, 0, 0, bytes));
+            p.push_back(enc(Isa::kLi, 12, 0, 0, 0, 0, static_cast<uint32_t>(dc)));
+            p.push_back(enc(Isa::kLi, 13, 0, 0, 0, 0, dst));
+            p.push_back(enc(Isa::kSend, 0, 10, 11, 12, 13, pack_send_imm(d)));
+            flits[dc][dt][d.ctr] += bytes / 16;
+            ++sends;
+            break;
+          }
+        }
+        for (int b : bar_at)
+          if (b == seg) p.push_back(enc(Isa::kBar, 0, 0, 0, 0, 0, 0));
+      }
+    }
+  for (int c = 0; c < chips; ++c)
+    for (int t = 0; t < tiles; ++t) {
+      for (uint32_t ctr = 0; ctr < kNumCounters; ++ctr)
+        if (flits[c][t][ctr] != 0) {
+          progs[c][t].push_back(enc(Isa::kLi, 14, 0, 0, 0, 0, flits[c][t][ctr]));
+          progs[c][t].push_back(enc(Isa::kWait, 0, 14, 0, 0, 0, ctr));
+        }
+      progs[c][t].push_back(enc(Isa::kEnd, 0, 0, 0, 0, 0, 0));
+    }
+  // the same machine state on both: programs, PMEM, source regions, routes (every lane)
+  model::System msys(topo, tiles, kDmemBytes);
+  auto ctx = kit::make_context();
+  Sys sys(topo, tiles, ctx.get());
+  kit::open_trace_if_asked(sys);
+  auto write_both = [&](int node, uint32_t addr, const void* data, size_t n) {
+    sys.queue_write(node, addr, data, n);
+    msys.host_write(node, addr, data, n);
+  };
+  const std::vector<std::vector<int>> next = spanning_tree_routes(topo);
+  for (int n = 0; n < topo.num_nodes; ++n) {
+    std::vector<uint8_t> table(kTableChips, 0xFF);  // the RTL table's chips per lane
+    for (int dc = 0; dc < chips; ++dc)
+      if (next[n][dc] >= 0) table[dc] = static_cast<uint8_t>(next[n][dc]);
+    for (uint32_t lane = 0; lane < kNumLanes; ++lane)
+      write_both(n, reg::kRouteTable + lane * kMaxChips, table.data(), table.size());
+  }
+  for (int c = 0; c < chips; ++c) {
+    const uint32_t index = static_cast<uint32_t>(c);
+    sys.queue_write32(c, reg::kIndexWr, index);
+    msys.host_write32(c, reg::kIndexWr, index);
+    for (int t = 0; t < tiles; ++t) {
+      write_both(c, tile_base(t) + reg::kTileImem, progs[c][t].data(), progs[c][t].size() * 8);
+      std::vector<uint32_t> pmem(kPmemWords);
+      for (auto& w : pmem) w = static_cast<uint32_t>(rng());
+      write_both(c, tile_base(t) + reg::kTilePmem, pmem.data(), pmem.size() * 4);
+      std::vector<uint8_t> data(kRegion + kDstBytes);  // source region, then the destination's
+      for (auto& b : data) b = static_cast<uint8_t>(rng());
+      write_both(c, tile_base(t) + reg::kTileDmem + kSrc, data.data(), kRegion);
+      write_both(c, tile_base(t) + reg::kTileDmem + kDst, data.data() + kRegion, kDstBytes);
+    }
+  }
+  sys.flush();
+  const auto ms = msys.run(2'000'000);
+  ASSERT_TRUE(ms.ok) << ms.error << "\n" << kProgramSeed.repro();
+  const rtl::RtlRunStats st = sys.run(2'000'000);
+  ASSERT_TRUE(st.ok) << st.error << "\n" << kProgramSeed.repro();
+  EXPECT_EQ(st.cycles, ms.cycles) << kProgramSeed.repro();
+  int mismatches = 0;
+  for (int c = 0; c < chips; ++c) {
+    EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), msys.host_read32(c, reg::kDoneCycles))
+        << "chip " << c;
+    for (int t = 0; t < tiles; ++t) {
+      const uint32_t base = tile_base(t);
+      EXPECT_EQ(sys.host_read32(c, base + reg::kTileStatus),
+                msys.host_read32(c, base + reg::kTileStatus))
+          << "chip " << c << " tile " << t << " TileStatus";
+      std::vector<uint32_t> cr(kNumCounters), cm(kNumCounters);
+      sys.queue_read(c, base + reg::kTileCounters, cr.data(), cr.size() * 4);
+      sys.flush();
+      msys.host_read(c, base + reg::kTileCounters, cm.data(), cm.size() * 4);
+      EXPECT_EQ(cr, cm) << "chip " << c << " tile " << t << " counters";
+      std::vector<uint8_t> dr(kDstBytes), dm(kDstBytes);
+      sys.queue_read(c, base + reg::kTileDmem + kDst, dr.data(), dr.size());
+      sys.flush();
+      msys.host_read(c, base + reg::kTileDmem + kDst, dm.data(), dm.size());
+      for (uint32_t i = 0; i < kDstBytes && mismatches < 5; ++i)
+        if (dr[i] != dm[i]) {
+          ADD_FAILURE() << "chip " << c << " tile " << t << " DMEM 0x" << std::hex << kDst + i
+                        << ": RTL 0x" << +dr[i] << ", model 0x" << +dm[i];
+          ++mismatches;
+        }
+    }
+  }
+  size_t words = 0;
+  for (const auto& pc : progs)
+    for (const auto& p : pc) words += p.size();
+  std::printf(
+      "%s, %d tiles, %d Bar each, %zu instructions, %d sends: %llu cycles (RTL), %llu "
+      "(model)\n",
+      k.topo, tiles, bars, words, sends, static_cast<unsigned long long>(st.cycles),
+      static_cast<unsigned long long>(ms.cycles));
+  if (HasFailure()) std::printf("reproduce: %s\n", kProgramSeed.repro().c_str());
+}
+
+const ProgramCase kProgramCases[] = {{"ring:2", 0},   {"ring:2", 1},          {"ring:3", 2},
+                                     {"ring:3", 3},   {"line:3", 4},          {"tree:(3)", 5},
+                                     {"tree:(3)", 6}, {"tree:((2,1),3)", 7},  {"ladder:4", 8},
+                                     {"ladder:4", 9}, {"tree:((2,1),3)", 10}, {"ring:2", 11}};
+
+INSTANTIATE_TEST_SUITE_P(Rtl, RandomPrograms, ::testing::ValuesIn(kProgramCases),
+                         [](const ::testing::TestParamInfo<ProgramCase>& i) {
+                           std::string n = i.param.topo;
+                           n.erase(std::remove_if(n.begin(), n.end(),
+                                                  [](char ch) { return !std::isalnum(ch); }),
+                                   n.end());
+                           return n + "_" + std::to_string(i.param.index);
                          });
 
 struct Case {
