@@ -21,7 +21,7 @@ esac
 echo "$XF_SEED $1" >> "$(dirname "$0")/calls"
 echo "ring:2, 1 tiles: 100 cycles (RTL), 100 (model)"
 if [ "$XF_SEED" = 2 ] && [ "$1" = "--gtest_filter=Rtl/RandomPrograms.MatchTheModelToTheCycle/ring3_1" ]; then
-  echo "x.cpp:1: Failure"
+  echo "tests/test_rtl_chip.cpp:1: Failure"
   exit 1
 fi
 exit 0
