@@ -93,11 +93,10 @@ RunStats System::run(uint64_t max_cycles, uint64_t watchdog_cycles) {
         static_cast<uint64_t>(sc_core::sc_time_stamp() / sc_core::sc_time(1, sc_core::SC_NS));
     bool all_done = true, err = false;
     std::string why;
-    // The run stops in the cycle the RTL's harness sees the first error on a node's stat_err_o
-    // (sw/backends/rtl/rtl_system.hpp), counted as its cycles are: the error's cycle plus the
-    // registers between its source and that output.
-    // The message names the first error in node and tile order (as the driver's diagnosis lists
-    // them), the cycle is the earliest.
+    // A failed run counts to the cycle in which the RTL's harness sees the first error on a
+    // node's stat_err_o (sw/backends/rtl/rtl_system.hpp): the earliest error's cycle plus the
+    // registers between its source and that output. The message names the first error in node
+    // and tile order, as the driver's diagnosis lists them.
     uint64_t err_at = 0;
     auto error = [&](uint64_t at, std::string what) {
       if (!err) why = std::move(what);
