@@ -93,6 +93,16 @@ Topology single_chip() {
   return t;
 }
 
+// The same host write to the RTL machine (queued; the caller flushes) and to the model.
+void write_both(Sys& sys, model::System& msys, int node, uint32_t addr, const void* data,
+                size_t n) {
+  sys.queue_write(node, addr, data, n);
+  msys.host_write(node, addr, data, n);
+}
+void write_both32(Sys& sys, model::System& msys, int node, uint32_t addr, uint32_t v) {
+  write_both(sys, msys, node, addr, &v, 4);
+}
+
 // Expects the host access to be refused with an error naming the address.
 template <class F>
 void expect_refused(F&& f, const char* what) {
@@ -364,12 +374,9 @@ TEST_P(Barrier, AllTilesOfAllChipsMatchTheModel) {
   Sys sys(topo, k.tiles, ctx.get());
   kit::open_trace_if_asked(sys);
   for (int c = 0; c < 2; ++c) {
-    sys.queue_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
-    msys.host_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
-    for (int t = 0; t < k.tiles; ++t) {
-      sys.queue_write(c, tile_base(t) + reg::kTileImem, prog.data(), prog.size() * 8);
-      msys.host_write(c, tile_base(t) + reg::kTileImem, prog.data(), prog.size() * 8);
-    }
+    write_both32(sys, msys, c, reg::kIndexWr, static_cast<uint32_t>(c));
+    for (int t = 0; t < k.tiles; ++t)
+      write_both(sys, msys, c, tile_base(t) + reg::kTileImem, prog.data(), prog.size() * 8);
   }
   sys.flush();
   const auto ms = msys.run(100000);
@@ -601,14 +608,11 @@ TEST_P(ErrorStop, TheRunStopsInTheModelsCycle) {
   kit::open_trace_if_asked(sys);
   for (int c = 0; c < 2; ++c) {
     const std::vector<uint64_t>& p = c == 0 ? k.prog0 : k.prog1;
-    sys.queue_write(c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
-    msys.host_write(c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
   }
   const uint32_t rt = 0xFFFF00FFu | (k.route01 & 0xFFu) << 8;  // chips 0..3 on lane 0
-  sys.queue_write32(0, reg::kRouteTable, rt);
-  msys.host_write32(0, reg::kRouteTable, rt);
-  sys.queue_write32(0, tile_base(0) + reg::kTileWatchdog, k.watchdog);
-  msys.host_write32(0, tile_base(0) + reg::kTileWatchdog, k.watchdog);
+  write_both32(sys, msys, 0, reg::kRouteTable, rt);
+  write_both32(sys, msys, 0, tile_base(0) + reg::kTileWatchdog, k.watchdog);
   sys.flush();
   const auto ms = msys.run(100000);
   const rtl::RtlRunStats st = sys.run(100000);
@@ -816,31 +820,27 @@ TEST_P(RandomPrograms, MatchTheModelToTheCycle) {
   auto ctx = kit::make_context();
   Sys sys(topo, tiles, ctx.get());
   kit::open_trace_if_asked(sys);
-  auto write_both = [&](int node, uint32_t addr, const void* data, size_t n) {
-    sys.queue_write(node, addr, data, n);
-    msys.host_write(node, addr, data, n);
-  };
   const std::vector<std::vector<int>> next = spanning_tree_routes(topo);
   for (int n = 0; n < topo.num_nodes; ++n) {
     std::vector<uint8_t> table(kTableChips, 0xFF);  // the RTL table's chips per lane
     for (int dc = 0; dc < chips; ++dc)
       if (next[n][dc] >= 0) table[dc] = static_cast<uint8_t>(next[n][dc]);
     for (uint32_t lane = 0; lane < kNumLanes; ++lane)
-      write_both(n, reg::kRouteTable + lane * kMaxChips, table.data(), table.size());
+      write_both(sys, msys, n, reg::kRouteTable + lane * kMaxChips, table.data(), table.size());
   }
   for (int c = 0; c < chips; ++c) {
-    const uint32_t index = static_cast<uint32_t>(c);
-    sys.queue_write32(c, reg::kIndexWr, index);
-    msys.host_write32(c, reg::kIndexWr, index);
+    write_both32(sys, msys, c, reg::kIndexWr, static_cast<uint32_t>(c));
     for (int t = 0; t < tiles; ++t) {
-      write_both(c, tile_base(t) + reg::kTileImem, progs[c][t].data(), progs[c][t].size() * 8);
+      write_both(sys, msys, c, tile_base(t) + reg::kTileImem, progs[c][t].data(),
+                 progs[c][t].size() * 8);
       std::vector<uint32_t> pmem(kPmemWords);
       for (auto& w : pmem) w = static_cast<uint32_t>(rng());
-      write_both(c, tile_base(t) + reg::kTilePmem, pmem.data(), pmem.size() * 4);
+      write_both(sys, msys, c, tile_base(t) + reg::kTilePmem, pmem.data(), pmem.size() * 4);
       std::vector<uint8_t> data(kRegion + kDstBytes);  // source region, then the destination's
       for (auto& b : data) b = static_cast<uint8_t>(rng());
-      write_both(c, tile_base(t) + reg::kTileDmem + kSrc, data.data(), kRegion);
-      write_both(c, tile_base(t) + reg::kTileDmem + kDst, data.data() + kRegion, kDstBytes);
+      write_both(sys, msys, c, tile_base(t) + reg::kTileDmem + kSrc, data.data(), kRegion);
+      write_both(sys, msys, c, tile_base(t) + reg::kTileDmem + kDst, data.data() + kRegion,
+                 kDstBytes);
     }
   }
   sys.flush();
