@@ -81,8 +81,10 @@ void Exchange::route(uint64_t now) {
     const bool handed = i >= ports_ && i < ports_ + num_tiles_ && path_handed_[i - ports_];
     head_[i] = handed ? nullptr : head_of(i, now);
   }
-  ready_.assign(n_out, 1);  // tile inputs always take a flit
+  ready_.assign(n_out, 1);
   for (int o = 0; o < ports_; ++o) ready_[o] = tx_[o] && tx_[o]->tx_ready();
+  for (int t = 0; t < num_tiles_; ++t)
+    if (tiles_[t].rx_held && tiles_[t].rx_held(now)) ready_[ports_ + t] = 0;
   const bool misrouted_before = router_.misroutes() != 0;
   router_.step(head_, ready_, &dropped_, &from_);
   if (!misrouted_before && router_.misroutes() != 0) first_misroute_ = now;

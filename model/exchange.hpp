@@ -10,7 +10,8 @@
 //   2. xb_decide(): each XB decides, its GRANT / XON / XOFF goes into the granted tile's message
 //      pipe (XbCtrlLatencyCycles);
 //   3. route(): the router moves at most one flit into every ready output (link transmitters,
-//      tile inputs) from the link receive buffers, the tile paths (tile-bound fronts) and the XB
+//      tile inputs whose receive engine did not hold a flit in this cycle, TilePort::rx_held)
+//      from the link receive buffers, the tile paths (tile-bound fronts) and the XB
 //      queues; misrouted packets are dropped; then each XB ends its cycle (xb.hpp, step 4).
 // All of it runs in the same cycle: a flit that reaches a tile path's front can leave on a link
 // in that cycle (through its XB), as docs/model.md section 2 lists.
@@ -48,6 +49,11 @@ struct TilePort {
   Pipe<int>* out_credits = nullptr;           // a credit back per flit taken from `out`
   Pipe<Flit>* in = nullptr;                   // into the tile's receive engine
   std::vector<Pipe<XbMsg>>* xb_in = nullptr;  // per link: GRANT, XON, XOFF from its XB
+  // The receive engine held the flit at the front of `in` in cycle `now` (its read-after-write
+  // hold): the tile's skid buffer is full in the RTL's next cycle, so the router does not move
+  // a flit to this tile in `now` (the model's router runs a cycle ahead of the RTL's). Runs the
+  // receive engine's step for `now` if the tile has not yet. Empty: the tile always takes one.
+  std::function<bool(uint64_t now)> rx_held;
 };
 
 class Exchange {

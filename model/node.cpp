@@ -28,7 +28,8 @@ Node::Node(sc_core::sc_module_name name, int node, int num_ports, int num_tiles,
     tiles_.emplace_back(new Tile(("tile" + std::to_string(t)).c_str(), &ctx, t, num_ports));
     tiles_.back()->clk_i(clk_i);
     Tile& tl = *tiles_.back();
-    exchange_.attach_tile(t, TilePort{&tl.out, &tl.out_credits_in, &tl.in, &tl.xb_in});
+    exchange_.attach_tile(t, TilePort{&tl.out, &tl.out_credits_in, &tl.in, &tl.xb_in,
+                                      [&tl](uint64_t now) { return tl.rx_held(now); }});
   }
   SC_HAS_PROCESS(Node);
   SC_METHOD(tick);

@@ -41,6 +41,8 @@ void Tile::reset_state() {
   job_off_ = pkt_left_ = hdr_left_ = 0;
   rx_active_ = rx_drop_ = false;
   rx_hdr_flits_ = 0;
+  rx_writes_.clear();
+  rx_held_ = false;
   at_barrier = false;
   lw_issued_ = false;
   pending_counts_.clear();
@@ -112,23 +114,31 @@ void Tile::count_later(uint64_t now, unsigned ctr, uint32_t n) {
   pending_counts_.push_back({now + kRecvPipelineCycles, ctr, n});
 }
 
+// The sequencer runs on the cycle's starting state (rtl/xf_tile.sv, "Cycle order"): whether
+// the tile runs, and the send queue and session as they are before the engines' steps. An
+// engine's error in this cycle stops it from the next one. Taken once per cycle, before the
+// receive engine's step, which the exchange may run before tick() (rx_held).
+void Tile::begin_cycle(uint64_t now) {
+  if (cycle_ == now) return;
+  cycle_ = now;
+  cycle_running_ = running;
+  seq_jobs_ = jobs_.size();
+  seq_session_ = in_session_;
+  seq_held_ = held_;
+}
+
 void Tile::tick() {
   const uint64_t now = chip_->now();
+  begin_cycle(now);
   progress_ = false;
   while (!pending_counts_.empty() && pending_counts_.front().due <= now) {
     counters[pending_counts_.front().ctr] += pending_counts_.front().n;
     pending_counts_.pop_front();
     progress_ = true;
   }
-  // The sequencer runs on the cycle's starting state (rtl/xf_tile.sv, "Cycle order"): whether
-  // the tile runs, and the send queue and session as they are before the engines' steps. An
-  // engine's error in this cycle stops it from the next one.
-  const bool run = running;
-  seq_jobs_ = jobs_.size();
-  seq_session_ = in_session_;
-  seq_held_ = held_;
-  cycle_running_ = run;
-  receive();
+  const bool run = cycle_running_;
+  rx_step(now);
+  progress_ = progress_ || rx_took_;
   for (size_t l = 0; l < xb_in.size(); ++l)
     while (xb_in[l].ready(now)) {
       const XbMsg m = xb_in[l].front();
@@ -154,17 +164,37 @@ void Tile::tick() {
   progress_q_ = progress_;
 }
 
-// Receive engine: one flit per cycle, never stalls the exchange. Checks and what each drops:
-// docs/packets.md section 6 (the RTL's xf_tile_recv in the same order).
-void Tile::receive() {
+void Tile::rx_step(uint64_t now) {
+  begin_cycle(now);
+  if (rx_cycle_ == now) return;
+  rx_cycle_ = now;
+  rx_held_ = false;
+  rx_took_ = receive();
+}
+
+// Receive engine: one flit per cycle. Checks and what each drops: docs/packets.md section 6
+// (the RTL's xf_tile_recv in the same order). It holds a Reduce payload flit whose word a flit
+// taken in the 5 cycles before still writes (docs/tile.md section 7): the flit stays at the
+// front of `in`, and the exchange moves nothing to this tile in the cycle (rx_held).
+bool Tile::receive() {
   const uint64_t now = chip_->now();
-  if (!in.ready(now)) return;
+  if (!in.ready(now)) return false;
+  const uint32_t W = chip_->flit_bytes, H = kHeaderBits / 8 / W;
+  while (!rx_writes_.empty() && rx_writes_.front().first + kRecvHoldCycles < now)
+    rx_writes_.pop_front();
+  if (!in.front().head && rx_hdr_flits_ == 0 && rx_active_ && !rx_drop_ && rx_off_ < rx_hdr_.len &&
+      rx_hdr_.opcode == Opcode::kReduce) {
+    const uint32_t word = (rx_hdr_.dst_addr + rx_off_) / W;
+    for (const auto& cw : rx_writes_)
+      if (cw.second == word) {
+        rx_held_ = true;
+        return false;
+      }
+  }
   Flit f = in.front();
   in.pop();
   last_progress = now;
-  progress_ = true;
   ++flits_received;
-  const uint32_t W = chip_->flit_bytes, H = kHeaderBits / 8 / W;
   if (f.head) {
     if (rx_hdr_flits_)  // the open packet's header never came whole
       discard(TileErr::kBadPacket, ErrCheck::kShort, 0, 0,
@@ -189,12 +219,12 @@ void Tile::receive() {
                   std::to_string(H) + " flits (source unknown)");
       rx_hdr_flits_ = 0;
     }
-    return;
+    return true;
   }
   if (!rx_active_) {  // dropped with the flits up to its tail
     discard(TileErr::kBadPacket, ErrCheck::kHeadless, 0, 0, "payload flit without a header");
     rx_active_ = rx_drop_ = !f.tail;
-    return;
+    return true;
   }
   if (!rx_drop_ && rx_off_ >= rx_hdr_.len) {  // never written
     discard(TileErr::kBadPacket, ErrCheck::kLong, rx_hdr_.src_chip, rx_hdr_.src_tile,
@@ -229,6 +259,7 @@ void Tile::receive() {
       cfg.scale = scale;
       alu_reduce(cfg, &dmem[a], f.data.data(), W);
     }
+    rx_writes_.push_back({now, a / W});
     rx_off_ += W;
     if (f.tail) {
       if (rx_off_ < rx_hdr_.len)  // written (inside the window), but not counted
@@ -241,6 +272,7 @@ void Tile::receive() {
     }
   }
   if (f.tail) rx_active_ = false;
+  return true;
 }
 
 // The receive engine has the whole header: the checks of docs/packets.md section 6 in order,

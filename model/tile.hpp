@@ -88,6 +88,14 @@ class Tile : public sc_core::sc_module {
   bool at_barrier = false;
 
   void reset_state();
+  // The receive engine's step of cycle `now` (run once per cycle, by the first of tick() and
+  // this), then whether it held the flit at the front of `in`: a Reduce payload flit whose word
+  // a flit taken in the 5 cycles before still writes (the RTL's read-after-write hold,
+  // docs/tile.md section 7). The exchange asks before it routes (TilePort::rx_held).
+  bool rx_held(uint64_t now) {
+    rx_step(now);
+    return rx_held_;
+  }
   std::string describe_wait() const;  // what a stalled tile is waiting for
   uint32_t wait_info() const;         // TileErrInfo of a watchdog now: WaitKind | counter << 4
 
@@ -97,7 +105,10 @@ class Tile : public sc_core::sc_module {
     SendDesc d;
   };
   void tick();
-  void receive();
+  void begin_cycle(uint64_t now);
+  void rx_step(uint64_t now);
+  // Takes the front flit of `in`, or holds it (rx_held_); true when a flit was taken.
+  bool receive();
   void send_engine();
   void sequencer();
   void fail(TileErr e, const std::string& why, uint32_t info = 0);
@@ -136,6 +147,7 @@ class Tile : public sc_core::sc_module {
   // Whether the tile ran at the start of the cycle: the send engine keeps a held session only
   // then (an error or END in this cycle closes it from the next).
   bool cycle_running_ = false;
+  uint64_t cycle_ = UINT64_MAX;  // the cycle begin_cycle() last ran in
   // receive engine
   bool rx_active_ = false, rx_drop_ = false;
   // A header arriving over several flits: the flits taken so far (0 when none is open) and
@@ -144,6 +156,14 @@ class Tile : public sc_core::sc_module {
   std::array<uint8_t, kHeaderBits / 8> rx_hword_{};
   Header rx_hdr_;
   uint32_t rx_off_ = 0;
+  // The receive step's cycle (rx_step runs once per cycle), whether it took a flit and whether
+  // it held one.
+  uint64_t rx_cycle_ = UINT64_MAX;
+  bool rx_took_ = false, rx_held_ = false;
+  // The DMEM words written by the payload flits taken in the last kRecvHoldCycles cycles (the
+  // RTL's stage 1 and ALU stages), as (cycle taken, word); the oldest first.
+  static constexpr uint64_t kRecvHoldCycles = kRecvPipelineCycles;
+  std::deque<std::pair<uint64_t, uint32_t>> rx_writes_;
   std::string wait_what_;
   // watchdog: what the sequencer waits for in this cycle, progress in this cycle, and the
   // consecutive stalled cycles without progress

@@ -642,11 +642,10 @@ INSTANTIATE_TEST_SUITE_P(Rtl, ErrorStop, ::testing::ValuesIn(error_cases()),
 // tile, and Sends from an 8 KiB source region to random tiles of any chip, with a random
 // counter: Writes of 16 to 4096 bytes anywhere in a 4 KiB area (overlapping, so arrival order
 // shows), and Reduces of 16 to 1024 bytes with a random dtype and op (Avg on integers, ScaleAdd
-// on fp32), each into words of its own in an 8 KiB area: the RTL's receive engine holds a Reduce
-// flit whose words are still in its pipeline, and the model does not (docs/tile.md, "Latencies
-// against the model"), so two Reduces, or a Write and a Reduce, to the same words back to back
-// take different cycles on the two (make regress-programs found it, with overlapping Reduces;
-// open). Each tile
+// on fp32), half of them into the Write area and half into a 2 KiB area of their own, so that
+// Reduces meet earlier Writes and Reduces to the same words back to back: the receive engine's
+// read-after-write hold and its back-pressure into the exchange (docs/tile.md section 7; the
+// model lacked them until make regress-programs found the difference). Each tile
 // ends by waiting for every flit the plan sends it, counter by counter, then End. Compared:
 // the run's cycles, every chip's DoneCycles, every tile's TileStatus and arrival counters, and
 // its destination region, byte for byte.
@@ -663,15 +662,13 @@ TEST_P(RandomPrograms, MatchTheModelToTheCycle) {
   const Topology topo = parse_topology(k.topo);
   const int chips = topo.num_chips, tiles = 1 + pick(kTiles);
   constexpr uint32_t kSrc = 0, kRegion = 0x2000, kPmemWords = 64;
-  constexpr uint32_t kDst = 0x10000, kWriteArea = 0x1000, kReduceArea = 0x2000;
+  constexpr uint32_t kDst = 0x10000, kWriteArea = 0x1000, kReduceArea = 0x800;
   constexpr uint32_t kDstBytes = kWriteArea + kReduceArea;
   using isa::enc;
   const int bars = pick(3);
   // flits[chip][tile][counter] each tile receives
   std::vector<std::vector<std::vector<uint32_t>>> flits(
       chips, std::vector<std::vector<uint32_t>>(tiles, std::vector<uint32_t>(kNumCounters, 0)));
-  // bytes of each tile's Reduce area already given to a Reduce
-  std::vector<std::vector<uint32_t>> reduce_used(chips, std::vector<uint32_t>(tiles, 0));
   std::vector<std::vector<std::vector<uint64_t>>> progs(chips,
                                                         std::vector<std::vector<uint64_t>>(tiles));
   int sends = 0;
@@ -715,7 +712,8 @@ TEST_P(RandomPrograms, MatchTheModelToTheCycle) {
       const int segments = 4 + pick(8);
       for (int b = 0; b < bars; ++b) bar_at.push_back(pick(segments));
       for (int seg = 0; seg < segments; ++seg) {
-        switch (pick(9)) {
+        const uint32_t seg_kind = pick(9);
+        switch (seg_kind) {
           case 0:
           case 1:
             for (int i = 0, n = 1 + pick(4); i < n; ++i) alu();
@@ -746,59 +744,63 @@ TEST_P(RandomPrograms, MatchTheModelToTheCycle) {
             p.push_back(pick(2) ? enc(Isa::kNop, 0, 0, 0, 0, 0, 0)
                                 : enc(Isa::kCsrw, 0, reg(), 0, 0, 0, 16 + pick(2)));
             break;
-          default: {  // a Send
+          default: {  // a Send, or (case 7) a burst of 2 to 4 short Reduces to the same words
             const int dc = pick(chips), dt = pick(tiles);
-            // A Reduce gets words of its own (see above); a Write anywhere in the Write area.
-            uint32_t& reduce_next = reduce_used[dc][dt];
-            bool reduce = pick(3) != 0;
-            uint32_t bytes = 16 * (1 + pick(64)), dst = 0;
-            if (reduce && reduce_next + bytes <= kReduceArea) {
-              dst = kDst + kWriteArea + reduce_next;
-              reduce_next += bytes;
+            const bool burst = seg_kind == 7;
+            // A Reduce into the Write area or the Reduce area; a Write into the Write area.
+            const bool any_reduce = burst || pick(3) != 0;
+            uint32_t bytes0 = burst ? 16 * (1 + pick(4)) : 16 * (1 + pick(64)), dst0 = 0;
+            if (any_reduce) {
+              const bool own = pick(2) != 0;
+              const uint32_t base = own ? kDst + kWriteArea : kDst;
+              dst0 = base + 16 * pick(((own ? kReduceArea : kWriteArea) - bytes0) / 16 + 1);
             } else {
-              reduce = false;
-              bytes = 16 * (1 + pick(256));
-              dst = kDst + 16 * pick((kWriteArea - bytes) / 16 + 1);
+              bytes0 = 16 * (1 + pick(256));
+              dst0 = kDst + 16 * pick((kWriteArea - bytes0) / 16 + 1);
             }
-            const uint32_t src = kSrc + 16 * pick((kRegion - bytes) / 16 + 1);
-            SendDesc d;
-            d.tile = dt;
-            d.ctr = pick(4);
-            if (!reduce) {
-              d.popc = Opcode::kWrite;
-            } else {
-              d.popc = Opcode::kReduce;
-              d.dtype = static_cast<DType>(pick(kDTypeCount));
-              const bool integer = d.dtype <= DType::kInt32;
-              switch (pick(5)) {
-                case 0:
-                  d.op = RedOp::kMax;
-                  break;
-                case 1:
-                  d.op = RedOp::kMin;
-                  break;
-                case 2:
-                  d.op = integer                   ? RedOp::kAvg
-                         : d.dtype == DType::kFp32 ? RedOp::kScaleAdd
-                                                   : RedOp::kSum;
-                  break;
-                default:
-                  d.op = RedOp::kSum;
-                  break;
+            for (int k = 0, n = burst ? 2 + pick(3) : 1; k < n; ++k) {
+              const bool reduce = any_reduce;
+              const uint32_t bytes = bytes0, dst = dst0;
+              const uint32_t src = kSrc + 16 * pick((kRegion - bytes) / 16 + 1);
+              SendDesc d;
+              d.tile = dt;
+              d.ctr = pick(4);
+              if (!reduce) {
+                d.popc = Opcode::kWrite;
+              } else {
+                d.popc = Opcode::kReduce;
+                d.dtype = static_cast<DType>(pick(kDTypeCount));
+                const bool integer = d.dtype <= DType::kInt32;
+                switch (pick(5)) {
+                  case 0:
+                    d.op = RedOp::kMax;
+                    break;
+                  case 1:
+                    d.op = RedOp::kMin;
+                    break;
+                  case 2:
+                    d.op = integer                   ? RedOp::kAvg
+                           : d.dtype == DType::kFp32 ? RedOp::kScaleAdd
+                                                     : RedOp::kSum;
+                    break;
+                  default:
+                    d.op = RedOp::kSum;
+                    break;
+                }
+                d.sat = integer && d.op == RedOp::kSum && pick(2);
+                if (d.op == RedOp::kAvg) {
+                  d.avg_shift = pick(4);
+                  d.avg_final = pick(2);
+                }
               }
-              d.sat = integer && d.op == RedOp::kSum && pick(2);
-              if (d.op == RedOp::kAvg) {
-                d.avg_shift = pick(4);
-                d.avg_final = pick(2);
-              }
+              p.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, src));
+              p.push_back(enc(Isa::kLi, 11, 0, 0, 0, 0, bytes));
+              p.push_back(enc(Isa::kLi, 12, 0, 0, 0, 0, static_cast<uint32_t>(dc)));
+              p.push_back(enc(Isa::kLi, 13, 0, 0, 0, 0, dst));
+              p.push_back(enc(Isa::kSend, 0, 10, 11, 12, 13, pack_send_imm(d)));
+              flits[dc][dt][d.ctr] += bytes / 16;
+              ++sends;
             }
-            p.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, src));
-            p.push_back(enc(Isa::kLi, 11, 0, 0, 0, 0, bytes));
-            p.push_back(enc(Isa::kLi, 12, 0, 0, 0, 0, static_cast<uint32_t>(dc)));
-            p.push_back(enc(Isa::kLi, 13, 0, 0, 0, 0, dst));
-            p.push_back(enc(Isa::kSend, 0, 10, 11, 12, 13, pack_send_imm(d)));
-            flits[dc][dt][d.ctr] += bytes / 16;
-            ++sends;
             break;
           }
         }
