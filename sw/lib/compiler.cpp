@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -465,22 +466,131 @@ struct Builder {
     while ((2 << p) <= P) ++p;  // Q = 2^p <= P < 2^(p+1)
     const int Q = 1 << p;
     const int pre = Q < P ? 2 : 0;  // the extra chips' fold-in steps
+    // The ranks of the recursive doubling are placed on the chips so that partners are few hops
+    // apart on the routes (butterfly_ranks); k[r] is the chip of rank r.
+    const std::vector<int> k = butterfly_ranks(p);
     for (int t = 0; t < T; ++t) {
       const uint32_t L = plane_len[t];
       // [0,L) data, the fold-in buffer (P > Q only), then one buffer per round
       auto buf = [&](int r) { return L * (1 + r + (pre ? 1 : 0)); };
       for (int e = Q; e < P; ++e) {
-        add(0, t, e, e - Q, 0, L, L, Opcode::kWrite, 0);
-        add(1, t, e - Q, e - Q, L, 0, L, Opcode::kReduce, 0);
+        add(0, t, k[e], k[e - Q], 0, L, L, Opcode::kWrite, 0);
+        add(1, t, k[e - Q], k[e - Q], L, 0, L, Opcode::kReduce, 0);
       }
       for (int r = 0; r < p; ++r)
         for (int c = 0; c < Q; ++c) {
-          add(pre + 2 * r, t, c ^ (1 << r), c, 0, buf(r), L, Opcode::kWrite, 0);
-          add(pre + 2 * r + 1, t, c, c, buf(r), 0, L, Opcode::kReduce, 0);
+          add(pre + 2 * r, t, k[c ^ (1 << r)], k[c], 0, buf(r), L, Opcode::kWrite, 0);
+          add(pre + 2 * r + 1, t, k[c], k[c], buf(r), 0, L, Opcode::kReduce, 0);
         }
-      for (int e = Q; e < P; ++e) add(pre + 2 * p, t, e - Q, e, 0, 0, L, Opcode::kWrite, 0);
+      for (int e = Q; e < P; ++e) add(pre + 2 * p, t, k[e - Q], k[e], 0, 0, L, Opcode::kWrite, 0);
       plane_len[t] = std::max(plane_len[t], buf(p));  // memory footprint check
     }
+  }
+
+  // The butterfly's placement: rank r runs on chip k[r]. Chip ids in order are often far from
+  // the best: ring:8 routes 4 <-> 5 over 7 hops, through the spanning tree's cut. The cost of a
+  // placement is the finish time of the last chip when a message of h hops takes
+  // kMsg + kHop * (h - 1) cycles and its local reduce kLocal more, each chip starting a round
+  // when its own data and its partner's have arrived (a chip waits for its partner only, not
+  // for the whole round); the constants are the model's path (performance.md section 5), and
+  // the estimate is the model's cycles less a constant start (ladder:8 at 8 bytes: 129, 138 and
+  // 165 for runs of 147, 157 and 181 cycles). Up to 8 chips every placement is tried; above,
+  // the identity and a walk from every chip to the nearest chip not yet placed (on a ring or a
+  // line: the chips in route order from one end), the five cheapest improved by swapping two
+  // ranks while that lowers the cost (P <= 64; above, the cheapest walk). A placement replaces
+  // the identity only where it is cheaper. Any placement gives the same bits on every chip (sum
+  // is commutative: algorithms.md section 10). Above 256 chips the ranks stay the chip ids (the
+  // search costs O(P^3)).
+  std::vector<int> butterfly_ranks(int p) const {
+    constexpr long kMsg = 20, kHop = 9, kLocal = 14;
+    const int Q = 1 << p;
+    std::vector<int> best(P);
+    for (int i = 0; i < P; ++i) best[i] = i;
+    if (P > 256) return best;
+    const auto st = spanning_tree_routes(topo);
+    // hop[v][d]: the route's length from chip v to chip d (one pass per destination).
+    std::vector<std::vector<int>> hop(P, std::vector<int>(P, -1));
+    std::vector<int> len(topo.num_nodes);
+    for (int d = 0; d < P; ++d) {
+      std::fill(len.begin(), len.end(), -1);
+      len[d] = 0;
+      std::function<int(int)> walk = [&](int v) {
+        if (len[v] < 0) len[v] = 1 + walk(topo.peer(v, st[v][d]).first);
+        return len[v];
+      };
+      for (int v = 0; v < P; ++v) hop[v][d] = walk(v);
+    }
+    // The cost: the last chip's finish time, then (to steer the search across placements with
+    // the same last chip) the sum of all chips' finish times.
+    std::vector<long> tm(P), nt(P);
+    auto cost = [&](const std::vector<int>& k) {
+      auto msg = [&](int a, int b) { return kMsg + kHop * (hop[k[a]][k[b]] - 1); };
+      std::fill(tm.begin(), tm.end(), 0);
+      for (int e = Q; e < P; ++e) tm[e - Q] = std::max(tm[e - Q], tm[e] + msg(e, e - Q)) + kLocal;
+      for (int r = 0; r < p; ++r) {
+        for (int c = 0; c < Q; ++c)
+          nt[c] = std::max(tm[c], tm[c ^ (1 << r)] + msg(c ^ (1 << r), c));
+        for (int c = 0; c < Q; ++c) tm[c] = nt[c] + kLocal;
+      }
+      for (int e = Q; e < P; ++e) tm[e] = tm[e - Q] + msg(e - Q, e);
+      long sum = 0;
+      for (long x : tm) sum += x;
+      return (*std::max_element(tm.begin(), tm.end()) << 32) + sum;
+    };
+    long best_cost = cost(best);
+    if (P <= 8) {  // every placement (8! = 40,320)
+      std::vector<int> k = best;
+      while (std::next_permutation(k.begin(), k.end())) {
+        const long c = cost(k);
+        if (c < best_cost) {
+          best_cost = c;
+          best = k;
+        }
+      }
+      return best;
+    }
+    // Greedy walks from every chip; the cheapest improved by swaps.
+    std::vector<std::pair<long, std::vector<int>>> cand;
+    for (int s = 0; s < P; ++s) {
+      std::vector<int> k = {s};
+      std::vector<char> used(P, 0);
+      used[s] = 1;
+      while (static_cast<int>(k.size()) < P) {
+        int nx = -1;
+        for (int v = 0; v < P; ++v)
+          if (!used[v] && (nx < 0 || hop[k.back()][v] < hop[k.back()][nx])) nx = v;
+        used[nx] = 1;
+        k.push_back(nx);
+      }
+      cand.push_back({cost(k), k});
+    }
+    std::stable_sort(cand.begin(), cand.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    cand.resize(std::min<size_t>(cand.size(), P <= 64 ? 5 : 1));
+    cand.push_back({best_cost, best});
+    for (auto& [c0, k] : cand) {
+      long kc = c0;
+      if (P <= 64)
+        for (bool better = true; better;) {
+          better = false;
+          for (int i = 0; i < P; ++i)
+            for (int j = i + 1; j < P; ++j) {
+              std::swap(k[i], k[j]);
+              const long c = cost(k);
+              if (c < kc) {
+                kc = c;
+                better = true;
+              } else {
+                std::swap(k[i], k[j]);
+              }
+            }
+        }
+      if (kc < best_cost) {
+        best_cost = kc;
+        best = k;
+      }
+    }
+    return best;
   }
 
   // ---- averaging (averaging patent): butterfly of pairwise averages, scratch per round ----
