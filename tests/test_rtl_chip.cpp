@@ -747,20 +747,19 @@ TEST_P(RandomPrograms, MatchTheModelToTheCycle) {
           default: {  // a Send, or (case 7) a burst of 2 to 4 short Reduces to the same words
             const int dc = pick(chips), dt = pick(tiles);
             const bool burst = seg_kind == 7;
-            // A Reduce into the Write area or the Reduce area; a Write into the Write area.
-            const bool any_reduce = burst || pick(3) != 0;
-            uint32_t bytes0 = burst ? 16 * (1 + pick(4)) : 16 * (1 + pick(64)), dst0 = 0;
-            if (any_reduce) {
+            // A Reduce into the Write area or the Reduce area; a Write into the Write area. The
+            // sends of a burst share the destination and size.
+            const bool reduce = burst || pick(3) != 0;
+            uint32_t bytes = burst ? 16 * (1 + pick(4)) : 16 * (1 + pick(64)), dst = 0;
+            if (reduce) {
               const bool own = pick(2) != 0;
               const uint32_t base = own ? kDst + kWriteArea : kDst;
-              dst0 = base + 16 * pick(((own ? kReduceArea : kWriteArea) - bytes0) / 16 + 1);
+              dst = base + 16 * pick(((own ? kReduceArea : kWriteArea) - bytes) / 16 + 1);
             } else {
-              bytes0 = 16 * (1 + pick(256));
-              dst0 = kDst + 16 * pick((kWriteArea - bytes0) / 16 + 1);
+              bytes = 16 * (1 + pick(256));
+              dst = kDst + 16 * pick((kWriteArea - bytes) / 16 + 1);
             }
             for (int k = 0, n = burst ? 2 + pick(3) : 1; k < n; ++k) {
-              const bool reduce = any_reduce;
-              const uint32_t bytes = bytes0, dst = dst0;
               const uint32_t src = kSrc + 16 * pick((kRegion - bytes) / 16 + 1);
               SendDesc d;
               d.tile = dt;
