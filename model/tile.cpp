@@ -174,7 +174,7 @@ void Tile::rx_step(uint64_t now) {
 
 // Receive engine: one flit per cycle. Checks and what each drops: docs/packets.md section 6
 // (the RTL's xf_tile_recv in the same order). It holds a Reduce payload flit whose word a flit
-// taken in the 5 cycles before still writes (docs/tile.md section 7): the flit stays at the
+// taken in the 5 cycles before still writes (docs/tile.md section 5): the flit stays at the
 // front of `in`, and the exchange moves nothing to this tile in the cycle (rx_held).
 bool Tile::receive() {
   const uint64_t now = chip_->now();

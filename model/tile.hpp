@@ -91,7 +91,7 @@ class Tile : public sc_core::sc_module {
   // The receive engine's step of cycle `now` (run once per cycle, by the first of tick() and
   // this), then whether it held the flit at the front of `in`: a Reduce payload flit whose word
   // a flit taken in the 5 cycles before still writes (the RTL's read-after-write hold,
-  // docs/tile.md section 7). The exchange asks before it routes (TilePort::rx_held).
+  // docs/tile.md section 5). The exchange asks before it routes (TilePort::rx_held).
   bool rx_held(uint64_t now) {
     rx_step(now);
     return rx_held_;
