@@ -127,6 +127,38 @@ TEST(Compiler, ForcedAlgorithms) {
   }
 }
 
+// The butterfly's placement (docs/algorithms.md section 10): the longest route of each round,
+// in hops along the machine's routing tables. On a ring the spanning tree is a path cut between
+// chips 4 and 5; placed along it, the rounds' partners are 1, 2, 4, ... hops apart, in some
+// order of the rounds (chip ids in order: 7, 6 and 4 on ring:8). On ladder:8 the three rounds'
+// longest routes (5, 3 and 2 with chip ids) get shorter.
+TEST(Compiler, ButterflyPartnersAreFewHopsApart) {
+  auto longest = [](const char* ts) {
+    const Topology topo = parse_topology(ts);
+    const auto st = spanning_tree_routes(topo);
+    CollectiveSpec s;
+    s.algo = Algo::kButterfly;
+    s.bytes = 8;
+    s.tiles = 1;
+    std::map<int, int> per_step;  // step -> longest route of its chip-to-chip Writes
+    for (const Transfer& x : plan_collective(topo, s).transfers) {
+      if (x.src == x.dst) continue;
+      int hops = 0;
+      for (int n = x.src; n != x.dst; ++hops) n = topo.peer(n, st[n][x.dst]).first;
+      per_step[x.step] = std::max(per_step[x.step], hops);
+    }
+    std::vector<int> out;
+    for (auto [step, hops] : per_step) out.push_back(hops);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  EXPECT_EQ(longest("ring:8"), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(longest("ring:16"), (std::vector<int>{1, 2, 4, 8}));
+  const std::vector<int> lad = longest("ladder:8");
+  ASSERT_EQ(lad.size(), 3u);
+  EXPECT_LT(lad[0] + lad[1] + lad[2], 5 + 3 + 2);
+}
+
 TEST(Compiler, ButterflyForSmallSumsOnPowerOfTwoMachines) {
   // The butterfly on every power-of-two machine kind, every dtype with sum (the reference then
   // checks the result is exact and every chip's bits are identical), and forced for max.
