@@ -17,7 +17,8 @@
 // output order, moves one flit: from the input that holds it or, when free, from the first
 // input in round-robin order (starting after the last input it picked) whose head wants it; the
 // output stays with that input's packet until the tail (wormhole). One flit per input and
-// output per cycle.
+// output per cycle. A tile output that is not ready still gets its round-robin pick as owner
+// (the RTL presents to it whatever its ready), and that input moves first when it is ready.
 //
 // How a block test drives it, per cycle: fill `head` with the flit at the front of each input
 // (null for none) and `ready` with the outputs that can take a flit (a link transmitter with a

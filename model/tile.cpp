@@ -518,7 +518,9 @@ void Tile::sequencer() {
     case Isa::kGeti: {
       const uint32_t v[] = {chip_->index, static_cast<uint32_t>(id_),
                             static_cast<uint32_t>(chip_->num_chips),
-                            static_cast<uint32_t>(now - chip_->start_cycle)};
+                            // the Cycles register: the start's cycle is 0, so the first
+                            // instruction (in the model's cycle start_cycle) reads 1
+                            static_cast<uint32_t>(now - chip_->start_cycle + 1)};
       if (imm > 3) {
         fail(TileErr::kIllegalInstr, "Geti " + std::to_string(imm));
         return;
