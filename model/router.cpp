@@ -63,20 +63,21 @@ void Router::step(const std::vector<const Flit*>& head, const std::vector<char>&
   }
   // Arbitration: each ready output moves at most one flit. An input requests one output
   // (want_), so no input can move twice in a cycle.
+  // The first input in round-robin order from rr_[o] whose head wants free output o, or -1.
+  auto next_in_turn = [&](int o) {
+    for (int k = 0; k < n_in; ++k) {
+      const int i = (rr_[o] + k) % n_in;
+      if (want_[i] == o && lock_[i] < 0) return i;
+    }
+    return -1;
+  };
   for (int o = 0; o < num_outputs(); ++o) {
     if (!ready[o]) {
       // A tile input that does not take a flit (its receive engine holds one) is still offered
       // one: the RTL's router presents its pick to an output without credits whatever the
       // ready, and the output belongs to that input from the first presentation on, so a head
       // that arrives later waits its turn behind it (rtl/xf_router.sv, next state).
-      if (o >= ports_ && owner_[o] == kFree)
-        for (int k = 0; k < n_in; ++k) {
-          const int i = (rr_[o] + k) % n_in;
-          if (want_[i] == o && lock_[i] < 0) {
-            owner_[o] = i;
-            break;
-          }
-        }
+      if (o >= ports_ && owner_[o] == kFree) owner_[o] = next_in_turn(o);  // kFree (-1) if none
       continue;
     }
     int pick = -1;
@@ -86,14 +87,8 @@ void Router::step(const std::vector<const Flit*>& head, const std::vector<char>&
         if (head[pick]->head) rr_[o] = (pick + 1) % n_in;  // presented while blocked, moves now
       }
     } else {
-      for (int k = 0; k < n_in; ++k) {
-        const int i = (rr_[o] + k) % n_in;
-        if (want_[i] == o && lock_[i] < 0) {
-          pick = i;
-          rr_[o] = (i + 1) % n_in;
-          break;
-        }
-      }
+      pick = next_in_turn(o);
+      if (pick >= 0) rr_[o] = (pick + 1) % n_in;
     }
     if (pick < 0) continue;
     (*from)[o] = pick;

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -508,17 +507,20 @@ struct Builder {
     for (int i = 0; i < P; ++i) best[i] = i;
     if (P > 256) return best;
     const auto st = spanning_tree_routes(topo);
-    // hop[v][d]: the route's length from chip v to chip d (one pass per destination).
-    std::vector<std::vector<int>> hop(P, std::vector<int>(P, -1));
-    std::vector<int> len(topo.num_nodes);
+    // hop[v][d]: the route's length from chip v to chip d along the routing tables; each walk
+    // stops at a node whose length is known and fills in the ones it passed (peer() is a search).
+    std::vector<std::vector<int>> hop(P, std::vector<int>(P, 0));
+    std::vector<int> len(topo.num_nodes), path;
     for (int d = 0; d < P; ++d) {
       std::fill(len.begin(), len.end(), -1);
       len[d] = 0;
-      std::function<int(int)> walk = [&](int v) {
-        if (len[v] < 0) len[v] = 1 + walk(topo.peer(v, st[v][d]).first);
-        return len[v];
-      };
-      for (int v = 0; v < P; ++v) hop[v][d] = walk(v);
+      for (int v = 0; v < P; ++v) {
+        path.clear();
+        int n = v;
+        for (; len[n] < 0; n = topo.peer(n, st[n][d]).first) path.push_back(n);
+        for (auto it = path.rbegin(); it != path.rend(); n = *it++) len[*it] = len[n] + 1;
+        hop[v][d] = len[v];
+      }
     }
     // The cost: the last chip's finish time, then (to steer the search across placements with
     // the same last chip) the sum of all chips' finish times.
