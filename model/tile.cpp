@@ -49,6 +49,7 @@ void Tile::reset_state() {
   seq_ = 0;
   avg_scale = 1u << kAvgScaleFracBits;
   scale = kScaleAddResetBits;
+  stream_csr = 0;
 }
 
 void Tile::fail(TileErr e, const std::string& why, uint32_t info) {
@@ -133,8 +134,19 @@ void Tile::tick() {
   progress_ = false;
   while (!pending_counts_.empty() && pending_counts_.front().due <= now) {
     counters[pending_counts_.front().ctr] += pending_counts_.front().n;
+    inc_cycle_ = now;
+    inc_ctr_ = pending_counts_.front().ctr;
+    inc_n_ = pending_counts_.front().n;
     pending_counts_.pop_front();
     progress_ = true;
+  }
+  // The receive engine's DMEM writes before this cycle extend the streamed jobs' written bytes.
+  while (!stream_writes_.empty() && stream_writes_.front().first < now) {
+    const auto [t, a] = stream_writes_.front();
+    stream_writes_.pop_front();
+    for (Job& j : jobs_)
+      if (j.d.stream && j.pushed < t && a == j.addr + j.avail && j.avail < j.bytes)
+        j.avail += chip_->flit_bytes;
   }
   const bool run = cycle_running_;
   rx_step(now);
@@ -236,8 +248,10 @@ bool Tile::receive() {
   if (!rx_drop_) {
     // a < dst_addr + len <= dmem.size(): the Window and Long checks keep every write inside.
     const uint32_t a = rx_hdr_.dst_addr + rx_off_;
-    // Hazard: bytes a queued send has not read yet must not change under it.
+    // Hazard: bytes a queued send has not read yet must not change under it. A streamed job
+    // waits for them to be written (docs/isa.md section 5.2).
     for (size_t i = 0; i < jobs_.size(); ++i) {
+      if (jobs_[i].d.stream) continue;
       const uint32_t b0 = jobs_[i].addr + (i == 0 ? job_off_ : 0),
                      b1 = jobs_[i].addr + jobs_[i].bytes;
       if (a < b1 && b0 < a + W)
@@ -260,6 +274,7 @@ bool Tile::receive() {
       alu_reduce(cfg, &dmem[a], f.data.data(), W);
     }
     rx_writes_.push_back({now, a / W});
+    stream_writes_.push_back({now + kRecvPipelineCycles, a});
     rx_off_ += W;
     if (f.tail) {
       if (rx_off_ < rx_hdr_.len)  // written (inside the window), but not counted
@@ -358,6 +373,13 @@ bool Tile::target_of(const Job& j, Target& t, uint8_t& port) {
   return true;
 }
 
+bool Tile::stream_ready(const Job& j, uint32_t off) const {
+  if (!j.d.stream || off < j.avail) return true;
+  const uint32_t c =
+      counters[j.sctr] - (inc_cycle_ == chip_->now() && inc_ctr_ == j.sctr ? inc_n_ : 0);
+  return c >= j.sval;
+}
+
 // Send engine: packets of at most kMaxPacketPayloadBytes; off-chip jobs run inside an XB
 // session (XREQ, wait XON, flits while not XOFF, XDONE when the next job leaves elsewhere).
 void Tile::send_engine() {
@@ -384,8 +406,12 @@ void Tile::send_engine() {
     jobs_.pop_front();
     return;
   }
-  if (in_session_ && (tgt != Target::kLink || session_link_ != port) && pkt_left_ == 0 &&
-      hdr_left_ == 0 && job_off_ == 0) {
+  const bool fresh = pkt_left_ == 0 && hdr_left_ == 0 && job_off_ == 0;
+  if (fresh && !stream_ready(j, 0)) {  // a streamed job starts with its first word written
+    if (in_session_ && !(held_ && cycle_running_)) close_session(now);
+    return;
+  }
+  if (in_session_ && (tgt != Target::kLink || session_link_ != port) && fresh) {
     close_session(now);  // the next job does not use this link: let other tiles have it
     return;
   }
@@ -406,6 +432,7 @@ void Tile::send_engine() {
     }
     if (!xon_) return;
   }
+  if (pkt_left_ > 0 && hdr_left_ == 0 && !stream_ready(j, job_off_)) return;
   Flit f;
   f.target = tgt;
   f.port = port;
@@ -550,6 +577,11 @@ void Tile::sequencer() {
         return;
       }
       Job j{a, b, regs_[rs3], regs_[rs4], unpack_send_imm(imm | regs_[rd])};
+      if (j.d.stream) {
+        j.sctr = stream_csr >> 27;
+        j.sval = stream_csr & ((1u << 27) - 1);
+        j.pushed = now;
+      }
       if (j.addr % kGrainBytes || j.bytes % kGrainBytes || j.dst_addr % kGrainBytes ||
           static_cast<uint64_t>(j.addr) + j.bytes > dmem.size()) {
         fail(TileErr::kDmemRange, "SEND of " + std::to_string(j.bytes) + " bytes at " +
@@ -621,6 +653,8 @@ void Tile::sequencer() {
         avg_scale = a;
       } else if (imm == kCsrAluScale) {
         scale = a;
+      } else if (imm == kCsrStream) {
+        stream_csr = a;
       } else {
         fail(TileErr::kIllegalInstr, "Csrw to csr " + std::to_string(imm));
         return;

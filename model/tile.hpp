@@ -73,6 +73,7 @@ class Tile : public sc_core::sc_module {
   uint32_t counters[kNumCounters] = {};
   uint32_t avg_scale = 1u << kAvgScaleFracBits;  // CSR 16: Avg final scale, Q1.31
   uint32_t scale = kScaleAddResetBits;           // CSR 17: ScaleAdd factor s, fp32 bits
+  uint32_t stream_csr = 0;  // CSR 18: a streamed Send's counter (31:27) and value (26:0)
   bool running = false, done = false;
   uint64_t done_cycle = 0;  // cycle its End retired (valid while done; the host's DoneCycles)
   TileErr err = TileErr::kNone;
@@ -103,7 +104,15 @@ class Tile : public sc_core::sc_module {
   struct Job {
     uint32_t addr, bytes, dst_chip, dst_addr;
     SendDesc d;
+    // A streamed job (d.stream, docs/isa.md section 5.2): its data are complete once counter
+    // sctr reaches sval; before that a payload word leaves once it lies below addr + avail, the
+    // bytes the receive engine has written in order from addr since the cycle after `pushed`.
+    unsigned sctr = 0;
+    uint32_t sval = 0, avail = 0;
+    uint64_t pushed = 0;
   };
+  // Whether the front job's payload byte `off` may leave in this cycle.
+  bool stream_ready(const Job& j, uint32_t off) const;
   void tick();
   void begin_cycle(uint64_t now);
   void rx_step(uint64_t now);
@@ -164,6 +173,15 @@ class Tile : public sc_core::sc_module {
   // RTL's stage 1 and ALU stages), as (cycle taken, word); the oldest first.
   static constexpr uint64_t kRecvHoldCycles = kRecvPipelineCycles;
   std::deque<std::pair<uint64_t, uint32_t>> rx_writes_;
+  // The DMEM writes of the receive engine as (the RTL's write cycle, byte address), for the
+  // streamed jobs: a write in cycle T counts for the jobs queued before T, from cycle T + 1.
+  // Not cleared by a start: the RTL's writes of the flits in its pipeline still happen.
+  std::deque<std::pair<uint64_t, uint32_t>> stream_writes_;
+  // The counter increment applied in this cycle (the send engine reads the counters as they
+  // were at the start of the cycle, the RTL's registers).
+  uint64_t inc_cycle_ = UINT64_MAX;
+  unsigned inc_ctr_ = 0;
+  uint32_t inc_n_ = 0;
   std::string wait_what_;
   // watchdog: what the sequencer waits for in this cycle, progress in this cycle, and the
   // consecutive stalled cycles without progress

@@ -28,6 +28,8 @@ package xf_defs_pkg;
   localparam int AvgScaleFracBits = 31;
   // CSR number of the avg final-scale factor (Csrw; Q1.31; start, clear and reset set it to 1.0 = 0x80000000)
   localparam int CsrAvgScale = 16;
+  // CSR number of a streamed Send's completion condition (Csrw; counter in bits 31:27, value in bits 26:0: the job's data are complete once that counter reaches the value; start, clear and reset set it to 0)
+  localparam int CsrStream = 18;
   // CSR number of the ScaleAdd factor s (Csrw; fp32 bit pattern; start, clear and reset set it to 1.0 = 0x3F800000)
   localparam int CsrAluScale = 17;
   // value of CSR 17 after reset, start and clear: 0x3F800000, fp32 1.0
@@ -215,7 +217,7 @@ package xf_defs_pkg;
   localparam int INSTR_IMM_LSB = 0;  // immediate; for Send/Fwd the send descriptor below
   localparam int INSTR_IMM_BITS = 32;
 
-  // imm field of Send and Fwd, the send descriptor (bits 31:28 ignored)
+  // imm field of Send and Fwd, the send descriptor (bits 31:29 ignored)
   localparam int SEND_IMM_TILE_LSB = 0;  // destination tile
   localparam int SEND_IMM_TILE_BITS = 4;
   localparam int SEND_IMM_LANE_LSB = 4;  // routing lane
@@ -236,6 +238,8 @@ package xf_defs_pkg;
   localparam int SEND_IMM_AVG_FINAL_BITS = 1;
   localparam int SEND_IMM_HOLD_LSB = 27;  // keep the XB session open while the send queue is empty (docs/tile.md section 4.3)
   localparam int SEND_IMM_HOLD_BITS = 1;
+  localparam int SEND_IMM_STREAM_LSB = 28;  // streamed job: each payload word leaves once the receive engine has written it, or once the counter of CSR 18 reaches its value (docs/isa.md section 5.2)
+  localparam int SEND_IMM_STREAM_BITS = 1;
 
   // address of a routing-table entry, lane * MaxChips + dst_chip (the RouteTable byte offset; a tile's lookup, the router's ports)
   localparam int ROUTE_ADDR_CHIP_LSB = 0;  // destination chip

@@ -161,7 +161,10 @@ module xf_tile #(
   logic [11:0]             push_dst_chip;
   logic [23:0]             push_dst_addr;
   logic                    push_local;
-  logic [27:0]             push_desc;
+  logic [28:0]             push_desc;
+  logic [31:0]             push_stream;
+  logic [4:0]              stream_ctr;
+  logic [31:0]             stream_count;
   logic [4:0]              wait_ctr;
   logic [31:0]             wait_count, host_ctr_rdata;
   logic                    send_re;
@@ -468,6 +471,7 @@ module xf_tile #(
     .push_dst_addr_o(push_dst_addr),
     .push_local_o   (push_local),
     .push_desc_o    (push_desc),
+    .push_stream_o  (push_stream),
     .route_raddr_o  (route_raddr_o),
     .wait_ctr_o     (wait_ctr),
     .wait_count_i   (wait_count),
@@ -503,6 +507,7 @@ module xf_tile #(
     .push_dst_addr_i(push_dst_addr),
     .push_local_i   (push_local),
     .push_desc_i    (push_desc),
+    .push_stream_i  (push_stream),
     .running_i      (running_q),
     .jobs_o         (send_jobs),
     .session_o      (send_session),
@@ -520,6 +525,10 @@ module xf_tile #(
     .dmem_raddr_o   (send_raddr),
     .dmem_rdata_i   (dmem_rdata[0 +: FlitBits]),
     .stall_i        (h_dmem_rd),
+    .rx_we_i        (recv_we),
+    .rx_waddr_i     (recv_waddr),
+    .stream_ctr_o   (stream_ctr),
+    .stream_count_i (stream_count),
     .hz_valid_o     (hz_valid),
     .hz_lo_o        (hz_lo),
     .hz_hi_o        (hz_hi),
@@ -583,7 +592,9 @@ module xf_tile #(
     .wait_ctr_i      (wait_ctr),
     .wait_count_o    (wait_count),
     .host_ctr_i      (host_req_addr_i[6:2]),
-    .host_ctr_rdata_o(host_ctr_rdata)
+    .host_ctr_rdata_o(host_ctr_rdata),
+    .stream_ctr_i    (stream_ctr),
+    .stream_count_o  (stream_count)
   );
 
   // The payload read issued by the send engine while the host has port A cannot happen.

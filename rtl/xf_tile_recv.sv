@@ -94,7 +94,9 @@ module xf_tile_recv #(
   input  logic [4:0]            wait_ctr_i,        // counter a Wait looks at
   output logic [31:0]           wait_count_o,      // its value including this cycle's increment
   input  logic [4:0]            host_ctr_i,        // counter the host reads
-  output logic [31:0]           host_ctr_rdata_o   // its registered value
+  output logic [31:0]           host_ctr_rdata_o,  // its registered value
+  input  logic [4:0]            stream_ctr_i,      // counter of the send engine's front job
+  output logic [31:0]           stream_count_o     // its registered value
 );
 
   `include "xf_assert.svh"
@@ -167,8 +169,8 @@ module xf_tile_recv #(
   logic [AluLatencyCycles-1:0] fl_we_d, fl_we_q;
   logic [WordBits-1:0]         fl_addr_d [AluLatencyCycles], fl_addr_q [AluLatencyCycles];
 
-  // The 32 arrival counters: one increment per cycle (the ALU's output), read at three addresses
-  // (the increment's, the Wait's and the host's). Without a reset, FPGA flows map them to
+  // The 32 arrival counters: one increment per cycle (the ALU's output), read at four addresses
+  // (the increment's, the Wait's, the host's and the send engine's streamed front job's). Without a reset, FPGA flows map them to
   // distributed RAM (ECP5 DPR16X4, Xilinx RAM32M; one copy per read port) instead of 1,024
   // flip-flops with an adder each; ctr_valid_q says which were incremented since the last reset
   // or clear, and one that was not reads as 0.
@@ -519,6 +521,7 @@ module xf_tile_recv #(
   assign wait_count_o = ctr_wait +
                         ((inc_now && out.ctr == wait_ctr_i) ? {24'b0, out.amt} : 32'd0);
   assign host_ctr_rdata_o = ctr_valid_q[host_ctr_i] ? ctr_mem[host_ctr_i] : 32'd0;
+  assign stream_count_o = ctr_valid_q[stream_ctr_i] ? ctr_mem[stream_ctr_i] : 32'd0;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -37,6 +37,14 @@
 // entry arrives on route_rdata_i in t and is used directly when the job is at the front in t,
 // and stored in the job otherwise (fill_*).
 //
+// Streamed jobs (descriptor bit stream, docs/tile.md section 4.5): a job takes CSR 18 (push_stream_i:
+// counter 31:27, value 26:0) and counts in avail_q the words the receive engine writes
+// (rx_we_i/rx_waddr_i, its DMEM write stage) in order from the job's first word while it is
+// queued. The front job's payload word leaves only below avail or once stream_count_i (the
+// counter's register, without this cycle's increment) reaches the value; until its first word may
+// leave it does not start and the engine acts as with an empty queue (XDONE unless held). Streamed
+// jobs have no hazard range.
+//
 // Host port: stall_i (the host reads DMEM through this engine's read port in this cycle)
 // withholds a payload flit for that cycle (any other decision goes ahead).
 //
@@ -77,7 +85,8 @@ module xf_tile_send #(
   input  logic [11:0]           push_dst_chip_i,  // destination chip
   input  logic [23:0]           push_dst_addr_i,  // destination byte address (24 bits)
   input  logic                  push_local_i,     // destination chip == this chip
-  input  logic [27:0]           push_desc_i,      // send_imm_t (popc checked: Write or Reduce)
+  input  logic [28:0]           push_desc_i,      // send_imm_t (popc checked: Write or Reduce)
+  input  logic [31:0]           push_stream_i,    // CSR 18: a streamed job's counter and value
   input  logic                  running_i,        // the tile ran at the start of this cycle
   output logic [2:0]            jobs_o,           // jobs queued at the start of this cycle
   output logic                  session_o,        // a session was open at the start of it
@@ -99,6 +108,11 @@ module xf_tile_send #(
   output logic [WordBits-1:0]   dmem_raddr_o,     // word index
   input  logic [FlitBits-1:0]   dmem_rdata_i,     // read register (word read last cycle)
   input  logic                  stall_i,          // the host has the read port this cycle
+  // streamed jobs: the receive engine's DMEM writes and the front job's counter
+  input  logic                  rx_we_i,          // the receive engine writes a word this cycle
+  input  logic [WordBits-1:0]   rx_waddr_i,       // its word index
+  output logic [4:0]            stream_ctr_o,     // the front job's counter (CSR 18's 31:27)
+  input  logic [31:0]           stream_count_i,   // its value at the start of this cycle
   // hazard ranges (unread words of each queued job), entry i at [i*WordBits +: WordBits]
   output logic [3:0]            hz_valid_o,       // entry i holds a job
   output logic [4*WordBits-1:0] hz_lo_o,          // first unread word
@@ -138,13 +152,18 @@ module xf_tile_send #(
     logic [23:0]         dst_addr;  // destination byte address
     logic                to_local;  // destination chip == this chip
     send_imm_t           desc;      // the send descriptor
+    logic [4:0]          sctr;      // streamed: the counter that completes the data
+    logic [26:0]         sval;      // ... and its value (CSR 18 when the job was pushed)
     logic [7:0]          route;     // RouteTable entry (used for a link-bound job)
   } job_t;
-  localparam int JobBits = 2 * GrainBits + 12 + 24 + 1 + SendImmTypeBits + 8;
+  localparam int JobBits = 2 * GrainBits + 12 + 24 + 1 + SendImmTypeBits + 5 + 27 + 8;
   // Entries are vectors, read and written whole through job_t variables (Yosys 0.23 infers a
   // latch for an array of structs written field by field).
   logic [JobBits-1:0] jobs_q [QueueJobs], jobs_d [QueueJobs];
   logic [2:0]         cnt_d, cnt_q;
+  // Streamed jobs: the words written by the receive engine in order from the job's first word
+  // since the cycle after the job was pushed (docs/tile.md section 4.5).
+  logic [WordBits-1:0] avail_q [QueueJobs], avail_d [QueueJobs];
   logic               fill_d, fill_q;          // the job pushed last cycle awaits its route
   logic [1:0]         fill_idx_d, fill_idx_q;  // its index now
 
@@ -175,8 +194,12 @@ module xf_tile_send #(
   } tx_t;
   tx_t tx_d, tx_q;
 
-  // The front job.
+  // The front job (its counter through s_job, below). Waiver: front's sctr and s_job's other
+  // fields are not read.
+  /* verilator lint_off UNUSEDSIGNAL */
   job_t        front;
+  job_t        s_job;
+  /* verilator lint_on UNUSEDSIGNAL */
   send_imm_t   f_desc;
   header_t     hdr;  // the header of the front job's next (or current) packet
   logic [xf_defs_pkg::HeaderBits-1:0] hdr_word;  // header_pack(hdr)
@@ -190,6 +213,8 @@ module xf_tile_send #(
   logic [WordBits-1:0] rem_words;
   logic [PktBits-1:0]  len_words;
   logic [2:0]  cnt_after_pop;
+  logic        f_fresh;     // the front job has not started: no flit of it decided yet
+  logic        f_ready;     // the front job's next payload word may leave
   // Written only in the block below; at module scope because Yosys does not resolve the
   // members of a struct declared inside an always_comb (it declares them as implicit wires).
   tx_t         tx_d_c;
@@ -213,6 +238,11 @@ module xf_tile_send #(
     f_addr = WordBits'(front.addr) << GrainShift;
     f_words = WordBits'(front.words) << GrainShift;
     rem_words = f_words - off_q;
+    // A streamed job's word leaves once written (below avail) or once its counter reached the
+    // value; it starts only with its first word, so that it holds no session before its data
+    // have begun to arrive (the deadlock argument of docs/tile.md section 4.5).
+    f_fresh = pkt_left_q == '0 && hdr_left_q == 2'd0 && off_q == '0;
+    f_ready = !f_desc.stream || off_q < avail_q[0] || stream_count_i >= {5'b0, front.sval};
     len_words = (32'(rem_words) >= 32'(MaxPacketWords)) ? MaxPacketWords : PktBits'(rem_words);
     hdr = '0;
     hdr.opcode = f_desc.popc;  // Write or Reduce (FrontPopcLegal_A)
@@ -281,6 +311,14 @@ module xf_tile_send #(
       end else if (f_noroute) begin
         fail_o_c = 1'b1;
         pop_c = 1'b1;
+      end else if (f_fresh && !f_ready) begin  // a streamed job waits: as an empty queue
+        if (in_session_q && !(held_q && running_i)) begin
+          tx_d_c.valid = 1'b1;
+          tx_d_c.ctrl = 2'd2;
+          in_session_d_c = 1'b0;
+          xon_d = 1'b0;
+          held_d = 1'b0;
+        end
       end else if (in_session_q && (!f_link || link_q != f_port) && pkt_left_q == '0 &&
                    hdr_left_q == 2'd0 && off_q == '0) begin  // the next job leaves elsewhere: XDONE
         tx_d_c.valid = 1'b1;
@@ -320,7 +358,7 @@ module xf_tile_send #(
             pop_c = 1'b1;
             held_d = f_link && f_desc.hold;
           end
-        end else if (!stall_i) begin  // payload flit: DMEM read now, data in the next cycle
+        end else if (!stall_i && f_ready) begin  // payload flit: DMEM read now, data next cycle
           tx_d_c.valid = 1'b1;
           tx_d_c.head = 1'b0;
           tx_d_c.payload = 1'b1;
@@ -360,6 +398,10 @@ module xf_tile_send #(
   end
 
   assign emit_o = tx_d.valid;
+  // The front job's counter, from the queue register directly (not through `front`, which the
+  // decision that reads stream_count_i also writes).
+  assign s_job = jobs_q[0];
+  assign stream_ctr_o = s_job.sctr;
   assign cnt_after_pop = cnt_q - {2'b0, pop};
   assign jobs_o = cnt_q;
   assign session_o = in_session_q;
@@ -367,6 +409,11 @@ module xf_tile_send #(
 
   // 3. Queue: pop, route fill, push.
   job_t fill_job, push_job;
+  // Waiver: the streamed words need a job's addr, words and stream bit only.
+  /* verilator lint_off UNUSEDSIGNAL */
+  job_t av_job;  // entry i of the queue, for its streamed words
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [WordBits-1:0] avail_n [QueueJobs];
   // Entry i is rewritten field by field with a constant index, so that only the fields a step
   // changes get a multiplexer (the route on a fill, the rest on a push).
   always_comb begin
@@ -379,8 +426,20 @@ module xf_tile_send #(
         jobs_d[i] = fill_job;
       end
     end
+    for (int i = 0; i < QueueJobs; i++) begin
+      av_job = jobs_q[i];
+      avail_n[i] = avail_q[i];
+      if (rx_we_i && 3'(i) < cnt_q && av_job.desc.stream &&
+          avail_q[i] < (WordBits'(av_job.words) << GrainShift) &&
+          rx_waddr_i == (WordBits'(av_job.addr) << GrainShift) + avail_q[i])
+        avail_n[i] = avail_q[i] + 1'b1;
+      avail_d[i] = avail_n[i];
+    end
     if (pop) begin
-      for (int i = 0; i < QueueJobs - 1; i++) jobs_d[i] = jobs_d[i+1];
+      for (int i = 0; i < QueueJobs - 1; i++) begin
+        jobs_d[i] = jobs_d[i+1];
+        avail_d[i] = avail_n[i+1];
+      end
     end
     fill_d = 1'b0;
     fill_idx_d = cnt_after_pop[1:0];
@@ -395,7 +454,10 @@ module xf_tile_send #(
         push_job.dst_addr = push_dst_addr_i;
         push_job.to_local = push_local_i;
         push_job.desc = push_desc_i;
+        push_job.sctr = push_stream_i[31:27];
+        push_job.sval = push_stream_i[26:0];
         jobs_d[i] = push_job;
+        avail_d[i] = '0;
       end
     end
     if (push_i) begin
@@ -420,7 +482,7 @@ module xf_tile_send #(
     logic [4*WordBits-1:0] hz_hi_o_c;
     for (int i = 0; i < QueueJobs; i++) begin
       hz_job = jobs_q[i];
-      hz_valid_o_c[i] = 3'(i) < cnt_q;
+      hz_valid_o_c[i] = 3'(i) < cnt_q && !hz_job.desc.stream;  // a streamed job awaits writes
       hz_lo_o_c[i*WordBits +: WordBits] = (WordBits'(hz_job.addr) << GrainShift) +
                                         (i == 0 ? off_q : '0);
       hz_hi_o_c[i*WordBits +: WordBits] = (WordBits'(hz_job.addr) + WordBits'(hz_job.words)) <<
@@ -467,7 +529,10 @@ module xf_tile_send #(
 
   // Job entries: no reset needed (meaningful only below cnt_q), registers all the same.
   always_ff @(posedge clk_i) begin
-    for (int i = 0; i < QueueJobs; i++) jobs_q[i] <= jobs_d[i];
+    for (int i = 0; i < QueueJobs; i++) begin
+      jobs_q[i] <= jobs_d[i];
+      avail_q[i] <= avail_d[i];
+    end
   end
 
   flit_t tx_flit;

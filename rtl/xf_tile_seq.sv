@@ -92,7 +92,8 @@ module xf_tile_seq #(
   output logic [11:0]             push_dst_chip_o,  // destination chip
   output logic [23:0]             push_dst_addr_o,  // destination address (24 bits)
   output logic                    push_local_o,     // destination chip == this chip
-  output logic [27:0]             push_desc_o,      // imm | r[rd] as a send_imm_t
+  output logic [28:0]             push_desc_o,      // imm | r[rd] as a send_imm_t
+  output logic [31:0]             push_stream_o,    // CSR 18: a streamed job's counter, value
   output logic [13:0]             route_raddr_o,    // route_addr_t {lane, dst_chip} of this Send
   // counters
   output logic [4:0]              wait_ctr_o,       // (imm + r[rs2]) % 32
@@ -135,6 +136,7 @@ module xf_tile_seq #(
   logic        at_bar_d, at_bar_q;      // waiting at Bar since an earlier cycle
   logic [31:0] avg_d, avg_q;           // CSR 16, Avg final scale (Q1.31)
   logic [31:0] scale_d, scale_q;       // CSR 17, ScaleAdd factor (fp32 bits)
+  logic [31:0] stream_d, stream_q;     // CSR 18, a streamed Send's counter and value
   logic [31:0] wd_idle_d, wd_idle_q;    // stalled cycles without progress (watchdog)
   logic [3:0]  wait_kind;               // WaitKind of a stall in this cycle
   logic        wd_hold;                 // the host took the IMEM port: no count
@@ -183,6 +185,7 @@ module xf_tile_seq #(
   assign push_dst_addr_o = c4[23:0];
   assign push_local_o = c3 == {20'b0, cfg_chip_id_i};
   assign push_desc_o = desc;
+  assign push_stream_o = stream_q;
 
   always_comb begin
     logic pmem_re_o_c;
@@ -211,6 +214,7 @@ module xf_tile_seq #(
     at_bar_d = 1'b0;
     avg_d = avg_q;
     scale_d = scale_q;
+    stream_d = stream_q;
 
     if (running_i) begin
       if (pc_oob) begin
@@ -357,6 +361,9 @@ module xf_tile_seq #(
             end else if (ins.imm == 32'(xf_defs_pkg::CsrAluScale)) begin
               scale_d = a;
               retire = 1'b1;
+            end else if (ins.imm == 32'(xf_defs_pkg::CsrStream)) begin
+              stream_d = a;
+              retire = 1'b1;
             end else begin
               fail_o_c = 1'b1;
               fail_code_o_c = xf_defs_pkg::TILE_ERR_ILLEGAL_INSTR;
@@ -397,6 +404,7 @@ module xf_tile_seq #(
       at_bar_d = 1'b0;
       avg_d = 32'h1 << xf_defs_pkg::AvgScaleFracBits;
       scale_d = 32'(xf_defs_pkg::ScaleAddResetBits);
+      stream_d = '0;
       push_o_c = 1'b0;
       wd_idle_d = '0;
     end
@@ -424,6 +432,7 @@ module xf_tile_seq #(
       at_bar_q <= 1'b0;
       avg_q <= 32'h1 << xf_defs_pkg::AvgScaleFracBits;
       scale_q <= 32'(xf_defs_pkg::ScaleAddResetBits);
+      stream_q <= '0;
       wd_idle_q <= '0;
     end else begin
       reg_valid_q <= reg_valid_d;
@@ -432,6 +441,7 @@ module xf_tile_seq #(
       at_bar_q <= at_bar_d;
       avg_q <= avg_d;
       scale_q <= scale_d;
+      stream_q <= stream_d;
       wd_idle_q <= wd_idle_d;
     end
   end

@@ -156,8 +156,11 @@ function automatic logic [InstrTypeBits-1:0] instr_unpack(logic [63:0] w);
   instr_unpack[0 +: 32] = w[0 +: 32];  // imm
 endfunction
 
-// ---- SendImm: imm field of Send and Fwd, the send descriptor (bits 31:28 ignored)
+// ---- SendImm: imm field of Send and Fwd, the send descriptor (bits 31:29 ignored)
 typedef struct packed {
+  // bit 28: streamed job: each payload word leaves once the receive engine has written it, or once
+  // the counter of CSR 18 reaches its value (docs/isa.md section 5.2)
+  logic         stream;
   // bit 27: keep the XB session open while the send queue is empty (docs/tile.md section 4.3)
   logic         hold;
   logic         avg_final;  // bit 26: Avg final scale
@@ -170,11 +173,12 @@ typedef struct packed {
   logic [1:0]   lane;       // bits 5:4: routing lane
   logic [3:0]   tile;       // bits 3:0: destination tile
 } send_imm_t;
-localparam int SendImmTypeBits = 28;
+localparam int SendImmTypeBits = 29;
 
 // send_imm_t -> the 32-bit word
 function automatic logic [31:0] send_imm_pack(logic [SendImmTypeBits-1:0] s);
   send_imm_pack = '0;
+  send_imm_pack[28] = s[28];  // stream
   send_imm_pack[27] = s[27];  // hold
   send_imm_pack[26] = s[26];  // avg_final
   send_imm_pack[22 +: 4] = s[22 +: 4];  // avg_shift
@@ -191,6 +195,7 @@ endfunction
 /* verilator lint_off UNUSEDSIGNAL */
 // the 32-bit word -> send_imm_t
 function automatic logic [SendImmTypeBits-1:0] send_imm_unpack(logic [31:0] w);
+  send_imm_unpack[28] = w[28];  // stream
   send_imm_unpack[27] = w[27];  // hold
   send_imm_unpack[26] = w[26];  // avg_final
   send_imm_unpack[22 +: 4] = w[22 +: 4];  // avg_shift

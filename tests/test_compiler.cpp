@@ -718,42 +718,53 @@ TEST(Compiler, RandomAsymmetricTrees) {
   }
 }
 
-// The automatic chunk cuts a ring step's segment into equal chunks (docs/compiler.md section 4):
-// a segment of 768 bytes (ring:8, 24 KiB, 4 tiles) is 2 x 384 rather than 512 + 256, the
-// ladder's 256-byte segments (ladder:8, 8 KiB) 2 x 128, and where P does not divide the plane
-// the largest block sets the count, so that no block ends in a chunk of a flit or two (each
-// block's last chunk is at least half a chunk).
+// The automatic chunk cuts a ring step's segment into equal chunks (docs/compiler.md section 4).
+// With streamed sends a block goes whole up to 2048 bytes: 768 bytes (ring:8, 24 KiB, 4 tiles),
+// the ladder's 256-byte segments (ladder:8, 8 KiB). Without them (--no-stream) a segment of 768
+// bytes is 2 x 384 rather than 512 + 256, the ladder's 256 bytes 2 x 128. Either way, where P
+// does not divide the plane the largest block sets the count, so that no block ends in a chunk
+// of a flit or two (each block's last chunk is at least half a chunk).
 TEST(Compiler, AutoChunkCutsASegmentIntoEqualChunks) {
   struct Want {
     const char* topo;
     Algo algo;
     uint64_t bytes;
     uint32_t chunk;
+    bool stream;
   };
-  for (const Want& w :
-       {Want{"ring:8", Algo::kRing, 24576, 384}, Want{"ladder:8", Algo::kLadder, 8192, 128},
-        Want{"ring:8", Algo::kRing, 16384, 512}, Want{"ring:8", Algo::kRing, 1u << 20, 2048}}) {
+  for (const Want& w : {Want{"ring:8", Algo::kRing, 24576, 384, false},
+                        Want{"ladder:8", Algo::kLadder, 8192, 128, false},
+                        Want{"ring:8", Algo::kRing, 16384, 512, false},
+                        Want{"ring:8", Algo::kRing, 1u << 20, 2048, false},
+                        Want{"ring:8", Algo::kRing, 24576, 768, true},
+                        Want{"ladder:8", Algo::kLadder, 8192, 256, true},
+                        Want{"ladder:8", Algo::kLadder, 65536, 2048, true},
+                        Want{"ring:8", Algo::kRing, 16384, 512, true},
+                        Want{"ring:8", Algo::kRing, 1u << 20, 2048, true}}) {
     const Topology topo = parse_topology(w.topo);
     CollectiveSpec s;
     s.bytes = w.bytes;
     s.algo = w.algo;
+    s.stream_sends = w.stream;
     EXPECT_EQ(build_image(topo, plan_collective(topo, s)).chunk_bytes, w.chunk)
-        << w.topo << " " << w.bytes;
+        << w.topo << " " << w.bytes << (w.stream ? "" : " --no-stream");
   }
   for (const char* ts : {"ring:5", "ring:3", "biring:5", "ring:12"})
-    for (uint64_t bytes : {12288ull, 20480ull, 65536ull, 1ull << 20}) {
-      const Topology topo = parse_topology(ts);
-      CollectiveSpec s;
-      s.bytes = bytes;
-      s.algo = ts[0] == 'b' ? Algo::kBiring : Algo::kRing;
-      const Plan plan = plan_collective(topo, s);
-      const uint32_t chunk = build_image(topo, plan).chunk_bytes;
-      for (const Slice& sl : plan.slices) {
-        if (sl.len <= chunk) continue;
-        const uint32_t last = sl.len - (sl.len - 1) / chunk * chunk;
-        EXPECT_GE(2 * last, chunk) << ts << " " << bytes << " block " << sl.len;
+    for (uint64_t bytes : {12288ull, 20480ull, 65536ull, 1ull << 20})
+      for (bool stream : {true, false}) {
+        const Topology topo = parse_topology(ts);
+        CollectiveSpec s;
+        s.bytes = bytes;
+        s.stream_sends = stream;
+        s.algo = ts[0] == 'b' ? Algo::kBiring : Algo::kRing;
+        const Plan plan = plan_collective(topo, s);
+        const uint32_t chunk = build_image(topo, plan).chunk_bytes;
+        for (const Slice& sl : plan.slices) {
+          if (sl.len <= chunk) continue;
+          const uint32_t last = sl.len - (sl.len - 1) / chunk * chunk;
+          EXPECT_GE(2 * last, chunk) << ts << " " << bytes << " block " << sl.len;
+        }
       }
-    }
 }
 
 TEST(Compiler, AutoChunkKeepsEveryProgramInsideTheHostWindows) {

@@ -18,7 +18,7 @@
 // clear, 0 before the first start and on a switch; the same numbers as the RTL's
 // HostPort.AluConfigAndDoneCycles). ScaleAdd (fp32 a + s*b) through a tile's Reduce to itself:
 // the factor s is CSR 17 as the last Csrw left it (1.0 before any), bit-exact against `a + s*b`
-// in volatile floats (two roundings), and Csrw to CSR 18 is an IllegalInstr. One case per
+// in volatile floats (two roundings), and Csrw to CSR 19 is an IllegalInstr. One case per
 // process.
 #include <algorithm>
 #include <cmath>
@@ -324,7 +324,7 @@ TEST(ModelBlocks, SendBeyondTheDestinationAddressSpaceIsRefused) {
 // ScaleAdd end to end in the model: tile 0 of chip 0 sends three fp32 ScaleAdd Reduce packets of
 // 64 bytes to itself (b at 0x100.., onto a at 0x000..), the first with the CSR 17 value of a
 // start (1.0), the second after `Csrw 17` = -0.1f, the third after `Csrw 17` = 1 + 2^-12; it waits
-// for each, then executes `Csrw 18`, which fails with IllegalInstr at its pc. Data: random fp32
+// for each, then executes `Csrw 19`, which fails with IllegalInstr at its pc. Data: random fp32
 // with a quarter specials (zeros, subnormals, infinities, NaNs) and one lane whose product is a
 // rounding tie (s = b = 1 + 2^-12, a = -(1 + 2^-11): 0 with two roundings, 2^-24 with one).
 // Every result is compared with `float p = s * b; float r = a + p;` in volatile floats.
@@ -370,7 +370,7 @@ TEST(ModelBlocks, ScaleAddUsesCsr17AndRoundsTwice) {
     prog.push_back(enc(Isa::kWait, 0, 5, 0, 0, 0, 0));  // counter 0 >= flits so far
   }
   const uint32_t bad_pc = static_cast<uint32_t>(prog.size());
-  prog.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 18));
+  prog.push_back(enc(Isa::kCsrw, 0, 10, 0, 0, 0, 19));  // CSRs are 16, 17 and 18
   prog.push_back(enc(Isa::kEnd, 0, 0, 0, 0, 0, 0));
   const RunStats st = run_one(prog, sys);
   ASSERT_FALSE(st.ok);

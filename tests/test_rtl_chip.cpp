@@ -645,7 +645,9 @@ INSTANTIATE_TEST_SUITE_P(Rtl, ErrorStop, ::testing::ValuesIn(error_cases()),
 // on fp32), half of them into the Write area and half into a 2 KiB area of their own, so that
 // Reduces meet earlier Writes and Reduces to the same words back to back: the receive engine's
 // read-after-write hold and its back-pressure into the exchange (docs/tile.md section 7; the
-// model lacked them until make regress-programs found the difference). Each tile
+// model lacked them until make regress-programs found the difference). One Send in four
+// outside a burst is streamed (Csrw 18, then the stream bit: docs/tile.md section 4.5) and waits
+// for a counter value of its own tile that the early sends reach. Each tile
 // ends by waiting for every flit the plan sends it, counter by counter, then End. Compared:
 // the run's cycles, every chip's DoneCycles, every tile's TileStatus and arrival counters, and
 // its destination region, byte for byte.
@@ -672,9 +674,21 @@ TEST_P(RandomPrograms, MatchTheModelToTheCycle) {
   std::vector<std::vector<std::vector<uint64_t>>> progs(chips,
                                                         std::vector<std::vector<uint64_t>>(tiles));
   int sends = 0;
+  // Streamed Sends (docs/tile.md section 4.5): each waits for its own tile's counter to reach a
+  // value that the early sends alone reach (those before any Bar and any streamed Send of their
+  // program, which nothing can hold up), so no program can wait on itself. Their value is known
+  // once every program is drawn: the Li that loads CSR 18 is patched then.
+  std::vector<std::vector<std::vector<uint32_t>>> early = flits;
+  struct StreamPatch {
+    int chip, tile;
+    size_t at;
+    uint32_t ctr;
+  };
+  std::vector<StreamPatch> patches;
   for (int c = 0; c < chips; ++c)
     for (int t = 0; t < tiles; ++t) {
       std::vector<uint64_t>& p = progs[c][t];
+      bool late = false;                       // a Bar or a streamed Send came before
       auto reg = [&] { return 1 + pick(8); };  // r1..r8
       auto value = [&]() -> uint32_t {
         switch (pick(4)) {
@@ -747,6 +761,7 @@ TEST_P(RandomPrograms, MatchTheModelToTheCycle) {
           default: {  // a Send, or (case 7) a burst of 2 to 4 short Reduces to the same words
             const int dc = pick(chips), dt = pick(tiles);
             const bool burst = seg_kind == 7;
+            const bool stream = !burst && pick(4) == 0;
             // A Reduce into the Write area or the Reduce area; a Write into the Write area. The
             // sends of a burst share the destination and size.
             const bool reduce = burst || pick(3) != 0;
@@ -792,21 +807,37 @@ TEST_P(RandomPrograms, MatchTheModelToTheCycle) {
                   d.avg_final = pick(2);
                 }
               }
+              if (stream) {
+                d.stream = true;
+                late = true;
+                patches.push_back({c, t, p.size(), pick(4)});
+                p.push_back(0);  // Li r14, CSR 18's value (patched below)
+                p.push_back(enc(Isa::kCsrw, 0, 14, 0, 0, 0, kCsrStream));
+              }
               p.push_back(enc(Isa::kLi, 10, 0, 0, 0, 0, src));
               p.push_back(enc(Isa::kLi, 11, 0, 0, 0, 0, bytes));
               p.push_back(enc(Isa::kLi, 12, 0, 0, 0, 0, static_cast<uint32_t>(dc)));
               p.push_back(enc(Isa::kLi, 13, 0, 0, 0, 0, dst));
               p.push_back(enc(Isa::kSend, 0, 10, 11, 12, 13, pack_send_imm(d)));
               flits[dc][dt][d.ctr] += bytes / 16;
+              if (!late) early[dc][dt][d.ctr] += bytes / 16;
               ++sends;
             }
             break;
           }
         }
         for (int b : bar_at)
-          if (b == seg) p.push_back(enc(Isa::kBar, 0, 0, 0, 0, 0, 0));
+          if (b == seg) {
+            p.push_back(enc(Isa::kBar, 0, 0, 0, 0, 0, 0));
+            late = true;
+          }
       }
     }
+  for (const StreamPatch& sp : patches) {
+    const uint32_t reach = early[sp.chip][sp.tile][sp.ctr];
+    progs[sp.chip][sp.tile][sp.at] =
+        enc(Isa::kLi, 14, 0, 0, 0, 0, sp.ctr << 27 | (reach ? pick(reach + 1) : 0));
+  }
   for (int c = 0; c < chips; ++c)
     for (int t = 0; t < tiles; ++t) {
       for (uint32_t ctr = 0; ctr < kNumCounters; ++ctr)

@@ -53,7 +53,7 @@
 // ScaleAdd (ScaleAddCsr17LoopBack): CSR 17 at its start value 1.0, then written by Csrw 17
 // twice, each value used by the fp32 ScaleAdd Reduce packets the tile sends to itself after it
 // (DMEM bit-exact against xf::alu_reduce with that scale, a rounding-tie lane checked against
-// its documented two-rounding result), a start resetting CSR 17 to 1.0 again, and Csrw 18 failing
+// its documented two-rounding result), a start resetting CSR 17 to 1.0 again, and Csrw 19 failing
 // with IllegalInstr at its pc; ScaleAdd on int32/fp16 received and on bf16 sent are invalid
 // pairs (ReceiveErrors, SequencerErrors).
 //
@@ -1692,7 +1692,7 @@ std::vector<uint8_t> random_fp32_bytes(std::mt19937_64& rng, size_t n) {
 // loop-back), the first with CSR 17 as the start left it (1.0), the second after Csrw 17 =
 // -0.1f, the third after Csrw 17 = 1 + 2^-12 (its first lane a rounding tie: s = b = 1 + 2^-12,
 // a = -(1 + 2^-11) gives 0 with two roundings, 2^-24 fused), the fourth after Csrw 17 =
-// 0x40100010 (2.25 + 2^-18: bits 30, 20 and 4 set, which the others leave 0); then Csrw 18
+// 0x40100010 (2.25 + 2^-18: bits 30, 20 and 4 set, which the others leave 0); then Csrw 19
 // fails with IllegalInstr at its pc. Every byte of the four regions against xf::alu_reduce. A
 // second start with a program that only reduces checks that start resets CSR 17 to 1.0.
 TEST(RtlTile, ScaleAddCsr17LoopBack) {
@@ -1730,7 +1730,7 @@ TEST(RtlTile, ScaleAddCsr17LoopBack) {
     p.push_back(WAIT(5, 0, 4));
   }
   const uint32_t bad_pc = static_cast<uint32_t>(p.size());
-  p.push_back(I(Isa::kCsrw, 0, 10, 0, 0, 0, 18));
+  p.push_back(I(Isa::kCsrw, 0, 10, 0, 0, 0, 19));
   p.push_back(END());
   b.load_imem(p);
   b.start();
@@ -2216,7 +2216,7 @@ TEST(RtlTile, SequencerErrors) {
       {"geti 4", {I(Isa::kGeti, 1, 0, 0, 0, 0, 4)}, TileErr::kIllegalInstr},
       {"csrw 0", {I(Isa::kCsrw, 0, 1, 0, 0, 0, 0)}, TileErr::kIllegalInstr},
       {"csrw 15", {I(Isa::kCsrw, 0, 1, 0, 0, 0, 15)}, TileErr::kIllegalInstr},
-      {"csrw 18", {I(Isa::kCsrw, 0, 1, 0, 0, 0, 18)}, TileErr::kIllegalInstr},
+      {"csrw 19", {I(Isa::kCsrw, 0, 1, 0, 0, 0, 19)}, TileErr::kIllegalInstr},
       {"send scale_add bf16",
        {SEND(1, 2, 3, 4, desc(0, 0, Opcode::kReduce, DType::kBf16, RedOp::kScaleAdd))},
        TileErr::kIllegalInstr},

@@ -99,7 +99,8 @@ uint32_t pack_send_imm(const SendDesc& d) {
       put(static_cast<unsigned>(d.dtype), kDtypeLsb, kDtypeBits) |
       put(static_cast<unsigned>(d.op), kOpLsb, kOpBits) | put(d.sat, kSatLsb, kSatBits) |
       put(d.ctr, kCtrLsb, kCtrBits) | put(d.avg_shift, kAvgShiftLsb, kAvgShiftBits) |
-      put(d.avg_final, kAvgFinalLsb, kAvgFinalBits) | put(d.hold, kHoldLsb, kHoldBits));
+      put(d.avg_final, kAvgFinalLsb, kAvgFinalBits) | put(d.hold, kHoldLsb, kHoldBits) |
+      put(d.stream, kStreamLsb, kStreamBits));
 }
 
 SendDesc unpack_send_imm(uint32_t v) {
@@ -115,6 +116,7 @@ SendDesc unpack_send_imm(uint32_t v) {
   d.avg_shift = field(v, kAvgShiftLsb, kAvgShiftBits);
   d.avg_final = field(v, kAvgFinalLsb, kAvgFinalBits);
   d.hold = field(v, kHoldLsb, kHoldBits);
+  d.stream = field(v, kStreamLsb, kStreamBits);
   return d;
 }
 

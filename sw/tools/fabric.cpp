@@ -164,6 +164,9 @@ void add_options(CLI::App& app, Args& a, Cmd cmd) {
   app.add_flag_callback(
       "--no-hold", [&a] { a.spec.hold_sessions = false; },
       "never hold an XB session while the send queue is empty (docs/compiler.md section 8.4)");
+  app.add_flag_callback(
+      "--no-stream", [&a] { a.spec.stream_sends = false; },
+      "the ring loop waits for each chunk before it forwards it (docs/compiler.md section 8.5)");
   // The sgd step's hyper-parameters (sharded-update patent).
   tool::add_real(app, "--lr", a.spec.lr, -1e6, 1e6, "learning rate (--collective sgd)")
       ->default_str("0.01");

@@ -63,6 +63,10 @@ struct CollectiveSpec {
   // sends there, so its XB session stays open while it waits (docs/compiler.md section 8.4);
   // false closes every session when the send queue runs empty.
   bool hold_sessions = true;
+  // The ring loop queues each forwarded chunk as a streamed Send (docs/isa.md section 5.2)
+  // instead of waiting for the whole chunk: its words leave as they arrive (cut-through through
+  // the data memory, docs/compiler.md section 8.5); false waits for every chunk.
+  bool stream_sends = true;
   // kSgdStep: w <- w - lr * m, m <- momentum * m + (g + weight_decay * w), in fp32 with the
   // ALU's ScaleAdd (two roundings per term, docs/alu.md section 6).
   float lr = 0.01f, momentum = 0.9f, weight_decay = 0.0f;
@@ -234,6 +238,9 @@ struct SendDesc {
   // Keep the XB session open while the send queue is empty (docs/tile.md section 4.3): only for
   // a tile that is the only sender on its link for the whole program.
   bool hold = false;
+  // Streamed job (docs/isa.md section 5.2): each payload word leaves once the receive engine has
+  // written it after the job was queued, or once the counter named by CSR 18 reaches its value.
+  bool stream = false;
 };
 uint32_t pack_send_imm(const SendDesc& d);
 SendDesc unpack_send_imm(uint32_t imm);

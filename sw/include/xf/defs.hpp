@@ -29,6 +29,8 @@ inline constexpr uint32_t kMaxTiles = 16;
 inline constexpr uint32_t kAvgScaleFracBits = 31;
 // CSR number of the avg final-scale factor (Csrw; Q1.31; start, clear and reset set it to 1.0 = 0x80000000)
 inline constexpr uint32_t kCsrAvgScale = 16;
+// CSR number of a streamed Send's completion condition (Csrw; counter in bits 31:27, value in bits 26:0: the job's data are complete once that counter reaches the value; start, clear and reset set it to 0)
+inline constexpr uint32_t kCsrStream = 18;
 // CSR number of the ScaleAdd factor s (Csrw; fp32 bit pattern; start, clear and reset set it to 1.0 = 0x3F800000)
 inline constexpr uint32_t kCsrAluScale = 17;
 // value of CSR 17 after reset, start and clear: 0x3F800000, fp32 1.0
@@ -349,7 +351,7 @@ inline constexpr uint32_t kImmLsb = 0;  // immediate; for Send/Fwd the send desc
 inline constexpr uint32_t kImmBits = 32;
 }  // namespace instr
 
-// imm field of Send and Fwd, the send descriptor (bits 31:28 ignored)
+// imm field of Send and Fwd, the send descriptor (bits 31:29 ignored)
 namespace sendimm {
 inline constexpr uint32_t kWordBits = 32;
 inline constexpr uint32_t kTileLsb = 0;  // destination tile
@@ -372,6 +374,8 @@ inline constexpr uint32_t kAvgFinalLsb = 26;  // Avg final scale
 inline constexpr uint32_t kAvgFinalBits = 1;
 inline constexpr uint32_t kHoldLsb = 27;  // keep the XB session open while the send queue is empty (docs/tile.md section 4.3)
 inline constexpr uint32_t kHoldBits = 1;
+inline constexpr uint32_t kStreamLsb = 28;  // streamed job: each payload word leaves once the receive engine has written it, or once the counter of CSR 18 reaches its value (docs/isa.md section 5.2)
+inline constexpr uint32_t kStreamBits = 1;
 }  // namespace sendimm
 
 // address of a routing-table entry, lane * MaxChips + dst_chip (the RouteTable byte offset; a tile's lookup, the router's ports)
