@@ -300,8 +300,9 @@ module xf_tile_send #(
     tx_d_c.link = 1'b1;
     tx_d_c.port = link_q;
     if (credits_avail != 3'd0) begin
-      if (cnt_q == 3'd0) begin
-        if (in_session_q && !(held_q && running_i)) begin  // queue empty, not held: XDONE
+      // Nothing to send: the queue is empty, or a streamed front job waits for its first word.
+      if (cnt_q == 3'd0 || (!f_noroute && f_fresh && !f_ready)) begin
+        if (in_session_q && !(held_q && running_i)) begin  // not held: XDONE
           tx_d_c.valid = 1'b1;
           tx_d_c.ctrl = 2'd2;
           in_session_d_c = 1'b0;
@@ -311,14 +312,6 @@ module xf_tile_send #(
       end else if (f_noroute) begin
         fail_o_c = 1'b1;
         pop_c = 1'b1;
-      end else if (f_fresh && !f_ready) begin  // a streamed job waits: as an empty queue
-        if (in_session_q && !(held_q && running_i)) begin
-          tx_d_c.valid = 1'b1;
-          tx_d_c.ctrl = 2'd2;
-          in_session_d_c = 1'b0;
-          xon_d = 1'b0;
-          held_d = 1'b0;
-        end
       end else if (in_session_q && (!f_link || link_q != f_port) && pkt_left_q == '0 &&
                    hdr_left_q == 2'd0 && off_q == '0) begin  // the next job leaves elsewhere: XDONE
         tx_d_c.valid = 1'b1;
