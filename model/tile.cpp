@@ -41,8 +41,7 @@ void Tile::reset_state() {
   job_off_ = pkt_left_ = hdr_left_ = 0;
   rx_active_ = rx_drop_ = false;
   rx_hdr_flits_ = 0;
-  rx_writes_.clear();
-  rx_held_ = false;
+  rx_held_ = false;  // rx_writes_ stays: the RTL's pipeline still writes its flits after a start
   at_barrier = false;
   lw_issued_ = false;
   pending_counts_.clear();
@@ -126,6 +125,16 @@ void Tile::begin_cycle(uint64_t now) {
   seq_jobs_ = jobs_.size();
   seq_session_ = in_session_;
   seq_held_ = held_;
+  // The receive engine's writes done before this cycle (the RTL's write stage, kRecvHoldCycles
+  // after the flit was taken) leave the hold window and extend the streamed jobs queued before.
+  while (!rx_writes_.empty() && rx_writes_.front().first + kRecvHoldCycles < now) {
+    const uint64_t t = rx_writes_.front().first + kRecvHoldCycles;
+    const uint32_t a = rx_writes_.front().second * chip_->flit_bytes;
+    rx_writes_.pop_front();
+    for (Job& j : jobs_)
+      if (j.d.stream && j.pushed < t && a == j.addr + j.avail && j.avail < j.bytes)
+        j.avail += chip_->flit_bytes;
+  }
 }
 
 void Tile::tick() {
@@ -139,14 +148,6 @@ void Tile::tick() {
     inc_n_ = pending_counts_.front().n;
     pending_counts_.pop_front();
     progress_ = true;
-  }
-  // The receive engine's DMEM writes before this cycle extend the streamed jobs' written bytes.
-  while (!stream_writes_.empty() && stream_writes_.front().first < now) {
-    const auto [t, a] = stream_writes_.front();
-    stream_writes_.pop_front();
-    for (Job& j : jobs_)
-      if (j.d.stream && j.pushed < t && a == j.addr + j.avail && j.avail < j.bytes)
-        j.avail += chip_->flit_bytes;
   }
   const bool run = cycle_running_;
   rx_step(now);
@@ -192,8 +193,6 @@ bool Tile::receive() {
   const uint64_t now = chip_->now();
   if (!in.ready(now)) return false;
   const uint32_t W = chip_->flit_bytes, H = kHeaderBits / 8 / W;
-  while (!rx_writes_.empty() && rx_writes_.front().first + kRecvHoldCycles < now)
-    rx_writes_.pop_front();
   if (!in.front().head && rx_hdr_flits_ == 0 && rx_active_ && !rx_drop_ && rx_off_ < rx_hdr_.len &&
       rx_hdr_.opcode == Opcode::kReduce) {
     const uint32_t word = (rx_hdr_.dst_addr + rx_off_) / W;
@@ -274,7 +273,6 @@ bool Tile::receive() {
       alu_reduce(cfg, &dmem[a], f.data.data(), W);
     }
     rx_writes_.push_back({now, a / W});
-    stream_writes_.push_back({now + kRecvPipelineCycles, a});
     rx_off_ += W;
     if (f.tail) {
       if (rx_off_ < rx_hdr_.len)  // written (inside the window), but not counted

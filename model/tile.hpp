@@ -170,13 +170,12 @@ class Tile : public sc_core::sc_module {
   uint64_t rx_cycle_ = UINT64_MAX;
   bool rx_took_ = false, rx_held_ = false;
   // The DMEM words written by the payload flits taken in the last kRecvHoldCycles cycles (the
-  // RTL's stage 1 and ALU stages), as (cycle taken, word); the oldest first.
+  // RTL's stage 1 and ALU stages), as (cycle taken, word); the oldest first. They hold a Reduce
+  // to the same word, and when they leave (begin_cycle, the cycle after the RTL's write) they
+  // count for the streamed jobs queued before the write. Not cleared by a start: the RTL's
+  // pipeline still writes its flits.
   static constexpr uint64_t kRecvHoldCycles = kRecvPipelineCycles;
   std::deque<std::pair<uint64_t, uint32_t>> rx_writes_;
-  // The DMEM writes of the receive engine as (the RTL's write cycle, byte address), for the
-  // streamed jobs: a write in cycle T counts for the jobs queued before T, from cycle T + 1.
-  // Not cleared by a start: the RTL's writes of the flits in its pipeline still happen.
-  std::deque<std::pair<uint64_t, uint32_t>> stream_writes_;
   // The counter increment applied in this cycle (the send engine reads the counters as they
   // were at the start of the cycle, the RTL's registers).
   uint64_t inc_cycle_ = UINT64_MAX;
