@@ -1,6 +1,6 @@
 // One chip of the fabric (docs/chip.md; model: `Node` with tiles in model/node.hpp): NumTiles
 // tiles (rtl/xf_tile.sv), the exchange with one XB per link and the router
-// (rtl/xf_exchange.sv), NumLinks link endpoints (rtl/xf_link.sv), the host port
+// (rtl/xf_exchange.sv), NumLinks link endpoints (rtl/xf_link_phy.sv), the host port
 // (rtl/xf_host_port.sv) and the chip's share of the barrier.
 //
 //            host_req/rsp                          bar_arrived_o   bar_all_i
@@ -16,9 +16,9 @@
 //   |  receive,ALU)|  | message delays, route lookups     |
 //   +--------------+  +-----------+-----------------------+
 //                                 | link tx/rx streams
-//                          +------v------+
-//                          | xf_link x L |==== phy_* (to the far chip, through the wire)
-//                          +-------------+
+//                          +------v----------+
+//                          | xf_link_phy x L |==== phy_* (to the far chip, through the wire)
+//                          +-----------------+
 //
 // Straps (static, wired by the system top or the board): cfg_chip_id_i (this node's id, the
 // header's src_chip; packets for it go to its tiles), cfg_num_chips_i (Geti 2 and the Send
@@ -31,8 +31,8 @@
 // tiles one cycle after its rising edge (bar_arrived_o is forced low in the release cycle). A
 // single chip ties bar_all_i to bar_arrived_o.
 //
-// PHY ports: link l's word (rtl/xf_link.sv) on bits [l*W +: W] of the flattened ports; the wire
-// between two chips (PhyWireDelayCycles register stages each way, 5 for the model's 8-cycle
+// PHY ports: link l's word (rtl/xf_link_phy.sv) on bits [l*W +: W] of the flattened ports; the
+// wire between two chips (PhyWireDelayCycles register stages each way, 3 for the model's 8-cycle
 // link) is outside the chip. An unconnected link keeps phy_rx_* at zero.
 //
 // Combinational paths: none from inputs to outputs (the host port, the links and the barrier
@@ -44,7 +44,7 @@
 // Parameter constraints: FlitBits 32, 64 or 128 (the machine's, passed to every block); 1 <=
 // NumTiles <= MaxTiles (16); 1 <= NumLinks <= 8; ImemWords, PmemWords >= 1; DmemBytes a multiple
 // of 16; TableChips a power of two, 1..MaxChips;
-// PhyWireDelayCycles and LinkRxBufferFlits as rtl/xf_link.sv requires, equal on both ends;
+// PhyWireDelayCycles and LinkRxBufferFlits as rtl/xf_link_phy.sv requires, equal on both ends;
 // AluDtypes[7] (ScaleAdd) only with AluDtypes[6] (fp32).
 module xf_chip #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
@@ -65,7 +65,7 @@ module xf_chip #(
   // link receive buffer (and initial credits); equal on both ends of every link
   parameter int LinkRxBufferFlits = xf_defs_pkg::LinkRxBufferFlits,
   // PHY wire delay each way, cycles (sizes the link's credit-loop check only)
-  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - 3,
+  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - xf_defs_pkg::LinkRegCycles,
   // units the tiles' reduction ALUs are built with: bit d = dtype d (0 int8 .. 6 fp32), bit 7 =
   // fp32 ScaleAdd
   parameter logic [7:0] AluDtypes = 8'hFF
@@ -86,7 +86,7 @@ module xf_chip #(
   output logic                   host_rsp_valid_o,   // the access is answered
   output logic [31:0]            host_rsp_rdata_o,   // read data
   output logic                   host_rsp_err_o,     // the access was not allowed
-  // link PHYs (rtl/xf_link.sv), link l at [l*W +: W]
+  // link PHYs (rtl/xf_link_phy.sv), link l at [l*W +: W]
   output logic [NumLinks-1:0]     phy_tx_valid_o,    // a word is present
   output logic [NumLinks*(FlitBits+2)-1:0] phy_tx_flit_o,  // {head, tail, data}
   output logic [NumLinks*32-1:0]  phy_tx_ctl_o,      // seq, ack, credits, naks, fv

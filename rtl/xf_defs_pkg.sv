@@ -36,6 +36,8 @@ package xf_defs_pkg;
   localparam int ScaleAddResetBits = 1065353216;
   // cycles from a flit entering a link transmitter to it leaving the far receiver buffer
   localparam int LinkLatencyCycles = 8;
+  // register stages of a link endpoint on a flit's path and on a credit's (3 in the retry layer rtl/xf_link.sv, 2 in the CRC stages of rtl/xf_link_phy.sv); the PHY wire between two chips takes the other LinkLatencyCycles - LinkRegCycles = 3
+  localparam int LinkRegCycles = 5;
   // flits of the link receive buffer; credits start at this value
   localparam int LinkRxBufferFlits = 32;
   // flits of an exchange block (XB) queue

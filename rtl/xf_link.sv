@@ -1,33 +1,42 @@
-// One endpoint of a chip-to-chip link, both directions of one port, with the link retry layer
+// The retry layer of one endpoint of a chip-to-chip link, both directions of one port
 // (docs/exchange.md "RTL: xf_link"; the retry layer: docs/reliability.md sections 1-5; model:
-// `Link` and `LinkRetry` in model/link.*). The transmitter sends one link word per cycle: a new flit (with a
-// credit), a replayed flit, or an idle word; every word also carries this end's receiver state
-// for the reverse direction (ack, cumulative credits returned, cumulative NAKs) and a CRC-32
-// (rtl/xf_crc32.sv). The receiver accepts each flit exactly once, in sequence order, into a
+// `Link` and `LinkRetry` in model/link.*). rtl/xf_link_phy.sv wraps it with the CRC-32 stages
+// (rtl/xf_crc32.sv), one register each way, and is the endpoint the chips and switches use; the
+// link proof (formal/xf_link_formal.sv) checks this module alone. The transmitter decides one link
+// word per cycle: a new flit (with a credit), a replayed flit, or an idle word; every word also
+// carries this end's receiver state for the reverse direction (ack, cumulative credits returned,
+// cumulative NAKs). The receiver accepts each flit exactly once, in sequence order, into a
 // RxBufferFlits-deep buffer and returns a credit for every flit the exchange takes from it.
 //
-//              this link                                          far link
-//   tx_flit_i -> [credit?] -> replay buffer -> phy_tx_q ==wire (5)==> rx_in_q -> [CRC, seq] ->
-//                 ^ credits_q                                             buffer -> rx_flit_o
-//                 +- [CRC] <- rx_in_q <==wire (5)== phy_tx_q <- ack, credits (on pop), naks
+//          this link (xf_link_phy: CRC stages around xf_link)              far link
+//   tx_flit_i -> [credit?] -> replay buffer -> phy_q -> CRC =wire (3)=> CRC -> rx_in_q -> [seq]
+//                 ^ credits_q                                      buffer -> rx_flit_o <-+
+//                 +- [seq] <- rx_in_q <- CRC <=wire (3)= CRC <- phy_q <- ack, credits (on pop),
+//                                                                        naks
 //
 // Streams (valid/ready, docs/conventions.md rule 6), flits {head, tail, data[FlitBits-1:0]}:
 //   tx_*  accepted with tx_valid_i && tx_ready_o; tx_ready_o = credits_q != 0, no replay running
 //         and a free replay entry (registers).
 //   rx_*  rx_valid_o = buffer not empty, rx_flit_o = its front (registers); taken with
 //         rx_valid_o && rx_ready_i.
-// PHY word (docs/reliability.md section 1): phy_*_valid (not in the CRC), phy_*_flit, phy_*_ctl
-// (a link_ctl_t: seq, ack, credits mod 256, NAKs mod 16, fv), phy_*_crc over the FlitBits + 40
-// bits {ctl, 6'b0, head, tail, data}, whole bytes at every width (168 at 128; section 2).
+// PHY side (docs/reliability.md section 1), to and from xf_link_phy's CRC stages: phy_*_valid,
+// phy_*_flit, phy_*_ctl (a link_ctl_t: seq, ack, credits mod 256, NAKs mod 16, fv); on the
+// receive side phy_rx_crc_ok_i says whether the word's CRC-32 over the FlitBits + 40 bits {ctl,
+// 6'b0, head, tail, data} matched (xf_link_phy computes it in the register stage before this
+// module's input register).
 // Combinational paths: none from an input to an output.
 //
-// Latency (RegCycles = 3 stages here plus the wire; PhyWireDelayCycles = 5 gives the model's
-// LinkLatencyCycles = 8 on both paths; the retry layer adds no cycle on a clean wire):
+// Latency (3 register stages here, 2 in xf_link_phy, plus the wire; PhyWireDelayCycles here is
+// the cycles from phy_tx_*_o to the far phy_rx_*_i, the far CRC stage included: xf_link_phy
+// passes its own wire + 2, so its wire of 3 gives the model's LinkLatencyCycles = 8 on both paths;
+// the retry layer adds no cycle on a clean wire):
 //   flit accepted in cycle t                     credit: flit popped by the far end in s
 //   t    credit spent, copy into replay buffer   s    far rx_valid_o && rx_ready_i
-//   t+1  phy_tx_*_o (output register)      [1]   s+1  far phy_tx_ctl_o counts it       [1]
-//   t+6  far phy_rx_*_i (5 wire cycles)          s+6  phy_rx_ctl_i (5 wire cycles)
-//   t+7  far rx_in_q: CRC, seq checked     [2]   s+7  rx_in_q: CRC checked             [2]
+//   t+1  phy_tx_*_o (phy_q)                [1]   s+1  far phy_tx_ctl_o counts it       [1]
+//   t+2  xf_link_phy's output, with the CRC      s+2  its CRC stage
+//   t+5  far xf_link_phy's input (3 wire cycles) s+5  (3 wire cycles)
+//   t+6  far CRC stage: CRC compared             s+6  CRC stage: CRC compared
+//   t+7  far rx_in_q: seq checked          [2]   s+7  rx_in_q                          [2]
 //   t+8  far buffer: rx_valid_o            [3]   s+8  credits_q: pays for a flit in s+8 [3]
 //   t+15 the far ack has moved una_q here (at most 15 flits unacknowledged at full rate)
 //
@@ -47,8 +56,9 @@ module xf_link #(
   // depth of the receive buffer in flits; also the initial credits, so the far end's buffer
   // must have the same depth. >= 2 x (3 + PhyWireDelayCycles) for one flit per cycle
   parameter int RxBufferFlits = xf_defs_pkg::LinkRxBufferFlits,
-  // cycles of the PHY wire between a phy_tx_*_o and the far phy_rx_*_i, each direction; >= 0.
-  // Used only by the credit-loop check; LinkLatencyCycles - 3 = 5 matches the model
+  // cycles between a phy_tx_*_o and the far phy_rx_*_i, each direction (xf_link_phy's CRC stages
+  // and the wire); >= 0. Used only by the credit-loop check; LinkLatencyCycles - 3 = 5 (2 CRC
+  // stages and 3 wire cycles) matches the model
   parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - 3,
   // flits of the replay buffer; a power of two >= RxBufferFlits
   parameter int ReplayFlits = xf_defs_pkg::LinkReplayFlits,
@@ -68,16 +78,15 @@ module xf_link #(
   output logic                               rx_valid_o,         // the buffer holds a flit
   input  logic                               rx_ready_i,         // the exchange takes the flit
   output logic [FlitBits+1:0]                rx_flit_o,          // the buffer's front flit
-  // PHY, outgoing word
+  // PHY, outgoing word (to xf_link_phy's CRC stage)
   output logic                               phy_tx_valid_o,     // a word is present
   output logic [FlitBits+1:0]                phy_tx_flit_o,      // the flit, with ctl fv
   output logic [31:0]                        phy_tx_ctl_o,       // seq, ack, credits, naks, fv
-  output logic [31:0]                        phy_tx_crc_o,       // CRC-32 of flit and ctl
-  // PHY, incoming word (the far link's phy_tx_*_o after the wire)
+  // PHY, incoming word (the far link's word after the wire and this end's CRC stage)
   input  logic                               phy_rx_valid_i,     // a word is present
   input  logic [FlitBits+1:0]                phy_rx_flit_i,      // the flit, with ctl fv
   input  logic [31:0]                        phy_rx_ctl_i,       // seq, ack, credits, naks, fv
-  input  logic [31:0]                        phy_rx_crc_i,       // CRC-32 of flit and ctl
+  input  logic                               phy_rx_crc_ok_i,    // its CRC-32 matched
   // statistics (registers; the 16-bit counts saturate at 0xFFFF)
   output logic [15:0]                        stat_crc_errors_o,  // words with a CRC mismatch
   output logic [15:0]                        stat_discards_o,    // good flits out of sequence
@@ -107,13 +116,6 @@ module xf_link #(
   localparam logic [PtrBits-1:0] PtrOne = PtrBits'(1);
   localparam logic [PtrBits-1:0] PtrLast = PtrBits'(RxBufferFlits - 1);
   localparam int FlitW = FlitTypeBits;  // {head, tail, data}: flit_t
-  // The CRC's input: {ctl, 6'b0, head, tail, data}, whole bytes at every width (168 bits at 128)
-  localparam int CrcBits = 32 + 6 + FlitW;
-  // Its six pad bits, always 0 (left out of the CRC's XOR trees); on transmit also the ctl's
-  // reserved bits 31:29, which link_ctl_pack leaves 0 (the receiver checks them: a corrupted
-  // word may have them set).
-  localparam logic [CrcBits-1:0] CrcPadBits = CrcBits'(6'h3F) << FlitW;
-  localparam logic [CrcBits-1:0] CrcTxZeroBits = CrcPadBits | (CrcBits'(3'h7) << (CrcBits - 3));
 
   `ASSERT_INIT(PhyWireDelayLegal_A, PhyWireDelayCycles >= 0)
   `ASSERT_INIT(CtlReservedBits_A, LinkCtlTypeBits == 29)  // bits 31:29 of the ctl word are 0
@@ -149,8 +151,7 @@ module xf_link #(
   logic         rx_in_valid_d, rx_in_valid_q;
   logic [FlitW-1:0] rx_in_flit_d, rx_in_flit_q;
   logic [31:0]  rx_in_ctl_d, rx_in_ctl_q;
-  logic [31:0]  rx_in_crc_d, rx_in_crc_q;
-  logic [31:0]  rx_crc_raw;
+  logic         rx_in_crc_ok_d, rx_in_crc_ok_q;
   logic         rx_good, rx_bad, rx_fv, rx_accept, rx_ahead, rx_behind;
   logic [7:0]   rx_seq, rx_dist;
   logic [7:0]   expected_d, expected_q;    // next sequence number to accept (the ack we send)
@@ -161,24 +162,15 @@ module xf_link #(
   logic [31:0]  rx_packets_d, rx_packets_q;
   logic         rx_push, rx_pop;
 
-  xf_crc32 #(
-    .DataBits(CrcBits),
-    .InitCrc (32'hFFFF_FFFF),
-    .ZeroBits(CrcPadBits)
-  ) u_rx_crc (
-    .data_i({rx_in_ctl_q, 6'd0, rx_in_flit_q}),
-    .crc_o (rx_crc_raw)
-  );
-
   always_comb begin
     logic [3:0] naks_d_c;
     rx_in_valid_d = phy_rx_valid_i;
     rx_in_flit_d = phy_rx_valid_i ? phy_rx_flit_i : rx_in_flit_q;
     rx_in_ctl_d = phy_rx_valid_i ? phy_rx_ctl_i : rx_in_ctl_q;
-    rx_in_crc_d = phy_rx_valid_i ? phy_rx_crc_i : rx_in_crc_q;
+    rx_in_crc_ok_d = phy_rx_valid_i ? phy_rx_crc_ok_i : rx_in_crc_ok_q;
     rx_in_flit = rx_in_flit_q;
     rx_ctl = link_ctl_unpack(rx_in_ctl_q);
-    rx_good = rx_in_valid_q && (~rx_crc_raw == rx_in_crc_q);
+    rx_good = rx_in_valid_q && rx_in_crc_ok_q;
     rx_bad = rx_in_valid_q && !rx_good;
     rx_fv = rx_good && rx_ctl.fv;
     rx_seq = rx_ctl.seq;
@@ -208,7 +200,7 @@ module xf_link #(
       rx_in_valid_q <= 1'b0;
       rx_in_flit_q <= '0;
       rx_in_ctl_q <= '0;
-      rx_in_crc_q <= '0;
+      rx_in_crc_ok_q <= 1'b0;
       expected_q <= '0;
       nak_pending_q <= 1'b0;
       naks_q <= '0;
@@ -220,7 +212,7 @@ module xf_link #(
       rx_in_valid_q <= rx_in_valid_d;
       rx_in_flit_q <= rx_in_flit_d;
       rx_in_ctl_q <= rx_in_ctl_d;
-      rx_in_crc_q <= rx_in_crc_d;
+      rx_in_crc_ok_q <= rx_in_crc_ok_d;
       expected_q <= expected_d;
       nak_pending_q <= nak_pending_d;
       naks_q <= naks_d;
@@ -329,9 +321,6 @@ module xf_link #(
   logic                 phy_valid_d, phy_valid_q;
   logic [FlitW-1:0]     phy_flit_d, phy_flit_q;
   logic [31:0]          phy_ctl_d, phy_ctl_q;
-  logic [31:0]          phy_crc_d, phy_crc_q;
-  logic [31:0]          tx_crc_raw;
-  logic [CrcBits-1:0]   tx_crc_data;  // the CRC's input: {ctl, 6'b0, flit}
   logic                 phy_fv;
   logic [7:0]           phy_seq;
 
@@ -403,18 +392,6 @@ module xf_link #(
     tx_packets_d = (tx_fire && tx_flit.tail) ? tx_packets_q + 32'd1 : tx_packets_q;
   end
 
-  xf_crc32 #(
-    .DataBits(CrcBits),
-    .InitCrc (32'hFFFF_FFFF),
-    .ZeroBits(CrcTxZeroBits)
-  ) u_tx_crc (
-    .data_i(tx_crc_data),
-    .crc_o (tx_crc_raw)
-  );
-  assign tx_crc_data = {phy_ctl_d, 6'd0, phy_flit_d};
-  `ASSERT(TxCrcZeroBits_A, (tx_crc_data & CrcTxZeroBits) == '0)
-  assign phy_crc_d = ~tx_crc_raw;
-
   // Replay buffer: entry seq mod ReplayFlits, written when a new flit is sent, read
   // (asynchronously) at rp_q; not reset (read only while replaying, of entries written before).
   // A memory array for synthesis and simulation, a flat vector rb_q for the link proof, as the
@@ -465,7 +442,6 @@ module xf_link #(
       phy_valid_q <= 1'b0;
       phy_flit_q <= '0;
       phy_ctl_q <= '0;
-      phy_crc_q <= '0;
     end else begin
       credits_q <= credits_d;
       nxt_q <= nxt_d;
@@ -484,14 +460,12 @@ module xf_link #(
       phy_valid_q <= phy_valid_d;
       phy_flit_q <= phy_flit_d;
       phy_ctl_q <= phy_ctl_d;
-      phy_crc_q <= phy_crc_d;
     end
   end
 
   assign phy_tx_valid_o = phy_valid_q;
   assign phy_tx_flit_o = phy_flit_q;
   assign phy_tx_ctl_o = phy_ctl_q;
-  assign phy_tx_crc_o = phy_crc_q;
   assign stat_timeouts_o = timeouts_q;
   assign stat_replays_o = replays_q;
   assign stat_run_o = run_q;

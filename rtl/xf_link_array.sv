@@ -1,14 +1,14 @@
-// The link ports of a node: NumLinks xf_link endpoints with their streams and PHY words
+// The link ports of a node: NumLinks xf_link_phy endpoints with their streams and PHY words
 // flattened (link l at bits [l*W +: W]), shared by the chip top and the switch node
 // (docs/chip.md). The retry statistics leave the array as the host-visible registers
 // LinkCrcErrors, LinkStatus and LinkDiscards (docs/errors.md); the other link statistics are
-// visible in simulation inside each xf_link.
+// visible in simulation inside each xf_link_phy.
 //
-// Combinational paths: those of xf_link (none from inputs to outputs).
+// Combinational paths: those of xf_link_phy (none from inputs to outputs).
 //
 // Parameter constraints: FlitBits 32, 64 or 128; NumLinks >= 1; RxBufferFlits and
-// PhyWireDelayCycles as rtl/xf_link.sv requires; FlitBits and RxBufferFlits equal on both ends of
-// every link.
+// PhyWireDelayCycles as rtl/xf_link_phy.sv requires; FlitBits and RxBufferFlits equal on both
+// ends of every link.
 module xf_link_array #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
   parameter int FlitBits = xf_defs_pkg::FlitBits,
@@ -17,7 +17,7 @@ module xf_link_array #(
   // receive buffer (and initial credits) of every link
   parameter int RxBufferFlits = xf_defs_pkg::LinkRxBufferFlits,
   // PHY wire delay each way, cycles (sizes the credit-loop check only)
-  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - 3
+  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - xf_defs_pkg::LinkRegCycles
 ) (
   input  logic                    clk_i,              // clock
   input  logic                    rst_ni,             // asynchronous reset, active low
@@ -82,7 +82,7 @@ module xf_link_array #(
     logic [31:0] tx_packets, rx_packets;
     logic [$clog2(RxBufferFlits+1)-1:0] tx_credits, rx_level;
     logic unused_link;
-    xf_link #(
+    xf_link_phy #(
       .FlitBits          (FlitBits),
       .RxBufferFlits     (RxBufferFlits),
       .PhyWireDelayCycles(PhyWireDelayCycles)

@@ -6,6 +6,7 @@ rtl/xf_fifo.sv
 rtl/xf_router.sv
 rtl/xf_crc32.sv
 rtl/xf_link.sv
+rtl/xf_link_phy.sv
 rtl/xf_link_array.sv
 rtl/xf_host_port.sv
 rtl/xf_switch.sv

@@ -1,8 +1,8 @@
 // A switch node (docs/chip.md section 5; model: `Node` with no tiles in model/node.*): the
-// parent of the tree patent's trees. NumLinks link endpoints (rtl/xf_link.sv) around the wormhole
-// router (rtl/xf_router.sv) with link ports only (cfg_is_chip_i = 0: every packet is routed by
-// the table, RouteTable[lane][dst_chip]), and a host port (rtl/xf_host_port.sv with no tiles)
-// for the routing table and the status registers. No tiles, no XBs, no barrier members.
+// parent of the tree patent's trees. NumLinks link endpoints (rtl/xf_link_phy.sv) around the
+// wormhole router (rtl/xf_router.sv) with link ports only (cfg_is_chip_i = 0: every packet is
+// routed by the table, RouteTable[lane][dst_chip]), and a host port (rtl/xf_host_port.sv with no
+// tiles) for the routing table and the status registers. No tiles, no XBs, no barrier members.
 //
 // Timing: a head flit taken from a link's receive buffer in cycle t leaves on the output link in
 // t + 1 (the router's input stage); the model moves it in t. Misrouted packets are dropped and
@@ -11,7 +11,7 @@
 // Combinational paths: none from inputs to outputs.
 //
 // Parameter constraints: FlitBits 32, 64 or 128 (the machine's); 1 <= NumLinks <= 16; TableChips
-// a power of two, 1..MaxChips; LinkRxBufferFlits and PhyWireDelayCycles as rtl/xf_link.sv
+// a power of two, 1..MaxChips; LinkRxBufferFlits and PhyWireDelayCycles as rtl/xf_link_phy.sv
 // requires, equal on both ends.
 module xf_switch #(
   // flit width of the machine: 32, 64 or 128 (docs/packets.md section 2)
@@ -24,7 +24,7 @@ module xf_switch #(
   // link receive buffer (and initial credits); equal on both ends of every link
   parameter int LinkRxBufferFlits = xf_defs_pkg::LinkRxBufferFlits,
   // PHY wire delay each way, cycles (sizes the link's credit-loop check only)
-  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - 3
+  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - xf_defs_pkg::LinkRegCycles
 ) (
   input  logic                    clk_i,             // clock
   input  logic                    rst_ni,            // asynchronous reset, active low
@@ -40,7 +40,7 @@ module xf_switch #(
   output logic                    host_rsp_valid_o,  // the access is answered
   output logic [31:0]             host_rsp_rdata_o,  // read data
   output logic                    host_rsp_err_o,    // the access was not allowed
-  // link PHYs (rtl/xf_link.sv), link l at [l*W +: W]
+  // link PHYs (rtl/xf_link_phy.sv), link l at [l*W +: W]
   output logic [NumLinks-1:0]     phy_tx_valid_o,    // a word is present
   output logic [NumLinks*(FlitBits+2)-1:0] phy_tx_flit_o,  // {head, tail, data}
   output logic [NumLinks*32-1:0]  phy_tx_ctl_o,      // seq, ack, credits, naks, fv

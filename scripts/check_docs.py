@@ -143,6 +143,7 @@ MODULE_SECTIONS = {
     "xf_fifo": ("docs/exchange.md", "The queue: xf_fifo"),
     "xf_router": ("docs/exchange.md", "RTL: xf_router"),
     "xf_link": ("docs/exchange.md", "RTL: xf_link"),
+    "xf_link_phy": ("docs/exchange.md", "RTL: xf_link"),
     "xf_crc32": ("docs/reliability.md", "2. The CRC and what it guarantees"),
     "xf_tile": ("docs/tile.md", "RTL: xf_tile"),
     "xf_tile_seq": ("docs/tile.md", "Sequencer"),

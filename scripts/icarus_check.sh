@@ -12,7 +12,7 @@ blocks=(
   "xf_reduce_alu|rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv \
 rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv"
   "xf_xb|rtl/xf_fifo.sv rtl/xf_xb.sv"
-  "xf_link|rtl/xf_crc32.sv rtl/xf_link.sv"
+  "xf_link_phy|rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_phy.sv"
   "xf_router|rtl/xf_router.sv"
   "xf_fifo|rtl/xf_fifo.sv"
   "xf_uart_bridge|$(scripts/rtl_files.sh xf_uart_bridge)"
@@ -26,7 +26,7 @@ harmless+='supported \(all bits will be included\)\.$'
 # Icarus ignores the unique/unique0 qualifier of a case (a lint-level check Verilator makes).
 harmless+='|^[^ ]+:[0-9]+: vvp\.tgt sorry: Case unique/unique0 qualities are ignored\.$'
 # The blocks with a flit-width parameter also compile at FlitBits 32 and 64 (-P<top>.FlitBits).
-width_tops=" xf_xb xf_link xf_router xf_switch xf_chip "
+width_tops=" xf_xb xf_link_phy xf_router xf_switch xf_chip "
 failed=0
 for entry in "${blocks[@]}"; do
   top=${entry%%|*}

@@ -10,7 +10,7 @@ alu+=" rtl/xf_reduce_alu.sv"
 tile="rtl/xf_fifo.sv $alu rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv"
 tile+=" rtl/xf_tile.sv"
 exchange="rtl/xf_xb.sv rtl/xf_router.sv rtl/xf_exchange.sv"
-link="rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_array.sv"
+link="rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_phy.sv rtl/xf_link_array.sv"
 case "${1:-}" in
   headers) echo "rtl/xf_assert.svh rtl/xf_types.svh" ;;
   xf_chip) echo "$tile $exchange $link rtl/xf_host_port.sv rtl/xf_chip.sv" ;;

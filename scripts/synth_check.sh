@@ -65,8 +65,8 @@ levels=0
 # --quick skips the ECP5 runs of these blocks, all of them: YoWASP's Yosys (WebAssembly) is the
 # slowest of the three (xf_link at 128 bits: 67 s of CPU against 48 for iCE40 and 13 generic),
 # its first run on a machine compiles it for minutes, and `make test` keeps the runs it had.
-QUICK_ECP5="xf_chip:ecp5 xf_switch:ecp5 xf_router:ecp5 xf_reduce_alu:ecp5 xf_xb:ecp5 xf_link:ecp5
-xf_host_port:ecp5 xf_uart_bridge:ecp5 xf_fifo:ecp5"
+QUICK_ECP5="xf_chip:ecp5 xf_switch:ecp5 xf_router:ecp5 xf_reduce_alu:ecp5 xf_xb:ecp5
+xf_link_phy:ecp5 xf_host_port:ecp5 xf_uart_bridge:ecp5 xf_fifo:ecp5"
 widths=(128)
 only=""
 targets_sel="gen ice40 ecp5"
@@ -115,7 +115,7 @@ blocks=(
   "xf_reduce_alu|rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv \
 rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv|||-noflatten"
   "xf_xb|rtl/xf_fifo.sv rtl/xf_xb.sv|||"
-  "xf_link|rtl/xf_crc32.sv rtl/xf_link.sv|||"
+  "xf_link_phy|rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_phy.sv|||"
   "xf_fifo|rtl/xf_fifo.sv|||"
   "xf_uart_bridge|$(scripts/rtl_files.sh xf_uart_bridge)|-set NumNodes 2 -set NumChips 2|\
 -set NumNodes 2 -set NumChips 2|"
@@ -204,8 +204,8 @@ BLOCKS_SERIAL=$(printf '%s\n' "${blocks[@]}")
 # Longest runs first (measured), so that the parallel runs finish together; then the block's
 # widths, widest first.
 order="xf_chip:ecp5 xf_chip:gen xf_chip:ice40 xf_router:ecp5 xf_reduce_alu:ecp5 xf_switch:ecp5
-       xf_xb:ecp5 xf_link:ecp5 xf_router:ice40 xf_router:gen xf_reduce_alu:ice40 xf_xb:ice40
-       xf_link:ice40 xf_switch:gen xf_switch:ice40 xf_reduce_alu:gen xf_xb:gen xf_link:gen
+       xf_xb:ecp5 xf_link_phy:ecp5 xf_router:ice40 xf_router:gen xf_reduce_alu:ice40 xf_xb:ice40
+       xf_link_phy:ice40 xf_switch:gen xf_switch:ice40 xf_reduce_alu:gen xf_xb:gen xf_link_phy:gen
        xf_host_port:gen xf_host_port:ice40 xf_uart_bridge:ice40 xf_uart_bridge:gen xf_fifo:ice40
        xf_fifo:gen xf_host_port:ecp5 xf_uart_bridge:ecp5 xf_fifo:ecp5"
 # What the header and the last line say was skipped; then the runs of the targets not asked for

@@ -1,11 +1,12 @@
-// RTL_TOP: xf_link
-// RTL_TOP: xf_link Vxf_link_w32 -GFlitBits=32
-// RTL_TOP: xf_link Vxf_link_w64 -GFlitBits=64
-// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_crc32.sv rtl/xf_link.sv
-// Block test of the RTL link (rtl/xf_link.sv) and its retry layer (docs/reliability.md): two
-// Verilated xf_link endpoints A and B joined by two C++ PHY wires of LinkLatencyCycles - 3 = 5
-// cycles (sw/backends/rtl/phy_wire.hpp), traffic in both directions at once. Every test runs at the
-// three flit widths, FlitBits 32, 64 and 128 (xf_link Verilated three times; test names end in
+// RTL_TOP: xf_link_phy
+// RTL_TOP: xf_link_phy Vxf_link_phy_w32 -GFlitBits=32
+// RTL_TOP: xf_link_phy Vxf_link_phy_w64 -GFlitBits=64
+// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_phy.sv
+// Block test of the RTL link endpoint (rtl/xf_link_phy.sv: the retry layer rtl/xf_link.sv,
+// docs/reliability.md, between its CRC stages): two Verilated xf_link_phy endpoints A and B joined
+// by two C++ PHY wires of LinkLatencyCycles - LinkRegCycles = 3 cycles
+// (sw/backends/rtl/phy_wire.hpp), traffic in both directions at once. Every test runs at the
+// three flit widths, FlitBits 32, 64 and 128 (xf_link_phy Verilated three times; test names end in
 // /w32, /w64, /w128 or _w32 ...), against the same model link: its timing counts flits at every
 // width.
 //
@@ -61,9 +62,9 @@
 #include <string>
 #include <vector>
 
-#include "Vxf_link.h"
-#include "Vxf_link_w32.h"
-#include "Vxf_link_w64.h"
+#include "Vxf_link_phy.h"
+#include "Vxf_link_phy_w32.h"
+#include "Vxf_link_phy_w64.h"
 #include "link.hpp"
 #include "model_test_main.hpp"
 #include "phy_wire.hpp"
@@ -85,9 +86,9 @@ constexpr int kMaxPacketGrains = kMaxPacketPayloadBytes / kGrainBytes;  // 128
 const kit::TestFile kFile{0x11Bu, "test_rtl_link"};
 
 // The Verilated link at each flit width.
-using W32 = kit::Width<Vxf_link_w32, 32>;
-using W64 = kit::Width<Vxf_link_w64, 64>;
-using W128 = kit::Width<Vxf_link, 128>;
+using W32 = kit::Width<Vxf_link_phy_w32, 32>;
+using W64 = kit::Width<Vxf_link_phy_w64, 64>;
+using W128 = kit::Width<Vxf_link_phy, 128>;
 using Widths = ::testing::Types<W32, W64, W128>;
 
 // Runs f(W{}) for the width `bits` (the value-parameterised suites).
@@ -229,7 +230,7 @@ class LinkBench {
     faulty_ = faults && faults->any();
     bind(dirs_[0], "A->B", dut_[0], dut_[1]);
     bind(dirs_[1], "B->A", dut_[1], dut_[0]);
-    const int wire = static_cast<int>(kLatency) - 3;
+    const int wire = static_cast<int>(kLatency - kLinkRegCycles);
     dirs_[0].wire = std::make_unique<rtl::PhyWire>(wire, faults, 0x0100);
     dirs_[1].wire = std::make_unique<rtl::PhyWire>(wire, faults, 0x0001);
     dut_.reset([](V& m) {
@@ -797,7 +798,7 @@ TYPED_TEST(RtlLink, TimeoutReplaysAfterReplayTimeoutCycles) {
       expiries.push_back(dut.cycle());
     }
     const uint32_t ctl = dut->phy_tx_ctl_o;
-    if (dut.cycle() > sent + 1 && ((ctl >> linkctl::kFvLsb) & 1)) {
+    if (dut.cycle() > sent + 2 && ((ctl >> linkctl::kFvLsb) & 1)) {  // the send is on in sent + 2
       EXPECT_EQ((ctl >> linkctl::kSeqLsb) & 0xFF, 0u) << "cycle " << dut.cycle();
       replays.push_back(dut.cycle());
     }
@@ -807,16 +808,19 @@ TYPED_TEST(RtlLink, TimeoutReplaysAfterReplayTimeoutCycles) {
                                  << " cycles";
   ASSERT_EQ(replays.size(), 4u) << "replayed words";
   // The first expiry LinkReplayTimeoutCycles after the send (+ the output register), the others
-  // that long after the previous replay; each replay is on the wire in the cycle after.
-  const uint64_t t = kLinkReplayTimeoutCycles;
+  // that long after the previous replay left xf_link; each replay leaves xf_link in the cycle
+  // after its expiry and is on the wire one cycle later (xf_link_phy's transmit CRC stage).
+  const uint64_t t = kLinkReplayTimeoutCycles, crc_stage = 1;
   EXPECT_GE(expiries[0] - sent, t);
   EXPECT_LE(expiries[0] - sent, t + 2);
   for (size_t k = 0; k < expiries.size(); ++k) {
+    const uint64_t left = replays[k] - crc_stage;  // in xf_link's output register
     if (k > 0) {
-      EXPECT_GE(expiries[k] - replays[k - 1], t) << "expiry " << k;
-      EXPECT_LE(expiries[k] - replays[k - 1], t + 2) << "expiry " << k;
+      const uint64_t prev = replays[k - 1] - crc_stage;
+      EXPECT_GE(expiries[k] - prev, t) << "expiry " << k;
+      EXPECT_LE(expiries[k] - prev, t + 2) << "expiry " << k;
     }
-    EXPECT_LE(replays[k] - expiries[k], 1u) << "replay " << k;
+    EXPECT_LE(left - expiries[k], 1u) << "replay " << k;
   }
 }
 

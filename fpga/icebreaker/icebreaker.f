@@ -19,6 +19,7 @@ rtl/xf_router.sv
 rtl/xf_exchange.sv
 rtl/xf_crc32.sv
 rtl/xf_link.sv
+rtl/xf_link_phy.sv
 rtl/xf_link_array.sv
 rtl/xf_host_port.sv
 rtl/xf_chip.sv

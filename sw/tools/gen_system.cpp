@@ -59,7 +59,7 @@ constexpr int kRtlLinks = 4;
 constexpr int kRtlTiles = 4;
 constexpr uint32_t kRtlTableChips = 64;
 constexpr uint32_t kRtlDmemBytes = 786432;
-constexpr int kPhyWireDelayCycles = static_cast<int>(kLinkLatencyCycles) - 3;
+constexpr int kPhyWireDelayCycles = static_cast<int>(kLinkLatencyCycles - kLinkRegCycles);
 // {valid, flit, ctl, crc} of one PHY direction at flit width f (docs/reliability.md section 1).
 constexpr int word_bits(int f) { return 1 + (f + 2) + 32 + 32; }
 

@@ -91,9 +91,10 @@ namespace {
 constexpr uint32_t kDmemBytes = XF_FUZZ_DMEM_BYTES;
 constexpr uint32_t kDmemWords = kDmemBytes / 16;
 constexpr uint32_t kTableChips = XF_FUZZ_TABLE_CHIPS;
-constexpr uint32_t kChipId = 5;                                        // cfg_chip_id_i
-constexpr uint32_t kNumChips = 16;                                     // cfg_num_chips_i
-constexpr int kWireCycles = static_cast<int>(kLinkLatencyCycles) - 3;  // PhyWireDelayCycles
+constexpr uint32_t kChipId = 5;     // cfg_chip_id_i
+constexpr uint32_t kNumChips = 16;  // cfg_num_chips_i
+// the wire each way, PhyWireDelayCycles (the C++ far end has no CRC stage of its own)
+constexpr int kWireCycles = static_cast<int>(kLinkLatencyCycles - kLinkRegCycles);
 constexpr int kCredits = static_cast<int>(kLinkRxBufferFlits);
 constexpr int kReplayTimeout = static_cast<int>(kLinkReplayTimeoutCycles);
 
@@ -640,8 +641,9 @@ class Harness {
     ++chip_words_;
     if (ctl_fv(w.ctl)) chip_sent_ = true;
     if (!w.valid) {
-      // The output register is idle in the first cycle out of reset; a word every cycle after.
-      if (chip_words_ > 1) fail("the chip sent no link word (phy_tx_valid_o low) after reset");
+      // The link's output registers (xf_link's, then xf_link_phy's CRC stage) are idle in the
+      // first two cycles out of reset; a word every cycle after.
+      if (chip_words_ > 2) fail("the chip sent no link word (phy_tx_valid_o low) after reset");
       return;
     }
     const uint32_t crc = word_crc(w.flit, w.ctl);

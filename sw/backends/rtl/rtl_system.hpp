@@ -148,7 +148,8 @@ constexpr int verilated_flit_bits() {
 
 // Chip, Switch: the Verilated xf_chip and xf_switch classes (each with its own NumLinks);
 // PhyWireDelay: the wire delay.
-template <class Chip, class Switch, int PhyWireDelay = static_cast<int>(kLinkLatencyCycles) - 3>
+template <class Chip, class Switch,
+          int PhyWireDelay = static_cast<int>(kLinkLatencyCycles - kLinkRegCycles)>
 class RtlSystem {
  public:
   static constexpr uint64_t kStartDoneRegisterCycles = 2;

@@ -37,6 +37,8 @@ inline constexpr uint32_t kCsrAluScale = 17;
 inline constexpr uint32_t kScaleAddResetBits = 1065353216;
 // cycles from a flit entering a link transmitter to it leaving the far receiver buffer
 inline constexpr uint32_t kLinkLatencyCycles = 8;
+// register stages of a link endpoint on a flit's path and on a credit's (3 in the retry layer rtl/xf_link.sv, 2 in the CRC stages of rtl/xf_link_phy.sv); the PHY wire between two chips takes the other LinkLatencyCycles - LinkRegCycles = 3
+inline constexpr uint32_t kLinkRegCycles = 5;
 // flits of the link receive buffer; credits start at this value
 inline constexpr uint32_t kLinkRxBufferFlits = 32;
 // flits of an exchange block (XB) queue
