@@ -633,6 +633,98 @@ INSTANTIATE_TEST_SUITE_P(Rtl, ErrorStop, ::testing::ValuesIn(error_cases()),
                            return std::string(i.param.name);
                          });
 
+// A streamed Send counts the receive engine's writes from the cycle after its push (docs/tile.md
+// section 4.5): a write in cycle T counts for the jobs pushed before T. On ring:2 with one tile
+// per chip, chip 1 writes 16 bytes of A into chip 0's word X, and 120 cycles later 16 bytes of B.
+// Chip 0 runs k Nops, then queues a streamed Send of X to chip 1 whose CSR 18 names a counter
+// value no packet reaches, so only a write after the push releases it: A if the first write
+// counted, B if it came before the push or in its cycle. The cases sweep k across that boundary:
+// with today's latencies A's write lands in the cycle after the push at k = kStreamLastA and in
+// the push's own cycle at kStreamLastA + 1. Each case compares the run's cycles, both tiles'
+// status and the 16 bytes chip 1 received with the model, and the bytes with the rule (A for k <=
+// kStreamLastA, B after). A changed pipeline that moves the boundary fails the rule check
+// first; move kStreamLastA with it (the printed cycles show where the write now lands).
+constexpr int kStreamLastA = 20;
+
+class StreamBoundary : public ::testing::TestWithParam<int> {};
+
+TEST_P(StreamBoundary, AWriteCountsFromTheCycleAfterThePush) {
+  const int k = GetParam();
+  using isa::enc;
+  constexpr uint32_t kSrcA = 0x0, kSrcB = 0x10, kX = 0x100, kY = 0x200;
+  SendDesc wd;
+  wd.popc = Opcode::kWrite;
+  wd.ctr = 1;
+  const uint32_t write_ctr1 = pack_send_imm(wd);
+  wd.ctr = 2;
+  wd.stream = true;
+  const uint32_t stream_ctr2 = pack_send_imm(wd);
+  const uint32_t never = (31u << 27) | 0x7FFFFFFu;  // CSR 18: counter 31 >= 2^27 - 1
+  std::vector<uint64_t> p1 = {enc(Isa::kLi, 1, 0, 0, 0, 0, kSrcA),
+                              enc(Isa::kLi, 2, 0, 0, 0, 0, 16),
+                              enc(Isa::kLi, 3, 0, 0, 0, 0, 0),
+                              enc(Isa::kLi, 4, 0, 0, 0, 0, kX),
+                              enc(Isa::kSend, 0, 1, 2, 3, 4, write_ctr1),
+                              enc(Isa::kLi, 9, 0, 0, 0, 0, 60),  // about 120 cycles
+                              enc(Isa::kAddi, 9, 9, 0, 0, 0, 0xFFFFFFFFu),
+                              enc(Isa::kBne, 0, 9, 0, 0, 0, 6),
+                              enc(Isa::kLi, 1, 0, 0, 0, 0, kSrcB),
+                              enc(Isa::kSend, 0, 1, 2, 3, 4, write_ctr1),
+                              enc(Isa::kLi, 14, 0, 0, 0, 0, 1),
+                              enc(Isa::kWait, 0, 14, 0, 0, 0, 2),
+                              enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
+  std::vector<uint64_t> p0(static_cast<size_t>(k), enc(Isa::kNop, 0, 0, 0, 0, 0, 0));
+  for (const uint64_t w :
+       {enc(Isa::kLi, 5, 0, 0, 0, 0, never), enc(Isa::kLi, 1, 0, 0, 0, 0, kX),
+        enc(Isa::kLi, 2, 0, 0, 0, 0, 16), enc(Isa::kLi, 3, 0, 0, 0, 0, 1),
+        enc(Isa::kLi, 4, 0, 0, 0, 0, kY), enc(Isa::kCsrw, 0, 5, 0, 0, 0, kCsrStream),
+        enc(Isa::kSend, 0, 1, 2, 3, 4, stream_ctr2), enc(Isa::kLi, 14, 0, 0, 0, 0, 2),
+        enc(Isa::kWait, 0, 14, 0, 0, 0, 1), enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)})
+    p0.push_back(w);
+  const Topology topo = parse_topology("ring:2");
+  model::System msys(topo, 1, kDmemBytes);
+  auto ctx = kit::make_context();
+  Sys sys(topo, 1, ctx.get());
+  kit::open_trace_if_asked(sys);
+  const std::vector<std::vector<int>> next = spanning_tree_routes(topo);
+  std::vector<uint8_t> a(16, 0xA1), b(16, 0xB2), y(16, 0x5C);
+  for (int c = 0; c < 2; ++c) {
+    std::vector<uint8_t> table(kTableChips, 0xFF);
+    for (int dc = 0; dc < 2; ++dc)
+      if (next[c][dc] >= 0) table[dc] = static_cast<uint8_t>(next[c][dc]);
+    write_both(sys, msys, c, reg::kRouteTable, table.data(), table.size());
+    const std::vector<uint64_t>& p = c == 0 ? p0 : p1;
+    write_both(sys, msys, c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcA, a.data(), 16);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcB, b.data(), 16);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kX, y.data(), 16);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kY, y.data(), 16);
+  }
+  sys.flush();
+  const auto ms = msys.run(100000);
+  ASSERT_TRUE(ms.ok) << ms.error;
+  const rtl::RtlRunStats st = sys.run(100000);
+  ASSERT_TRUE(st.ok) << st.error;
+  EXPECT_EQ(st.cycles, ms.cycles);
+  for (int c = 0; c < 2; ++c)
+    EXPECT_EQ(sys.host_read32(c, tile_base(0) + reg::kTileStatus),
+              msys.host_read32(c, tile_base(0) + reg::kTileStatus))
+        << "chip " << c;
+  std::vector<uint8_t> yr(16), ym(16);
+  sys.queue_read(1, tile_base(0) + reg::kTileDmem + kY, yr.data(), 16);
+  sys.flush();
+  msys.host_read(1, tile_base(0) + reg::kTileDmem + kY, ym.data(), 16);
+  EXPECT_EQ(yr, ym) << "the streamed packet's bytes: RTL against the model";
+  EXPECT_EQ(ym, k <= kStreamLastA ? a : b)
+      << "k = " << k << ": the model streamed " << (ym == a ? "A" : "B") << ", the rule says "
+      << (k <= kStreamLastA ? "A" : "B");
+  std::printf("k = %d: streamed %s, %llu cycles (RTL), %llu (model)\n", k, ym == a ? "A" : "B",
+              static_cast<unsigned long long>(st.cycles),
+              static_cast<unsigned long long>(ms.cycles));
+}
+
+INSTANTIATE_TEST_SUITE_P(Rtl, StreamBoundary, ::testing::Range(kStreamLastA - 3, kStreamLastA + 4));
+
 // Random programs, RTL against the model to the cycle (the compiler's programs use a few of the
 // instructions in a few patterns; a barrier was a cycle early in the model until such a test ran
 // a program with Bar). Per case a topology, 1 to 4 tiles per chip and one random program per
