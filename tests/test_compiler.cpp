@@ -128,20 +128,24 @@ TEST(Compiler, ForcedAlgorithms) {
 }
 
 // The butterfly's placement (docs/algorithms.md section 10): the longest route of each round,
-// in hops along the machine's routing tables. On a ring the spanning tree is a path cut between
+// in hops along the plan's routing tables. On a ring the spanning tree is a path cut between
 // chips 4 and 5; placed along it, the rounds' partners are 1, 2, 4, ... hops apart, in some
 // order of the rounds (chip ids in order: 7, 6 and 4 on ring:8). On ladder:8 the three rounds'
-// longest routes (5, 3 and 2 with chip ids) get shorter.
+// longest routes (5, 3 and 2 with chip ids) get shorter. With shortest-path routes (a plan whose
+// traffic fits the buffers, compiler.md section 9) the ring's rounds are 1, 2 and 2 hops: the
+// last round's pairs are opposite on the 8-ring, 4 hops apart both ways round, and placed so
+// that each pair is two apart.
 TEST(Compiler, ButterflyPartnersAreFewHopsApart) {
-  auto longest = [](const char* ts) {
+  auto longest = [](const char* ts, uint32_t bytes) {
     const Topology topo = parse_topology(ts);
-    const auto st = spanning_tree_routes(topo);
     CollectiveSpec s;
     s.algo = Algo::kButterfly;
-    s.bytes = 8;
+    s.bytes = bytes;
     s.tiles = 1;
+    const Plan plan = plan_collective(topo, s);
+    const auto st = plan.short_routes ? shortest_path_routes(topo) : spanning_tree_routes(topo);
     std::map<int, int> per_step;  // step -> longest route of its chip-to-chip Writes
-    for (const Transfer& x : plan_collective(topo, s).transfers) {
+    for (const Transfer& x : plan.transfers) {
       if (x.src == x.dst) continue;
       int hops = 0;
       for (int n = x.src; n != x.dst; ++hops) n = topo.peer(n, st[n][x.dst]).first;
@@ -152,11 +156,68 @@ TEST(Compiler, ButterflyPartnersAreFewHopsApart) {
     std::sort(out.begin(), out.end());
     return out;
   };
-  EXPECT_EQ(longest("ring:8"), (std::vector<int>{1, 2, 4}));
-  EXPECT_EQ(longest("ring:16"), (std::vector<int>{1, 2, 4, 8}));
-  const std::vector<int> lad = longest("ladder:8");
+  // 64 KiB per chip fills the buffers: the spanning tree.
+  EXPECT_EQ(longest("ring:8", 65536), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(longest("ring:16", 65536), (std::vector<int>{1, 2, 4, 8}));
+  const std::vector<int> lad = longest("ladder:8", 65536);
   ASSERT_EQ(lad.size(), 3u);
   EXPECT_LT(lad[0] + lad[1] + lad[2], 5 + 3 + 2);
+  // 8 bytes: shortest paths.
+  EXPECT_EQ(longest("ring:8", 8), (std::vector<int>{1, 2, 2}));
+  const std::vector<int> lad8 = longest("ladder:8", 8);
+  ASSERT_EQ(lad8.size(), 3u);
+  EXPECT_LE(lad8[2], 2);
+}
+
+// Shortest-path routes (docs/compiler.md section 9): the butterfly takes them exactly when no
+// link direction carries more than XbXoffThresholdFlits flits over the whole collective
+// (route_load_flits, checked here against a count of its own), and the image's routing tables
+// then follow them in every lane; otherwise the spanning tree's.
+TEST(Compiler, ShortRoutesOnlyWhereTheTrafficFitsTheBuffers) {
+  for (const char* ts : {"ring:8", "ladder:8", "biring:6", "ring:5", "tree:((2,2),(2,2))"})
+    for (const uint32_t bytes : {8u, 64u, 256u, 1024u, 65536u})
+      for (const int tiles : {1, 4}) {
+        SCOPED_TRACE(std::string(ts) + " " + std::to_string(bytes) + " bytes, " +
+                     std::to_string(tiles) + " tiles");
+        const Topology topo = parse_topology(ts);
+        CollectiveSpec s;
+        s.algo = Algo::kButterfly;
+        s.bytes = bytes;
+        s.tiles = tiles;
+        const Plan plan = plan_collective(topo, s);
+        const auto sp = shortest_path_routes(topo);
+        // The most flits on one link direction, counted hop by hop with the image's packets.
+        const Image img = build_image(topo, plan);
+        std::map<std::pair<int, int>, uint64_t> load;
+        uint64_t most = 0;
+        for (const Transfer& x : plan.transfers) {
+          if (x.src == x.dst) continue;
+          const uint64_t pk = std::min<uint32_t>(img.chunk_bytes, kMaxPacketPayloadBytes);
+          const uint64_t packets = x.bytes == 0 ? 1 : (x.bytes + pk - 1) / pk;
+          const uint64_t flits = packets + x.bytes / 16;  // 128-bit flits: a one-flit header
+          for (int n = x.src; n != x.dst; n = topo.peer(n, sp[n][x.dst]).first)
+            most = std::max(most, load[{n, sp[n][x.dst]}] += flits);
+        }
+        EXPECT_EQ(route_load_flits(topo, sp, plan.transfers, 128, img.chunk_bytes), most);
+        const bool fits = most <= kXbXoffThresholdFlits;
+        EXPECT_EQ(plan.short_routes, fits) << most << " flits";
+        const auto want = fits ? sp : spanning_tree_routes(topo);
+        for (int n = 0; n < topo.num_nodes; ++n)
+          for (unsigned lane = 0; lane < kNumLanes; ++lane)
+            for (int d = 0; d < topo.num_chips; ++d)
+              ASSERT_EQ(img.route[n][lane * kMaxChips + d], want[n][d] < 0 ? 255 : want[n][d])
+                  << "node " << n << " lane " << lane << " chip " << d;
+      }
+  // The small cases are the ones it is for.
+  CollectiveSpec s;
+  s.algo = Algo::kButterfly;
+  s.bytes = 8;
+  EXPECT_TRUE(plan_collective(parse_topology("ladder:8"), s).short_routes);
+  s.bytes = 65536;
+  EXPECT_FALSE(plan_collective(parse_topology("ladder:8"), s).short_routes);
+  s.algo = Algo::kRing;
+  s.bytes = 8;
+  EXPECT_FALSE(plan_collective(parse_topology("ladder:8"), s).short_routes);
 }
 
 TEST(Compiler, ButterflyForSmallSumsOnPowerOfTwoMachines) {

@@ -20,6 +20,9 @@
 //    next_port reaches the destination without revisiting a node; the links used by all routes
 //    form a spanning tree (N-1 links, acyclic); for trees that is every link; exact BFS choices
 //    on ring:4, ring:2 (parallel links) and line:5;
+//  - shortest_path_routes: every route's hop count equals the all-pairs shortest distance
+//    (Floyd-Warshall over the links) on every kind and size up to 130 nodes, and on trees the
+//    routes are the spanning tree's; a disconnected topology is refused;
 //  - errors: every malformed input throws TopologyError whose message contains the offending
 //    text (and the line number for file errors).
 
@@ -593,6 +596,58 @@ TEST(TopologyRoutes, BfsChoicesAreDeterministic) {
   EXPECT_EQ(tr[7][3], 1);
 }
 
+// shortest_path_routes: every route reaches its destination in exactly the hop distance that an
+// all-pairs shortest-path computation (Floyd-Warshall over the links, independent of the BFS)
+// gives, on every topology kind and size; on trees the routes are the spanning tree's.
+TEST(TopologyRoutes, ShortestPathsTakeTheFewestHops) {
+  std::vector<std::string> specs;
+  for (int p : kSizes) {
+    for (const char* kind : {"ring:", "biring:", "line:", "tree:"}) {
+      specs.push_back(kind + std::to_string(p));
+    }
+  }
+  for (int p : kLadderSizes) specs.push_back("ladder:" + std::to_string(p));
+  for (const char* s : {"tree:(2,3)", "tree:((2,2),3,(1,4))", "tree:(1,(1,(1,1)),5)"}) {
+    specs.push_back(s);
+  }
+  for (const std::string& s : specs) {
+    SCOPED_TRACE(s);
+    const Topology t = parse_topology(s);
+    if (t.num_nodes > 130) continue;  // Floyd-Warshall is cubic
+    const int n = t.num_nodes;
+    constexpr int kFar = 1 << 20;
+    std::vector<std::vector<int>> d(n, std::vector<int>(n, kFar));
+    for (int v = 0; v < n; ++v) d[v][v] = 0;
+    for (const Link& l : t.links) d[l.a][l.b] = d[l.b][l.a] = 1;
+    for (int k = 0; k < n; ++k) {
+      for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) d[i][j] = std::min(d[i][j], d[i][k] + d[k][j]);
+      }
+    }
+    const auto next = shortest_path_routes(t);
+    const auto tree = spanning_tree_routes(t);
+    for (int src = 0; src < n; ++src) {
+      for (int dst = 0; dst < t.num_chips; ++dst) {
+        int v = src, hops = 0;
+        for (; v != dst && hops <= n; ++hops) {
+          ASSERT_GE(next[v][dst], 0) << src << " -> " << dst << " at " << v;
+          v = t.peer(v, next[v][dst]).first;
+        }
+        EXPECT_EQ(hops, d[src][dst]) << src << " -> " << dst;
+        if (t.kind == TopoKind::kTree) {
+          EXPECT_EQ(next[src][dst], tree[src][dst]);
+        }
+      }
+    }
+  }
+  // ladder:8: a rung, a rail neighbour and the chip two pairs on are 1, 1 and 2 hops away.
+  const Topology l8 = parse_topology("ladder:8");
+  const auto r = shortest_path_routes(l8);
+  EXPECT_EQ(l8.peer(0, r[0][1]).first, 1);
+  EXPECT_EQ(l8.peer(0, r[0][2]).first, 2);
+  EXPECT_EQ(l8.peer(l8.peer(0, r[0][4]).first, r[l8.peer(0, r[0][4]).first][4]).first, 4);
+}
+
 TEST(TopologyRoutes, RejectsDisconnectedHandBuiltTopology) {
   Topology t;
   t.spec = "handmade";
@@ -604,6 +659,12 @@ TEST(TopologyRoutes, RejectsDisconnectedHandBuiltTopology) {
   try {
     spanning_tree_routes(t);
     ADD_FAILURE() << "expected TopologyError";
+  } catch (const TopologyError& e) {
+    EXPECT_NE(std::string(e.what()).find("node 2"), std::string::npos) << e.what();
+  }
+  try {
+    shortest_path_routes(t);
+    ADD_FAILURE() << "expected TopologyError from shortest_path_routes";
   } catch (const TopologyError& e) {
     EXPECT_NE(std::string(e.what()).find("node 2"), std::string::npos) << e.what();
   }

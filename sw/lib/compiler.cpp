@@ -27,7 +27,36 @@ std::string lower(std::string s) {
 
 [[noreturn]] void fail(const std::string& m) { throw CompileError(m); }
 
+// The flits of a transfer of `bytes` cut into packets of at most `packet_bytes` payload bytes at
+// `flit_bits`: a header of 128 / flit_bits flits per packet (a token is a header alone).
+uint64_t transfer_flits(uint32_t bytes, int flit_bits, uint32_t packet_bytes) {
+  const uint32_t pk = std::clamp<uint32_t>(packet_bytes, kF, kMaxPacketPayloadBytes);
+  const uint64_t packets = bytes == 0 ? 1 : (bytes + pk - 1) / pk;
+  const uint64_t per_flit = flit_bits / 8;
+  return packets * (128 / flit_bits) + (bytes + per_flit - 1) / per_flit;
+}
+
 }  // namespace
+
+uint64_t route_load_flits(const Topology& topo, const std::vector<std::vector<int>>& routes,
+                          const std::vector<Transfer>& transfers, int flit_bits,
+                          uint32_t packet_bytes) {
+  std::vector<std::vector<uint64_t>> load(topo.num_nodes);
+  for (int n = 0; n < topo.num_nodes; ++n) load[n].assign(topo.num_ports[n], 0);
+  uint64_t most = 0;
+  for (const Transfer& t : transfers) {
+    if (t.src == t.dst) continue;  // stays in the chip
+    const uint64_t flits = transfer_flits(t.bytes, flit_bits, packet_bytes);
+    int v = t.src;
+    for (int hops = 0; v != t.dst; ++hops) {
+      const int port = routes[v][t.dst];
+      if (port < 0 || hops > topo.num_nodes) fail(topo.spec + ": a route does not arrive");
+      most = std::max(most, load[v][port] += flits);
+      v = topo.peer(v, port).first;
+    }
+  }
+  return most;
+}
 
 const char* to_string(Collective c) {
   switch (c) {
@@ -463,11 +492,33 @@ struct Builder {
   void butterfly() {
     int p = 0;
     while ((2 << p) <= P) ++p;  // Q = 2^p <= P < 2^(p+1)
+    // The ranks of the recursive doubling are placed on the chips so that partners are few hops
+    // apart on the routes (butterfly_ranks); k[r] is the chip of rank r. First on shortest paths,
+    // which the plan keeps if its traffic fits the buffers of every link (Plan::short_routes),
+    // else on the spanning tree.
+    const size_t first = plan.transfers.size();
+    const std::vector<uint32_t> planes = plane_len;  // butterfly_rounds grows them
+    const uint32_t packet = plan.spec.chunk_bytes ? plan.spec.chunk_bytes / kF * kF : 512;
+    // A plane whose one transfer is already above the threshold cannot fit: no search then.
+    const uint32_t widest = *std::max_element(plane_len.begin(), plane_len.end());
+    if (transfer_flits(widest, plan.flit_bits, packet) <= kXbXoffThresholdFlits) {
+      const auto short_routes = shortest_path_routes(topo);
+      butterfly_rounds(p, butterfly_ranks(p, short_routes));
+      if (route_load_flits(topo, short_routes, plan.transfers, plan.flit_bits, packet) <=
+          kXbXoffThresholdFlits) {
+        plan.short_routes = true;
+        return;
+      }
+      plan.transfers.resize(first);
+      plane_len = planes;
+    }
+    butterfly_rounds(p, butterfly_ranks(p, spanning_tree_routes(topo)));
+  }
+
+  // The butterfly's transfers with rank r on chip k[r] (see butterfly()).
+  void butterfly_rounds(int p, const std::vector<int>& k) {
     const int Q = 1 << p;
     const int pre = Q < P ? 2 : 0;  // the extra chips' fold-in steps
-    // The ranks of the recursive doubling are placed on the chips so that partners are few hops
-    // apart on the routes (butterfly_ranks); k[r] is the chip of rank r.
-    const std::vector<int> k = butterfly_ranks(p);
     for (int t = 0; t < T; ++t) {
       const uint32_t L = plane_len[t];
       // [0,L) data, the fold-in buffer (P > Q only), then one buffer per round
@@ -500,13 +551,12 @@ struct Builder {
   // the identity only where it is cheaper. Any placement gives the same bits on every chip (sum
   // is commutative: algorithms.md section 10). Above 256 chips the ranks stay the chip ids (the
   // search costs O(P^3)).
-  std::vector<int> butterfly_ranks(int p) const {
+  std::vector<int> butterfly_ranks(int p, const std::vector<std::vector<int>>& st) const {
     constexpr long kMsg = 20, kHop = 9, kLocal = 14;
     const int Q = 1 << p;
     std::vector<int> best(P);
     for (int i = 0; i < P; ++i) best[i] = i;
     if (P > 256) return best;
-    const auto st = spanning_tree_routes(topo);
     // hop[v][d]: the route's length from chip v to chip d along the routing tables; each walk
     // stops at a node whose length is known and fills in the ones it passed (peer() is a search).
     std::vector<std::vector<int>> hop(P, std::vector<int>(P, 0));
@@ -1199,8 +1249,16 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
   img.imem.resize(T);
   img.pmem.resize(T);
 
-  // Routing tables: spanning-tree routes in every lane, ring hops in their ring's lane.
-  const auto st = spanning_tree_routes(topo);
+  // Routing tables: spanning-tree routes in every lane, ring hops in their ring's lane; a
+  // butterfly whose traffic fits the buffers takes shortest paths in every lane, checked again
+  // here with the packets this image cuts (docs/compiler.md section 9).
+  std::vector<std::vector<int>> st;
+  if (plan.short_routes) {
+    st = shortest_path_routes(topo);
+    if (route_load_flits(topo, st, plan.transfers, plan.flit_bits, chunk) > kXbXoffThresholdFlits)
+      st.clear();
+  }
+  if (st.empty()) st = spanning_tree_routes(topo);
   img.route.assign(topo.num_nodes, std::vector<uint8_t>(kNumLanes * kMaxChips, 255));
   for (int n = 0; n < topo.num_nodes; ++n)
     for (unsigned l = 0; l < kNumLanes; ++l)

@@ -675,4 +675,50 @@ std::vector<std::vector<int>> spanning_tree_routes(const Topology& t) {
   return next;
 }
 
+std::vector<std::vector<int>> shortest_path_routes(const Topology& t) {
+  const int n = t.num_nodes;
+  const int chips = t.num_chips;
+  if (n <= 0 || chips <= 0) return {};
+  // Adjacency in (neighbour id, own port) order, as spanning_tree_routes.
+  std::vector<std::vector<std::pair<int, int>>> adj(n);  // (peer, own port)
+  for (const Link& l : t.links) {
+    if (l.a < 0 || l.a >= n || l.b < 0 || l.b >= n) {
+      Fail(t.spec + ": link " + std::to_string(l.a) + "." + std::to_string(l.pa) + " <-> " +
+           std::to_string(l.b) + "." + std::to_string(l.pb) + " names a node outside 0.." +
+           std::to_string(n - 1));
+    }
+    adj[l.a].push_back({l.b, l.pa});
+    adj[l.b].push_back({l.a, l.pb});
+  }
+  for (auto& edges : adj) std::sort(edges.begin(), edges.end());
+  std::vector<std::vector<int>> next(n, std::vector<int>(chips, -1));
+  std::vector<int> dist(n), queue;
+  for (int dst = 0; dst < chips; ++dst) {
+    // BFS from dst (links are bidirectional); then every node takes its first neighbour one hop
+    // nearer.
+    std::fill(dist.begin(), dist.end(), -1);
+    dist[dst] = 0;
+    queue.assign(1, dst);
+    for (size_t head = 0; head < queue.size(); ++head)
+      for (const auto& [v, port] : adj[queue[head]])
+        if (dist[v] < 0) {
+          dist[v] = dist[queue[head]] + 1;
+          queue.push_back(v);
+        }
+    for (int v = 0; v < n; ++v) {
+      if (v == dst) continue;
+      if (dist[v] < 0) {
+        Fail(t.spec + ": node " + std::to_string(v) + " is not connected to chip " +
+             std::to_string(dst) + "; routing needs a connected topology");
+      }
+      for (const auto& [u, port] : adj[v])
+        if (dist[u] == dist[v] - 1) {
+          next[v][dst] = port;
+          break;
+        }
+    }
+  }
+  return next;
+}
+
 }  // namespace xf

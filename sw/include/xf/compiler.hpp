@@ -128,6 +128,10 @@ struct Plan {
   uint32_t avg_scale = 1u << kAvgScaleFracBits;  // avg: 2^p / P in Q1.31 (floor)
   int avg_levels = 0;
   std::vector<RingPlane> ring_planes;  // per tile, when every transfer is a ring step
+  // The routing tables follow shortest paths (shortest_path_routes) instead of the spanning tree:
+  // set for a butterfly whose traffic never fills a buffer on any link (route_load_flits at most
+  // XbXoffThresholdFlits; docs/compiler.md section 9).
+  bool short_routes = false;
   // kSgdStep: per tile, the optimizer state after the vector's plane: the chip's weight shard at
   // state_base[t] and its momentum shard at state_base[t] + state_len[t] (each state_len[t]
   // bytes, the longest block slice of the plane). Empty for every other collective.
@@ -242,6 +246,14 @@ struct SendDesc {
   // written it after the job was queued, or once the counter named by CSR 18 reaches its value.
   bool stream = false;
 };
+// The most flits that any one link direction (and the XB queue feeding it) carries over the
+// whole list when every transfer follows `routes` (next port per node and destination chip) and
+// is cut into packets of at most `packet_bytes` payload bytes at `flit_bits` (a header of
+// 128 / flit_bits flits each; a token is a header alone). docs/compiler.md section 9.
+uint64_t route_load_flits(const Topology& topo, const std::vector<std::vector<int>>& routes,
+                          const std::vector<Transfer>& transfers, int flit_bits,
+                          uint32_t packet_bytes);
+
 uint32_t pack_send_imm(const SendDesc& d);
 SendDesc unpack_send_imm(uint32_t imm);
 

@@ -92,4 +92,10 @@ Topology parse_topology(const std::string& text);
 // or -1 when node == dst_chip. Tree topologies route along the tree itself.
 std::vector<std::vector<int>> spanning_tree_routes(const Topology& t);
 
+// Routing along shortest paths: next_port[node][dst_chip] = a port of `node` on a shortest path
+// to dst_chip (by hops; among equals the lowest neighbour id, then the lowest port), -1 when
+// node == dst_chip. Not deadlock-free on topologies with cycles in general: the compiler uses
+// these routes only for plans whose traffic never fills a buffer (docs/compiler.md section 9).
+std::vector<std::vector<int>> shortest_path_routes(const Topology& t);
+
 }  // namespace xf
