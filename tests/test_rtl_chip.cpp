@@ -103,6 +103,19 @@ void write_both32(Sys& sys, model::System& msys, int node, uint32_t addr, uint32
   write_both(sys, msys, node, addr, &v, 4);
 }
 
+// The spanning-tree routes (xf::spanning_tree_routes) in every lane of every node's table, on
+// both machines (queued on the RTL; the caller flushes).
+void write_tree_routes_both(Sys& sys, model::System& msys, const Topology& topo) {
+  const std::vector<std::vector<int>> next = spanning_tree_routes(topo);
+  for (int n = 0; n < topo.num_nodes; ++n) {
+    std::vector<uint8_t> table(kTableChips, 0xFF);  // the RTL table's chips per lane
+    for (int dc = 0; dc < topo.num_chips; ++dc)
+      if (next[n][dc] >= 0) table[dc] = static_cast<uint8_t>(next[n][dc]);
+    for (uint32_t lane = 0; lane < kNumLanes; ++lane)
+      write_both(sys, msys, n, reg::kRouteTable + lane * kMaxChips, table.data(), table.size());
+  }
+}
+
 // Expects the host access to be refused with an error naming the address.
 template <class F>
 void expect_refused(F&& f, const char* what) {
@@ -686,13 +699,9 @@ TEST_P(StreamBoundary, AWriteCountsFromTheCycleAfterThePush) {
   auto ctx = kit::make_context();
   Sys sys(topo, 1, ctx.get());
   kit::open_trace_if_asked(sys);
-  const std::vector<std::vector<int>> next = spanning_tree_routes(topo);
+  write_tree_routes_both(sys, msys, topo);
   std::vector<uint8_t> a(16, 0xA1), b(16, 0xB2), y(16, 0x5C);
   for (int c = 0; c < 2; ++c) {
-    std::vector<uint8_t> table(kTableChips, 0xFF);
-    for (int dc = 0; dc < 2; ++dc)
-      if (next[c][dc] >= 0) table[dc] = static_cast<uint8_t>(next[c][dc]);
-    write_both(sys, msys, c, reg::kRouteTable, table.data(), table.size());
     const std::vector<uint64_t>& p = c == 0 ? p0 : p1;
     write_both(sys, msys, c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
     write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcA, a.data(), 16);
@@ -944,14 +953,7 @@ TEST_P(RandomPrograms, MatchTheModelToTheCycle) {
   auto ctx = kit::make_context();
   Sys sys(topo, tiles, ctx.get());
   kit::open_trace_if_asked(sys);
-  const std::vector<std::vector<int>> next = spanning_tree_routes(topo);
-  for (int n = 0; n < topo.num_nodes; ++n) {
-    std::vector<uint8_t> table(kTableChips, 0xFF);  // the RTL table's chips per lane
-    for (int dc = 0; dc < chips; ++dc)
-      if (next[n][dc] >= 0) table[dc] = static_cast<uint8_t>(next[n][dc]);
-    for (uint32_t lane = 0; lane < kNumLanes; ++lane)
-      write_both(sys, msys, n, reg::kRouteTable + lane * kMaxChips, table.data(), table.size());
-  }
+  write_tree_routes_both(sys, msys, topo);
   for (int c = 0; c < chips; ++c) {
     write_both32(sys, msys, c, reg::kIndexWr, static_cast<uint32_t>(c));
     for (int t = 0; t < tiles; ++t) {
