@@ -17,6 +17,8 @@
 // Router numbering (the model's order; L = NumLinks, T = NumTiles): inputs 0..L-1 link
 // receivers, L..L+T-1 tile paths, L+T..2L+T-1 XB queues; outputs 0..L-1 link transmitters, L+t
 // tile t (TileOutBase = L). Unused inputs never request, so the round-robin picks are the model's.
+// The XB queues are the router's fixed inputs (FixedInBase = L+T): XB l feeds link l without a
+// table read, as in the model.
 //
 // Tile path t (docs/tile.md "Interfaces"): a decision of cycle t is on tx_* in t+1 (the tile's
 // register), written into the 3-entry FIFO at the end of t+1 (ExchangeLatencyCycles - 1 = 1
@@ -373,7 +375,8 @@ module xf_exchange #(
     .TableChips   (TableChips),
     .NumLookups   (NumTiles),
     .TileOutBase  (NumLinks),
-    .CreditOutputs(NumLinks)
+    .CreditOutputs(NumLinks),
+    .FixedInBase  (NumLinks + NumTiles)
   ) u_router (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),

@@ -1,7 +1,7 @@
 // Wormhole crossbar of a node's exchange (docs/exchange.md sections 6 and 7; model:
-// Router::route_of and Router::step, model/router.hpp). Routes every packet by its header,
-// gives each free output to the requesting inputs in round-robin order and keeps it with one
-// packet from head to tail. A switch node (tree parent) is this router with link ports only
+// Router::route_of and Router::step, model/router.hpp). Routes every packet by its header (a
+// fixed input, below, by its index), gives each free output to the requesting inputs in
+// round-robin order and keeps it with one packet from head to tail. A switch node (tree parent) is this router with link ports only
 // (cfg_is_chip_i = 0). Why each choice matches the model, the routing table and the history:
 // docs/exchange.md, "RTL: xf_router".
 //
@@ -17,6 +17,9 @@
 // Misroute (dropped whole at one flit per cycle, counted once in stat_misroutes_o, never holds an
 // output): dst_tile >= cfg_num_tiles_i; entry 0xFF or >= cfg_num_ports_i; lane >= TableLanes;
 // dst_chip >= TableChips; output >= NumOut.
+// Fixed inputs (FixedInBase >= 0): input FixedInBase + k feeds output k whatever its header,
+// with no table read and no decode: a chip's XB queues, each of which feeds its own link (the
+// model's rule; the tile chose that link from the same table, static while packets flow).
 //
 // Arbitration per output: an owned output presents its input's stage flit; a free output
 // presents the first input in round-robin order from rr_q (the model's rr = pick + 1) whose stage
@@ -44,7 +47,8 @@
 // host and lookup addresses are lane*4096 + dst_chip, 0xFF outside the table.
 //
 // Parameter constraints: FlitBits 32, 64 or 128; NumIn and NumOut 1..32; TableLanes 1..NumLanes (4); TableChips a power
-// of two 1..4096; NumLookups 0..32; TileOutBase -1 or 0..NumOut; CreditOutputs 0..NumOut.
+// of two 1..4096; NumLookups 0..32; TileOutBase -1 or 0..NumOut; CreditOutputs 0..NumOut;
+// FixedInBase -1 or 0..NumIn with NumIn - FixedInBase <= NumOut.
 // Configuration: cfg_num_ports_i + cfg_num_tiles_i <= NumOut (with TileOutBase >= 0:
 // cfg_num_ports_i <= TileOutBase and TileOutBase + cfg_num_tiles_i <= NumOut); cfg_num_tiles_i
 // <= MaxTiles for a chip.
@@ -68,6 +72,9 @@ module xf_router #(
   // is held) independent of out_valid_o: a free one picks a new packet only while ready, as
   // the model arbitrates a link output only with credits; 0..NumOut
   parameter int CreditOutputs = 0,
+  // inputs FixedInBase..NumIn-1 are fixed: input FixedInBase + k always feeds output k (a
+  // chip's XB queues); -1 = none, every input routed by its headers
+  parameter int FixedInBase = -1,
   // lookup ports actually built, at least 1 so that no port is zero wide (derived; do not
   // override)
   parameter int LookupPorts = (NumLookups > 0) ? NumLookups : 1
@@ -126,6 +133,9 @@ module xf_router #(
                                   LookupPorts == ((NumLookups > 0) ? NumLookups : 1))
   `ASSERT_INIT(TileOutBaseLegal_A, TileOutBase >= -1 && TileOutBase <= NumOut)
   `ASSERT_INIT(CreditOutputsLegal_A, CreditOutputs >= 0 && CreditOutputs <= NumOut)
+  `ASSERT_INIT(FixedInBaseLegal_A, FixedInBase == -1 ||
+                                   (FixedInBase >= 0 && FixedInBase <= NumIn &&
+                                    NumIn - FixedInBase <= NumOut))
 
   // ---- Routing table --------------------------------------------------------------------------
   // A RAM: no reset, so its processes are the memory idiom rather than q <= d. Arrays of
@@ -199,12 +209,19 @@ module xf_router #(
     assign lookup_data_o = 8'hFF;
   end
 
+  // One table read per input routed by its headers (a fixed input reads none).
   for (genvar i = 0; i < NumIn; i++) begin : gen_lookup
-    logic [7:0] rdata_q;
-    always_ff @(posedge clk_i) begin
-      if (lookup_en[i]) rdata_q <= route_mem[lookup_addr[i*TblAddrBits +: TblAddrBits]];
+    if (FixedInBase >= 0 && i >= FixedInBase) begin : gen_fixed
+      logic unused_lookup;
+      assign unused_lookup = ^{lookup_en[i], lookup_addr[i*TblAddrBits +: TblAddrBits]};
+      assign lookup_q[i*8 +: 8] = 8'hFF;
+    end else begin : gen_read
+      logic [7:0] rdata_q;
+      always_ff @(posedge clk_i) begin
+        if (lookup_en[i]) rdata_q <= route_mem[lookup_addr[i*TblAddrBits +: TblAddrBits]];
+      end
+      assign lookup_q[i*8 +: 8] = rdata_q;
     end
-    assign lookup_q[i*8 +: 8] = rdata_q;
   end
 
   // ---- Input stages ---------------------------------------------------------------------------
@@ -218,8 +235,8 @@ module xf_router #(
   logic [NumIn-1:0]       dropping_d, dropping_q;            // inside a dropped packet
 
   logic [NumIn-1:0]   stg_head, stg_tail;
-  logic [NumIn*8-1:0] route_port;  // output the stage's head flit wants
-  logic [NumIn-1:0]   route_bad;   // the stage's head flit is a misroute
+  logic [NumIn*NumOut-1:0] hit;    // bit i*NumOut + o: the stage's head flit routes to output o
+  logic [NumOut-1:0]  port_ok;     // output o is a connected link port (o < cfg_num_ports_i)
   logic [NumIn-1:0]   locked;      // input owned by some output
   logic [NumIn-1:0]   drop;        // the stage's flit is dropped this cycle
   logic [NumIn-1:0]   drop_head;   // a misrouted head is dropped this cycle (counted)
@@ -231,10 +248,19 @@ module xf_router #(
   /* verilator lint_off UNUSEDSIGNAL */
   flit_t stg_flit;  // stage i's flit, in the loop below
   /* verilator lint_on UNUSEDSIGNAL */
+  // The route as one bit per output, each compared with a constant: the arbitration below and
+  // the ready it drives stay a few LUT levels deep (docs/exchange.md, "RTL: xf_router"). A
+  // table entry routes to output o when it equals o, o is a connected port and its lane and
+  // chip are in the table; a local head to the tile output it decoded, if that tile exists.
+  // An entry of 0xFF or at or above NumOut equals no output: a misroute.
+  always_comb begin
+    for (int o = 0; o < NumOut; o++) port_ok[o] = 32'(o) < 32'(cfg_num_ports_i);
+  end
+
   always_comb begin
     logic [NumIn-1:0] stg_head_c;
     logic [NumIn-1:0] stg_tail_c;
-    logic [NumIn*8-1:0] route_port_c;
+    logic [NumIn*NumOut-1:0] hit_c;
     logic [NumIn-1:0] route_bad_c;
     logic [NumIn-1:0] drop_head_c;
     logic [NumIn-1:0] drop_c;
@@ -245,14 +271,16 @@ module xf_router #(
       stg_head_c[i] = stg_flit.head;
       stg_tail_c[i] = stg_flit.tail;
       rd = lookup_q[i*8 +: 8];
-      if (stg_local_q[i]) begin
-        route_port_c[i*8 +: 8] = {1'b0, stg_local_out_q[i*7 +: 7]};
-        route_bad_c[i] = stg_local_bad_q[i];
-      end else begin
-        route_port_c[i*8 +: 8] = rd;
-        route_bad_c[i] = stg_lane_bad_q[i] || (rd == 8'hFF) || (rd >= {2'b00, cfg_num_ports_i});
+      for (int o = 0; o < NumOut; o++) begin
+        if (FixedInBase >= 0 && i >= FixedInBase) begin
+          hit_c[i*NumOut + o] = (i - FixedInBase) == o;
+        end else if (stg_local_q[i]) begin
+          hit_c[i*NumOut + o] = !stg_local_bad_q[i] && (32'(stg_local_out_q[i*7 +: 7]) == o);
+        end else begin
+          hit_c[i*NumOut + o] = !stg_lane_bad_q[i] && port_ok[o] && (32'(rd) == o);
+        end
       end
-      if (32'(route_port_c[i*8 +: 8]) >= NumOut) route_bad_c[i] = 1'b1;
+      route_bad_c[i] = ~|hit_c[i*NumOut +: NumOut];
       // Dropped: the rest of a misrouted packet, a misrouted head, or a body flit that belongs
       // to no packet (an upstream framing error, asserted below; dropped so nothing hangs).
       drop_head_c[i] = stg_valid_q[i] && !dropping_q[i] && !locked[i] && stg_head_c[i] &&
@@ -262,8 +290,7 @@ module xf_router #(
     end
     stg_head = stg_head_c;
     stg_tail = stg_tail_c;
-    route_port = route_port_c;
-    route_bad = route_bad_c;
+    hit = hit_c;
     drop_head = drop_head_c;
     drop = drop_c;
   end
@@ -279,7 +306,6 @@ module xf_router #(
   assign tile_base = (TileOutBase >= 0) ? 6'(TileOutBase) : cfg_num_ports_i;
 
   // Decode of the arriving flit and the table read, in the cycle it enters the stage.
-  flit_t       dec_flit;  // input i's flit, in the loop below
   // Waiver: the router reads only the routing fields of a header.
   /* verilator lint_off UNUSEDSIGNAL */
   header_t     dec_hdr;   // its data as a header (the routing fields of a head flit)
@@ -295,15 +321,18 @@ module xf_router #(
     stg_local_bad_d = stg_local_bad_q;
     stg_lane_bad_d = stg_lane_bad_q;
     for (int i = 0; i < NumIn; i++) begin
-      dec_flit = in_flit_i[i*FlitW +: FlitW];
-      // A head flit holds header bits FlitBits-1:0, the routing fields among them (21:0).
-      dec_hdr = header_unpack(128'(dec_flit.data));
+      // A head flit holds header bits FlitBits-1:0 (its data, the low bits of the flit_t), the
+      // routing fields among them (21:0).
+      dec_hdr = header_unpack(128'(in_flit_i[i*FlitW +: FlitBits]));
       dst_chip = dec_hdr.dst_chip;
       dst_tile = dec_hdr.dst_tile;
       lane = dec_hdr.lane;
       if (accept[i]) begin
         stg_valid_d[i] = 1'b1;
-        stg_flit_d[i*FlitW +: FlitW] = dec_flit;
+        stg_flit_d[i*FlitW +: FlitW] = in_flit_i[i*FlitW +: FlitW];
+      end
+      // A fixed input keeps no decode (its hit bits are constants).
+      if (accept[i] && !(FixedInBase >= 0 && i >= FixedInBase)) begin
         stg_local_d[i] = cfg_is_chip_i && (dst_chip == cfg_chip_id_i);
         stg_local_out_d[i*7 +: 7] = 7'(tile_base) + 7'(dst_tile);
         stg_local_bad_d[i] = {2'b00, dst_tile} >= cfg_num_tiles_i;
@@ -348,8 +377,8 @@ module xf_router #(
     logic [NumIn*NumOut-1:0] want_c;
     for (int i = 0; i < NumIn; i++) begin
       for (int o = 0; o < NumOut; o++) begin
-        want_c[i*NumOut + o] = stg_valid_q[i] && stg_head[i] && !route_bad[i] && !locked[i] &&
-                               !dropping_q[i] && (32'(route_port[i*8 +: 8]) == o);
+        want_c[i*NumOut + o] = stg_valid_q[i] && stg_head[i] && !locked[i] && !dropping_q[i] &&
+                               hit[i*NumOut + o];
       end
     end
     want = want_c;
@@ -366,13 +395,16 @@ module xf_router #(
     logic [NumOut-1:0] out_valid_o_c;
     logic [NumOut*(FlitBits+2)-1:0] out_flit_o_c;
     logic [NumOut*InIdxBits-1:0] pick_idx_c;
-    logic                 found, found_hi;
-    logic [InIdxBits-1:0] pick, pick_lo, pick_hi, own, rr;
-    found = 1'b0;
-    found_hi = 1'b0;
+    logic [NumIn-1:0]     hi_oh, lo_oh, pick_oh;  // one-hot picks
+    logic                 seen_hi, seen_lo, search;
+    logic [InIdxBits-1:0] pick, own, rr;
+    hi_oh = '0;
+    lo_oh = '0;
+    pick_oh = '0;
+    seen_hi = 1'b0;
+    seen_lo = 1'b0;
+    search = 1'b0;
     pick = '0;
-    pick_lo = '0;
-    pick_hi = '0;
     own = '0;
     rr = '0;
     grant_c = '0;
@@ -382,32 +414,33 @@ module xf_router #(
     for (int o = 0; o < NumOut; o++) begin
       own = own_idx_q[o*InIdxBits +: InIdxBits];
       rr = rr_q[o*InIdxBits +: InIdxBits];
-      pick = own;
-      found = 1'b0;
-      if (own_valid_q[o]) begin
-        found = stg_valid_q[own];
-      end else if (o >= CreditOutputs || out_credit_i[o]) begin
-        // The round-robin search from rr_q (< NumIn) up and around: the lowest requester at or
-        // above rr_q, else the lowest below it.
-        found_hi = 1'b0;
-        pick_lo = '0;
-        pick_hi = '0;
-        for (int i = NumIn - 1; i >= 0; i--) begin
-          if (want[i*NumOut + o]) begin
-            found = 1'b1;
-            pick_lo = InIdxBits'(i);
-            if (32'(i) >= 32'(rr)) begin
-              found_hi = 1'b1;
-              pick_hi = InIdxBits'(i);
-            end
-          end
-        end
-        if (found) pick = found_hi ? pick_hi : pick_lo;
+      // A free output searches (a credit output only with a credit): the lowest requester at
+      // or above rr_q (< NumIn), else the lowest below it, as one-hot priority picks rather
+      // than an index chain.
+      search = !own_valid_q[o] && (o >= CreditOutputs || out_credit_i[o]);
+      seen_hi = 1'b0;
+      seen_lo = 1'b0;
+      for (int i = 0; i < NumIn; i++) begin
+        lo_oh[i] = want[i*NumOut + o] && !seen_lo;
+        seen_lo = seen_lo || want[i*NumOut + o];
+        hi_oh[i] = want[i*NumOut + o] && (32'(i) >= 32'(rr)) && !seen_hi;
+        seen_hi = seen_hi || (want[i*NumOut + o] && (32'(i) >= 32'(rr)));
       end
-      out_valid_o_c[o] = found;
+      pick_oh = seen_hi ? hi_oh : lo_oh;
+      pick = own;
+      for (int i = 0; i < NumIn; i++) begin
+        if (own_valid_q[o]) grant_c[i*NumOut + o] = (32'(own) == i) && stg_valid_q[i];
+        else grant_c[i*NumOut + o] = search && pick_oh[i];
+      end
+      if (search && seen_lo) begin
+        pick = '0;
+        for (int i = 0; i < NumIn; i++) begin
+          if (pick_oh[i]) pick = pick | InIdxBits'(i);
+        end
+      end
+      out_valid_o_c[o] = own_valid_q[o] ? stg_valid_q[own] : (search && seen_lo);
       out_flit_o_c[o*FlitW +: FlitW] = stg_flit_q[pick*FlitW +: FlitW];
       pick_idx_c[o*InIdxBits +: InIdxBits] = pick;
-      grant_c[pick*NumOut + o] = found;
     end
     grant = grant_c;
     out_valid_o = out_valid_o_c;

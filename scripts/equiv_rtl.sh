@@ -11,9 +11,11 @@
 # rewrite that renames or splits flip-flops is outside what this proves; the script says so
 # ("unproven") rather than passing.
 #
-# Usage: scripts/equiv_rtl.sh [--memories] [--width N[,N..]] REV [MODULE...]
+# Usage: scripts/equiv_rtl.sh [--memories] [--set NAME=VALUE]... [--width N[,N..]] REV [MODULE...]
 #   --memories  map memory arrays to flip-flops so that modules holding one are checked too
 #               (without it they are reported "not checked"); the proof grows with the array
+#   --set       a parameter of both copies (chparam), e.g. --set TableChips=2 to shrink a
+#               memory array so that --memories finishes; repeatable
 #   REV     a git revision (e.g. main, HEAD~3)
 #   MODULE  xf_tile_send ... (default: every module of rtl/ whose file differs from REV)
 # Exit status 0 when every module is proven equal, 1 otherwise, 2 on a usage error.
@@ -22,16 +24,23 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 widths=(32)
 mem=""
+sets=""
 if [[ ${1:-} == --memories ]]; then
   mem="memory_map;"
   shift
 fi
+while [[ ${1:-} == --set ]]; do
+  [[ $# -ge 2 && $2 =~ ^[A-Za-z_][A-Za-z0-9_]*=-?[0-9]+$ ]] \
+    || { echo "equiv: --set needs NAME=INTEGER (e.g. --set TableChips=2), got '${2:-}'" >&2; exit 2; }
+  sets+=" -set ${2%%=*} ${2#*=}"
+  shift 2
+done
 if [[ ${1:-} == --width ]]; then
   [[ $# -ge 2 ]] || { echo "equiv: --width needs a value (32, 64, 128)" >&2; exit 2; }
   IFS=',' read -r -a widths <<< "$2"
   shift 2
 fi
-[[ $# -ge 1 ]] || { echo "usage: scripts/equiv_rtl.sh [--memories] [--width N[,N..]] REV [MODULE...]" >&2; exit 2; }
+[[ $# -ge 1 ]] || { echo "usage: scripts/equiv_rtl.sh [--memories] [--set NAME=VALUE]... [--width N[,N..]] REV [MODULE...]" >&2; exit 2; }
 rev=$1
 shift
 git rev-parse --verify -q "$rev^{commit}" > /dev/null \
@@ -61,13 +70,14 @@ for m in "${mods[@]}"; do
   subs=$(grep -v -x "rtl/$m.sv" <<< "$all" | tr '\n' ' ')
   for w in "${widths[@]}"; do
     cp=""
-    grep -q 'parameter int FlitBits' "rtl/$m.sv" && cp="chparam -set FlitBits $w"
+    grep -q 'parameter int FlitBits' "rtl/$m.sv" && cp="-set FlitBits $w"
+    cp+=$sets
     log=$out/$m.$w.log
     t0=$SECONDS
     rd="read_verilog -sv -DSYNTHESIS -I rtl rtl/xf_defs_pkg.sv $subs"
-    if yosys -q -l "$log" -p "$rd $out/gold_$m.sv; ${cp:+$cp gold_$m;} hierarchy -check -top gold_$m; proc;
+    if yosys -q -l "$log" -p "$rd $out/gold_$m.sv; ${cp:+chparam $cp gold_$m;} hierarchy -check -top gold_$m; proc;
         flatten; design -stash gold;
-        $rd $out/gate_$m.sv; ${cp:+$cp gate_$m;} hierarchy -check -top gate_$m; proc; flatten; design -stash gate;
+        $rd $out/gate_$m.sv; ${cp:+chparam $cp gate_$m;} hierarchy -check -top gate_$m; proc; flatten; design -stash gate;
         design -copy-from gold -as gold_$m gold_$m; design -copy-from gate -as gate_$m gate_$m;
         $mem opt_clean; async2sync; equiv_make gold_$m gate_$m eq_$m;
         hierarchy -top eq_$m; equiv_induct -seq 2; equiv_status -assert" > /dev/null 2>&1; then
