@@ -1,8 +1,8 @@
 // Wormhole crossbar of a node's exchange (docs/exchange.md sections 6 and 7; model:
 // Router::route_of and Router::step, model/router.hpp). Routes every packet by its header (a
 // fixed input, below, by its index), gives each free output to the requesting inputs in
-// round-robin order and keeps it with one packet from head to tail. A switch node (tree parent) is this router with link ports only
-// (cfg_is_chip_i = 0). Why each choice matches the model, the routing table and the history:
+// round-robin order and keeps it with one packet from head to tail. A switch node (tree
+// parent) is this router with link ports only (cfg_is_chip_i = 0). Why each choice matches the model, the routing table and the history:
 // docs/exchange.md, "RTL: xf_router".
 //
 // Streams: valid/ready (docs/conventions.md rule 6), a flit_t {head, tail, data[FlitBits-1:0]},
