@@ -137,6 +137,9 @@ module xf_router #(
                                    (FixedInBase >= 0 && FixedInBase <= NumIn &&
                                     NumIn - FixedInBase <= NumOut))
 
+  // The first fixed input (NumIn: none), so that "input i is fixed" is i >= FixedFrom.
+  localparam int FixedFrom = FixedInBase >= 0 ? FixedInBase : NumIn;
+
   // ---- Routing table --------------------------------------------------------------------------
   // A RAM: no reset, so its processes are the memory idiom rather than q <= d. Arrays of
   // streams are flattened (element k at [k*W +: W]) because Yosys 0.23 and Icarus 11 do not
@@ -211,7 +214,7 @@ module xf_router #(
 
   // One table read per input routed by its headers (a fixed input reads none).
   for (genvar i = 0; i < NumIn; i++) begin : gen_lookup
-    if (FixedInBase >= 0 && i >= FixedInBase) begin : gen_fixed
+    if (i >= FixedFrom) begin : gen_fixed
       logic unused_lookup;
       assign unused_lookup = ^{lookup_en[i], lookup_addr[i*TblAddrBits +: TblAddrBits]};
       assign lookup_q[i*8 +: 8] = 8'hFF;
@@ -272,8 +275,8 @@ module xf_router #(
       stg_tail_c[i] = stg_flit.tail;
       rd = lookup_q[i*8 +: 8];
       for (int o = 0; o < NumOut; o++) begin
-        if (FixedInBase >= 0 && i >= FixedInBase) begin
-          hit_c[i*NumOut + o] = (i - FixedInBase) == o;
+        if (i >= FixedFrom) begin
+          hit_c[i*NumOut + o] = (i - FixedFrom) == o;
         end else if (stg_local_q[i]) begin
           hit_c[i*NumOut + o] = !stg_local_bad_q[i] && (32'(stg_local_out_q[i*7 +: 7]) == o);
         end else begin
@@ -332,7 +335,7 @@ module xf_router #(
         stg_flit_d[i*FlitW +: FlitW] = in_flit_i[i*FlitW +: FlitW];
       end
       // A fixed input keeps no decode (its hit bits are constants).
-      if (accept[i] && !(FixedInBase >= 0 && i >= FixedInBase)) begin
+      if (accept[i] && i < FixedFrom) begin
         stg_local_d[i] = cfg_is_chip_i && (dst_chip == cfg_chip_id_i);
         stg_local_out_d[i*7 +: 7] = 7'(tile_base) + 7'(dst_tile);
         stg_local_bad_d[i] = {2'b00, dst_tile} >= cfg_num_tiles_i;
