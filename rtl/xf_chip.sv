@@ -68,7 +68,11 @@ module xf_chip #(
   parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - xf_defs_pkg::LinkRegCycles,
   // units the tiles' reduction ALUs are built with: bit d = dtype d (0 int8 .. 6 fp32), bit 7 =
   // fp32 ScaleAdd
-  parameter logic [7:0] AluDtypes = 8'hFF
+  parameter logic [7:0] AluDtypes = 8'hFF,
+  // the links' buffers and the XB queues: 1 read synchronously one cycle ahead (block RAM,
+  // iCE40), 0 asynchronously (distributed RAM: ECP5, Xilinx); the same cycles either way
+  // (rtl/xf_buf_ram.sv)
+  parameter bit SyncBuffers = 1'b0
 ) (
   input  logic                   clk_i,              // clock
   input  logic                   rst_ni,             // asynchronous reset, active low
@@ -254,10 +258,11 @@ module xf_chip #(
   logic [T*2-1:0] path_level;
 
   xf_exchange #(
-    .FlitBits  (FlitBits),
-    .NumTiles  (T),
-    .NumLinks  (L),
-    .TableChips(TableChips)
+    .FlitBits   (FlitBits),
+    .NumTiles   (T),
+    .NumLinks   (L),
+    .TableChips (TableChips),
+    .SyncBuffers(SyncBuffers)
   ) u_exchange (
     .clk_i              (clk_i),
     .rst_ni             (rst_ni),
@@ -311,7 +316,8 @@ module xf_chip #(
     .FlitBits          (FlitBits),
     .NumLinks          (L),
     .RxBufferFlits     (LinkRxBufferFlits),
-    .PhyWireDelayCycles(PhyWireDelayCycles)
+    .PhyWireDelayCycles(PhyWireDelayCycles),
+    .SyncBuffers       (SyncBuffers)
   ) u_links (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),

@@ -69,6 +69,9 @@ module xf_exchange #(
   parameter int XoffThresholdFlits = xf_defs_pkg::XbXoffThresholdFlits,
   // XB queue occupancy at or below which XON is sent (xf_xb); >= 0
   parameter int XonThresholdFlits = xf_defs_pkg::XbXonThresholdFlits,
+  // the XB queues: 1 read synchronously one cycle ahead (block RAM, iCE40), 0 asynchronously
+  // (distributed RAM: ECP5, Xilinx); the same cycles either way (rtl/xf_buf_ram.sv)
+  parameter bit SyncBuffers = 1'b0,
   // XB occupancy width, room for QueueFlits + 1 (derived; do not override)
   parameter int XbOccBits = $clog2(QueueFlits + 3)
 ) (
@@ -301,6 +304,7 @@ module xf_exchange #(
       .XoffThresholdFlits(XoffThresholdFlits),
       .XonThresholdFlits (XonThresholdFlits),
       .StagedConsumer    (1'b1),
+      .SyncBuffers       (SyncBuffers),
       .OccBits           (XbOccBits)
     ) u_xb (
       .clk_i                (clk_i),

@@ -14,7 +14,10 @@
 // depends on pop_i.
 //
 // Storage: DepthEntries words of DataBits in an array written with an enable and not reset
-// (only the pointers and the count are reset), as usual for a register file or RAM.
+// (only the pointers and the count are reset), as usual for a register file or RAM: an
+// xf_buf_ram, read asynchronously at rd_ptr_q or, with SyncRead = 1, synchronously one cycle
+// ahead at rd_ptr_d so that block RAM can hold it; the FIFO's behaviour is the same cycle for
+// cycle (docs/fpga.md section 10).
 //
 // Parameter constraints: DataBits >= 1, DepthEntries >= 1.
 module xf_fifo #(
@@ -24,6 +27,8 @@ module xf_fifo #(
   parameter int DepthEntries = 4,
   // 1: a push into an empty FIFO can be popped in the same cycle; 0: entries appear next cycle
   parameter bit FallThrough = 1'b0,
+  // 1: the storage is read synchronously one cycle ahead (block RAM); 0: read asynchronously
+  parameter bit SyncRead = 1'b0,
   // count width (derived; do not override)
   parameter int CountBits = $clog2(DepthEntries + 1)
 ) (
@@ -51,8 +56,7 @@ module xf_fifo #(
   localparam logic [PtrBits-1:0] LastPtr = PtrBits'(DepthEntries - 1);
   localparam logic [CountBits-1:0] DepthCount = CountBits'(DepthEntries);
 
-  // Storage, not logic: left out of toggle coverage (make coverage counts every bit of it).
-  logic [DataBits-1:0]  mem_q [DepthEntries];  // coverage: storage
+  logic [DataBits-1:0]  front;          // the stored entry at rd_ptr_q
   logic [PtrBits-1:0]   rd_ptr_d, rd_ptr_q, wr_ptr_d, wr_ptr_q;
   logic [CountBits-1:0] count_d, count_q;
   logic                 stored_empty;  // no entry in the storage
@@ -66,10 +70,10 @@ module xf_fifo #(
 
   if (FallThrough) begin : gen_fall_through
     assign empty_o = stored_empty && !push_i;
-    assign pop_data_o = stored_empty ? push_data_i : mem_q[rd_ptr_q];
+    assign pop_data_o = stored_empty ? push_data_i : front;
   end else begin : gen_registered
     assign empty_o = stored_empty;
-    assign pop_data_o = mem_q[rd_ptr_q];
+    assign pop_data_o = front;
   end
 
   always_comb begin
@@ -105,11 +109,21 @@ module xf_fifo #(
   end
 
   // Storage: written with an enable, no reset (see the header).
-  always_ff @(posedge clk_i) begin
-    if (do_push) begin
-      mem_q[wr_ptr_q] <= push_data_i;
-    end
-  end
+  xf_buf_ram #(
+    .Words   (DepthEntries),
+    .DataBits(DataBits),
+    .SyncRead(SyncRead),
+    .AddrBits(PtrBits)
+  ) u_mem (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .we_i        (do_push),
+    .waddr_i     (wr_ptr_q),
+    .wdata_i     (push_data_i),
+    .raddr_next_i(rd_ptr_d),
+    .raddr_i     (rd_ptr_q),
+    .rdata_o     (front)
+  );
 
   `ASSERT(Overflow_A, !(push_i && full_o && !pop_i))
   `ASSERT(Underflow_A, !(pop_i && stored_empty && !(FallThrough && push_i)))

@@ -65,7 +65,11 @@ module xf_link #(
   // cycles without ack progress before unacknowledged flits are replayed
   parameter int ReplayTimeoutCycles = xf_defs_pkg::LinkReplayTimeoutCycles,
   // replays in a row without progress that set stat_escalated_o
-  parameter int EscalateReplays = xf_defs_pkg::LinkEscalateReplays
+  parameter int EscalateReplays = xf_defs_pkg::LinkEscalateReplays,
+  // the receive and replay buffers: 1 read synchronously one cycle ahead (block RAM, iCE40), 0
+  // asynchronously (distributed RAM: ECP5, Xilinx); the same cycles either way
+  // (rtl/xf_buf_ram.sv)
+  parameter bit SyncBuffers = 1'b0
 ) (
   input  logic                               clk_i,              // clock
   input  logic                               rst_ni,             // asynchronous reset, active low
@@ -228,9 +232,10 @@ module xf_link #(
   assign stat_rx_packets_o = rx_packets_q;
 
   // ---- Receiver: buffer ----------------------------------------------------------------------
-  // Storage, written at wr_ptr_q and read (asynchronously) at rd_ptr_q; not reset, an entry is
-  // read only after it is written. Synthesis and simulation see a memory array, which FPGA tools
-  // map to distributed RAM (ECP5: TRELLIS_DPR16X4; docs/boards.md section 8) instead of
+  // Storage, written at wr_ptr_q and read at rd_ptr_q as if asynchronously; not reset, an entry
+  // is read only after it is written. Synthesis and simulation see an xf_buf_ram (read one
+  // cycle ahead at rd_ptr_d, same cycle behaviour), which FPGA tools map to block or distributed
+  // RAM (iCE40 SB_RAM40_4K, ECP5 DP16KD or TRELLIS_DPR16X4; docs/fpga.md section 10) instead of
   // RxBufferFlits*(FlitBits+2) flip-flops and a wide read multiplexer. The link proof (FORMAL,
   // read by Yosys with -formal) sees the same storage as one flat vector buf_q, entry i at
   // [i*FlitW +: FlitW], because its harness reads every entry (formal/xf_link_formal.sv); both
@@ -259,13 +264,21 @@ module xf_link #(
     buf_q <= buf_d;
   end
 `else
-  logic [FlitW-1:0]             buf_mem [RxBufferFlits];  // coverage: storage
-
-  always_ff @(posedge clk_i) begin
-    if (rx_push) buf_mem[wr_ptr_q] <= rx_in_flit_q;
-  end
-
-  assign buf_front = buf_mem[rd_ptr_q];
+  xf_buf_ram #(
+    .Words   (RxBufferFlits),
+    .DataBits(FlitW),
+    .SyncRead(SyncBuffers),
+    .AddrBits(PtrBits)
+  ) u_rx_buf (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .we_i        (rx_push),
+    .waddr_i     (wr_ptr_q),
+    .wdata_i     (rx_in_flit_q),
+    .raddr_next_i(rd_ptr_d),
+    .raddr_i     (rd_ptr_q),
+    .rdata_o     (buf_front)
+  );
 `endif
 
   always_comb begin
@@ -392,10 +405,10 @@ module xf_link #(
     tx_packets_d = (tx_fire && tx_flit.tail) ? tx_packets_q + 32'd1 : tx_packets_q;
   end
 
-  // Replay buffer: entry seq mod ReplayFlits, written when a new flit is sent, read
-  // (asynchronously) at rp_q; not reset (read only while replaying, of entries written before).
-  // A memory array for synthesis and simulation, a flat vector rb_q for the link proof, as the
-  // receive buffer above.
+  // Replay buffer: entry seq mod ReplayFlits, written when a new flit is sent, read at rp_q as if
+  // asynchronously; not reset (read only while replaying, of entries written before). An
+  // xf_buf_ram (read ahead at rp_d) for synthesis and simulation, a flat vector rb_q for the
+  // link proof, as the receive buffer above.
 `ifdef FORMAL
   logic [ReplayFlits*FlitW-1:0] rb_d, rb_q;
 
@@ -414,13 +427,21 @@ module xf_link #(
     rb_q <= rb_d;
   end
 `else
-  logic [FlitW-1:0] rb_mem [ReplayFlits];  // coverage: storage
-
-  always_ff @(posedge clk_i) begin
-    if (tx_fire) rb_mem[nxt_q[RpBits-1:0]] <= tx_flit_i;
-  end
-
-  assign rb_front = rb_mem[rp_q[RpBits-1:0]];
+  xf_buf_ram #(
+    .Words   (ReplayFlits),
+    .DataBits(FlitW),
+    .SyncRead(SyncBuffers),
+    .AddrBits(RpBits)
+  ) u_replay_buf (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .we_i        (tx_fire),
+    .waddr_i     (nxt_q[RpBits-1:0]),
+    .wdata_i     (tx_flit_i),
+    .raddr_next_i(rp_d[RpBits-1:0]),
+    .raddr_i     (rp_q[RpBits-1:0]),
+    .rdata_o     (rb_front)
+  );
 `endif
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -17,7 +17,10 @@ module xf_link_array #(
   // receive buffer (and initial credits) of every link
   parameter int RxBufferFlits = xf_defs_pkg::LinkRxBufferFlits,
   // PHY wire delay each way, cycles (sizes the credit-loop check only)
-  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - xf_defs_pkg::LinkRegCycles
+  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - xf_defs_pkg::LinkRegCycles,
+  // the links' buffers: 1 read synchronously one cycle ahead (block RAM, iCE40), 0 asynchronously
+  // (distributed RAM: ECP5, Xilinx); the same cycles either way (rtl/xf_buf_ram.sv)
+  parameter bit SyncBuffers = 1'b0
 ) (
   input  logic                    clk_i,              // clock
   input  logic                    rst_ni,             // asynchronous reset, active low
@@ -85,7 +88,8 @@ module xf_link_array #(
     xf_link_phy #(
       .FlitBits          (FlitBits),
       .RxBufferFlits     (RxBufferFlits),
-      .PhyWireDelayCycles(PhyWireDelayCycles)
+      .PhyWireDelayCycles(PhyWireDelayCycles),
+      .SyncBuffers       (SyncBuffers)
     ) u_link (
       .clk_i            (clk_i),
       .rst_ni           (rst_ni),

@@ -34,7 +34,10 @@ module xf_link_phy #(
   // cycles without ack progress before unacknowledged flits are replayed
   parameter int ReplayTimeoutCycles = xf_defs_pkg::LinkReplayTimeoutCycles,
   // replays in a row without progress that set stat_escalated_o
-  parameter int EscalateReplays = xf_defs_pkg::LinkEscalateReplays
+  parameter int EscalateReplays = xf_defs_pkg::LinkEscalateReplays,
+  // the link's buffers: 1 read synchronously one cycle ahead (block RAM, iCE40), 0 asynchronously
+  // (distributed RAM: ECP5, Xilinx); the same cycles either way (rtl/xf_buf_ram.sv)
+  parameter bit SyncBuffers = 1'b0
 ) (
   input  logic                               clk_i,              // clock
   input  logic                               rst_ni,             // asynchronous reset, active low
@@ -97,7 +100,8 @@ module xf_link_phy #(
     .PhyWireDelayCycles (PhyWireDelayCycles + StageCycles),
     .ReplayFlits        (ReplayFlits),
     .ReplayTimeoutCycles(ReplayTimeoutCycles),
-    .EscalateReplays    (EscalateReplays)
+    .EscalateReplays    (EscalateReplays),
+    .SyncBuffers        (SyncBuffers)
   ) u_link (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),

@@ -24,7 +24,10 @@ module xf_switch #(
   // link receive buffer (and initial credits); equal on both ends of every link
   parameter int LinkRxBufferFlits = xf_defs_pkg::LinkRxBufferFlits,
   // PHY wire delay each way, cycles (sizes the link's credit-loop check only)
-  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - xf_defs_pkg::LinkRegCycles
+  parameter int PhyWireDelayCycles = xf_defs_pkg::LinkLatencyCycles - xf_defs_pkg::LinkRegCycles,
+  // the links' buffers: 1 read synchronously one cycle ahead (block RAM, iCE40), 0 asynchronously
+  // (distributed RAM: ECP5, Xilinx); the same cycles either way (rtl/xf_buf_ram.sv)
+  parameter bit SyncBuffers = 1'b0
 ) (
   input  logic                    clk_i,             // clock
   input  logic                    rst_ni,            // asynchronous reset, active low
@@ -166,7 +169,8 @@ module xf_switch #(
     .FlitBits          (FlitBits),
     .NumLinks          (L),
     .RxBufferFlits     (LinkRxBufferFlits),
-    .PhyWireDelayCycles(PhyWireDelayCycles)
+    .PhyWireDelayCycles(PhyWireDelayCycles),
+    .SyncBuffers       (SyncBuffers)
   ) u_links (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),

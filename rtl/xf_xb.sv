@@ -59,6 +59,9 @@ module xf_xb #(
   // not leave this cycle"; that flit still counts in the occupancy, as the model's queue holds
   // it until its arbiter moves it. 0: a flit leaves the count when it is taken
   parameter bit StagedConsumer = 1'b0,
+  // the queue: 1 read synchronously one cycle ahead (block RAM, iCE40), 0 asynchronously
+  // (distributed RAM: ECP5, Xilinx); the same cycles either way (rtl/xf_buf_ram.sv)
+  parameter bit SyncBuffers = 1'b0,
   // occupancy width, room for QueueFlits + 2 (derived; do not override)
   parameter int OccBits = $clog2(QueueFlits + 3)
 ) (
@@ -119,7 +122,8 @@ module xf_xb #(
   xf_fifo #(
     .DataBits    (FlitWidth),
     .DepthEntries(QueueFlits),
-    .FallThrough (1'b1)
+    .FallThrough (1'b1),
+    .SyncRead    (SyncBuffers)
   ) u_queue (
     .clk_i      (clk_i),
     .rst_ni     (rst_ni),

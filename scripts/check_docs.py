@@ -141,6 +141,7 @@ MODULE_SECTIONS = {
     "xf_exchange": ("docs/exchange.md", "RTL: xf_exchange"),
     "xf_xb": ("docs/exchange.md", "RTL: xf_xb"),
     "xf_fifo": ("docs/exchange.md", "The queue: xf_fifo"),
+    "xf_buf_ram": ("docs/fpga.md", "10. Buffers in block RAM"),
     "xf_router": ("docs/exchange.md", "RTL: xf_router"),
     "xf_link": ("docs/exchange.md", "RTL: xf_link"),
     "xf_link_phy": ("docs/exchange.md", "RTL: xf_link"),

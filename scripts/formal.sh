@@ -64,7 +64,8 @@ configs=(
   "tiles4|-set NumTiles 4|12|6|0"
   "link||3|1|14"
 )
-rtl_files="rtl/xf_defs_pkg.sv rtl/xf_fifo.sv rtl/xf_xb.sv formal/xf_xb_formal.sv"
+rtl_files="rtl/xf_defs_pkg.sv rtl/xf_buf_ram.sv rtl/xf_fifo.sv rtl/xf_xb.sv"
+rtl_files+=" formal/xf_xb_formal.sv"
 link_files="formal/xf_link_formal_wire.sv formal/xf_link_formal.sv"
 
 # Link: the induction step, one smtbmc run per group of properties (numbers as in the harness's

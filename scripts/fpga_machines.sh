@@ -21,10 +21,11 @@ gen() {  # BOARD gen_system-options...
     echo "fpga_machines: gen_system failed for $board" >&2; exit 1; }
 }
 # iCEBreaker (iCE40UP5K, 5280 LUT4): the smallest machine there is, two chips of one tile and
-# two links, 32-bit flits, the int8, int16 and bf16 ALU units (issue 21's subset). It does not
+# two links, 32-bit flits, the int8, int16 and bf16 ALU units (issue 21's subset), the links'
+# buffers and XB queues in block RAM (--sync-buffers: iCE40 has no distributed RAM). It does not
 # fit: a chip is several times the device (docs/boards.md section 9); the flow says by how much.
 gen icebreaker --topology line:2 --tiles 1 --flit-bits 32 --imem-words 64 --pmem-words 256 \
-  --dmem-bytes 1K --table-chips 2 --alu-dtypes int8,int16,bf16
+  --dmem-bytes 1K --table-chips 2 --alu-dtypes int8,int16,bf16 --sync-buffers
 # ULX3S (ECP5-85F, 83,640 LUT4): a ladder of four chips of one tile and four links, 32-bit flits,
 # the fp32 ALU without ScaleAdd: 74 % of the device with ABC9's 10 ns target (the flow's default
 # for this board), 97 % without it (docs/boards.md section 8).

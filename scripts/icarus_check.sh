@@ -11,10 +11,11 @@ cd "$(dirname "$0")/.."
 blocks=(
   "xf_reduce_alu|rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv \
 rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv"
-  "xf_xb|rtl/xf_fifo.sv rtl/xf_xb.sv"
-  "xf_link_phy|rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_phy.sv"
+  "xf_xb|rtl/xf_buf_ram.sv rtl/xf_fifo.sv rtl/xf_xb.sv"
+  "xf_link_phy|rtl/xf_buf_ram.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_phy.sv"
   "xf_router|rtl/xf_router.sv"
-  "xf_fifo|rtl/xf_fifo.sv"
+  "xf_fifo|rtl/xf_buf_ram.sv rtl/xf_fifo.sv"
+  "xf_buf_ram|rtl/xf_buf_ram.sv"
   "xf_uart_bridge|$(scripts/rtl_files.sh xf_uart_bridge)"
   "xf_reset_sync|rtl/xf_reset_sync.sv"
   "xf_host_port|rtl/xf_host_port.sv"
@@ -51,9 +52,7 @@ for entry in "${blocks[@]}"; do
   done
 done
 # The tile (not a top above: the chip holds it) and the ALU at every flit width (-P: FlitBits).
-tile_files="rtl/xf_fifo.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv \
-rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv \
-rtl/xf_tile.sv"
+tile_files=$(scripts/rtl_files.sh xf_tile)
 for w in 32 64 128; do
   for top in xf_tile xf_reduce_alu; do
     for defs in -DSYNTHESIS ""; do

@@ -68,9 +68,11 @@ class Group:
 
 
 GROUPS = [
-    Group("xb", "xf_xb", "Vxf_xb", ["test_rtl_xb"], ["xf_xb", "xf_fifo"]),
+    Group("xb", "xf_xb", "Vxf_xb", ["test_rtl_xb"],
+          ["xf_xb", "xf_fifo", "xf_buf_ram"]),
     Group("router", "xf_router", "Vxf_router", ["test_rtl_router"], ["xf_router"]),
-    Group("link", "xf_link", "Vxf_link", ["test_rtl_link"], ["xf_link", "xf_crc32"]),
+    Group("link", "xf_link", "Vxf_link", ["test_rtl_link"],
+          ["xf_link", "xf_crc32", "xf_buf_ram"]),
     Group("exchange", "xf_exchange", "Vxf_exchange", ["test_rtl_exchange"], ["xf_exchange"]),
     Group("uart", "xf_uart_bridge", "Vxf_uart_bridge", ["test_rtl_uart"],
           ["xf_uart_bridge", "xf_uart_rx", "xf_uart_tx"]),

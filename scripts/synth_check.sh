@@ -38,6 +38,10 @@
 # SYNTH_CHIP (environment) replaces the chip's chparam (CHIP_SMALL below), e.g. the boards' chip:
 #   SYNTH_CHIP="-set NumTiles 1 -set NumLinks 2 -set ImemWords 256 -set PmemWords 1024
 #   -set DmemBytes 8192 -set TableChips 2 -set AluDtypes 64" (docs/fpga.md section 8).
+# SYNTH_SET (environment) adds chparam settings to every run of the selected blocks, whose tops
+# must all have those parameters, e.g. the block RAM form of the buffers (docs/fpga.md section
+# 10): SYNTH_SET="-set SyncBuffers 1" scripts/synth_check.sh --blocks xf_xb,xf_link_phy --width 32
+# --targets ice40,ecp5. The table's header says what was set.
 # SYNTH_ECP5_OPTS (environment) adds options to every synth_ecp5, e.g. "-nowidelut" (LUT4
 # networks only, no 5- to 7-input LUTs built of LUT4 pairs with PFUMX and L6MUX21), and
 # SYNTH_ECP5_DELAY_PS=N gives ABC9 a delay target of N ps (Yosys's scratchpad abc9.D; 10000 for
@@ -114,9 +118,9 @@ blocks=(
   "xf_router|rtl/xf_router.sv|-set TableChips 64|-set TableChips 64 -set NumIn 4 -set NumOut 4|"
   "xf_reduce_alu|rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv \
 rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv|||-noflatten"
-  "xf_xb|rtl/xf_fifo.sv rtl/xf_xb.sv|||"
-  "xf_link_phy|rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_phy.sv|||"
-  "xf_fifo|rtl/xf_fifo.sv|||"
+  "xf_xb|rtl/xf_buf_ram.sv rtl/xf_fifo.sv rtl/xf_xb.sv|||"
+  "xf_link_phy|rtl/xf_buf_ram.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_phy.sv|||"
+  "xf_fifo|rtl/xf_buf_ram.sv rtl/xf_fifo.sv|||"
   "xf_uart_bridge|$(scripts/rtl_files.sh xf_uart_bridge)|-set NumNodes 2 -set NumChips 2|\
 -set NumNodes 2 -set NumChips 2|"
   "xf_host_port|rtl/xf_host_port.sv|||"
@@ -179,6 +183,7 @@ run_one() {
     cp=$cp_ice; cmd="synth_ice40 $ice_opts -top $top"
   fi
   [[ $w != - ]] && cp="-set FlitBits $w $cp"
+  [[ -n ${SYNTH_SET:-} ]] && cp="$cp $SYNTH_SET"
   tag=$out/$top.$w.$target
   local script="read_verilog -sv -DSYNTHESIS -I rtl rtl/xf_defs_pkg.sv $files;"
   script+=" chparam $cp $top;"
@@ -256,7 +261,7 @@ if [[ -n $ecp5_note && -n ${SYNTH_ECP5_DELAY_PS:-} ]]; then
 fi
 echo "synth-check: Yosys $(yosys -V | awk '{print $2}'), ${#sel[@]} blocks x (generic," \
   "iCE40, ECP5) at FlitBits ${widths[*]}${skipped:+ except $skipped}, $jobs at a time;" \
-  "logs in $out/${ecp5_note:+; $ecp5_note}"
+  "logs in $out/${ecp5_note:+; $ecp5_note}${SYNTH_SET:+; chparam $SYNTH_SET}"
 t_start=$(date +%s)
 printf '%s\n' "${runs[@]}" | \
   xargs -P "$jobs" -I{} bash -c 'mapfile -t blocks <<< "$BLOCKS_SERIAL"; IFS=: read -r b t w <<< "$1";
@@ -326,6 +331,10 @@ for entry in "${blocks[@]}"; do
     [[ -n $cp_gen ]] && conf+="gen: ${cp_gen//-set /}; "
     [[ -n $cp_ice || -n $ice_opts ]] && conf+="fpga: $(echo ${cp_ice//-set /} $ice_opts)"
     conf=$(sed -E 's/([A-Z][A-Za-z]+) ([0-9]+)/\1=\2/g' <<< "$conf")
+  fi
+  if [[ -n ${SYNTH_SET:-} ]]; then
+    [[ $conf == defaults ]] && conf="" || conf+="; "
+    conf+="all: $(sed -E 's/([A-Z][A-Za-z]+) ([0-9]+)/\1=\2/g' <<< "${SYNTH_SET//-set /}")"
   fi
   for w in $(widths_of "$top"); do
     g=$out/$top.$w.gen.stat

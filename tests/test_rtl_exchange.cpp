@@ -1,11 +1,13 @@
 // RTL_TOP: xf_exchange
-// RTL_TOP: xf_exchange Vxf_exchange_w32 -GFlitBits=32
+// RTL_TOP: xf_exchange Vxf_exchange_w32 -GFlitBits=32 -GSyncBuffers=1'b1
 // RTL_TOP: xf_exchange Vxf_exchange_w64 -GFlitBits=64
-// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_fifo.sv rtl/xf_xb.sv rtl/xf_router.sv rtl/xf_exchange.sv
+// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_buf_ram.sv rtl/xf_fifo.sv rtl/xf_xb.sv rtl/xf_router.sv
+// RTL_SRCS: rtl/xf_exchange.sv
 // Block test of the chip's exchange (rtl/xf_exchange.sv: tile paths, one xf_xb per link,
 // xf_router, the XB -> tile message delay, the tiles' route lookups), Verilated with its defaults
 // NumTiles = 4, NumLinks = 4, TableChips = 64, XB queue 32 / XOFF 24 / XON 8, at each flit width
-// FlitBits 32, 64 and 128 (every test runs at the three, names ending in /w32, /w64, /w128).
+// FlitBits 32, 64 and 128 (every test runs at the three, names ending in /w32, /w64, /w128; the
+// 32-bit class keeps its XB queues in the block RAM form, SyncBuffers = 1, rtl/xf_buf_ram.sv).
 // Packets are built at 128 bits and cut into H = 128/FlitBits header flits and 128/FlitBits
 // flits per grain (kit::split_packet), with proportionally fewer grains at the narrow widths so
 // that a packet has about as many flits; XREQ and XDONE are one flit at every width; the

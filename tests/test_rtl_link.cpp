@@ -1,14 +1,15 @@
 // RTL_TOP: xf_link_phy
-// RTL_TOP: xf_link_phy Vxf_link_phy_w32 -GFlitBits=32
+// RTL_TOP: xf_link_phy Vxf_link_phy_w32 -GFlitBits=32 -GSyncBuffers=1'b1
 // RTL_TOP: xf_link_phy Vxf_link_phy_w64 -GFlitBits=64
-// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_phy.sv
+// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_buf_ram.sv rtl/xf_crc32.sv rtl/xf_link.sv rtl/xf_link_phy.sv
 // Block test of the RTL link endpoint (rtl/xf_link_phy.sv: the retry layer rtl/xf_link.sv,
 // docs/reliability.md, between its CRC stages): two Verilated xf_link_phy endpoints A and B joined
 // by two C++ PHY wires of LinkLatencyCycles - LinkRegCycles = 3 cycles
 // (sw/backends/rtl/phy_wire.hpp), traffic in both directions at once. Every test runs at the
 // three flit widths, FlitBits 32, 64 and 128 (xf_link_phy Verilated three times; test names end in
 // /w32, /w64, /w128 or _w32 ...), against the same model link: its timing counts flits at every
-// width.
+// width. The 32-bit class keeps its buffers in the block RAM form (SyncBuffers = 1,
+// rtl/xf_buf_ram.sv), which must not change a cycle.
 //
 // On a clean wire every cycle is checked against the model's link direction, xf::model::Link(0)
 // (model/link.hpp; xf_link alone, no router stage): a flit accepted by a transmitter in cycle t

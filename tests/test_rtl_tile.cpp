@@ -2,11 +2,12 @@
 // RTL_TOP: xf_tile Vxf_tile_d08 -GAluDtypes=8'h08
 // RTL_TOP: xf_tile Vxf_tile_w64 -GFlitBits=64
 // RTL_TOP: xf_tile Vxf_tile_w32 -GFlitBits=32
-// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_fifo.sv rtl/xf_delay.sv rtl/xf_int_lane.sv rtl/xf_fp_add.sv
-// RTL_SRCS: rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv
-// RTL_SRCS: rtl/xf_tile_seq.sv rtl/xf_tile_send.sv rtl/xf_tile_recv.sv rtl/xf_tile.sv
-// Block test of the RTL tile (rtl/xf_tile.sv and its xf_tile_* parts, Verilated with its
-// defaults: NumLinks 4, ImemWords 4096, PmemWords 16384, DmemBytes 786432) inside a C++ model
+// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_buf_ram.sv rtl/xf_fifo.sv rtl/xf_delay.sv
+// RTL_SRCS: rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv
+// RTL_SRCS: rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv
+// RTL_SRCS: rtl/xf_tile_recv.sv rtl/xf_tile.sv
+// Block test of the RTL tile (rtl/xf_tile.sv and its xf_tile_* parts, Verilated with
+// its defaults: NumLinks 4, ImemWords 4096, PmemWords 16384, DmemBytes 786432) inside a C++ model
 // of the exchange around ONE tile, with the interface timing of docs/tile.md "Interfaces":
 //  - the tile's path: tx_valid_o in cycle n reaches the path's front in n+1 and is taken
 //    there (link-bound: at once; tile-bound: when the tile output register is free); the credit

@@ -1,16 +1,16 @@
 // RTL_TOP: xf_xb
-// RTL_TOP: xf_xb Vxf_xb_w32 -GFlitBits=32
+// RTL_TOP: xf_xb Vxf_xb_w32 -GFlitBits=32 -GSyncBuffers=1'b1
 // RTL_TOP: xf_xb Vxf_xb_w64 -GFlitBits=64
-// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_fifo.sv rtl/xf_xb.sv
+// RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_buf_ram.sv rtl/xf_fifo.sv rtl/xf_xb.sv
 // Block test of the RTL exchange block (rtl/xf_xb.sv, Verilated with its defaults: NumTiles =
 // 16, QueueFlits = 32, XOFF at 24, XON at 8, at each flit width FlitBits 32, 64 and 128: every
 // test runs at the three, names ending in /w32 ... or W32 ...; the thresholds count flits at
-// every width, so the budgets and the traces are the same) driven by C++ models of the tiles that
-// obey the
-// XB protocol of docs/exchange.md section 3 with the real latencies: a message the XB sends in
-// cycle t reaches its tile in t + XbCtrlLatencyCycles (2), and an XREQ, flit or XDONE the tile
-// emits in cycle t reaches the XB in t + ExchangeLatencyCycles (2); one emission per tile and
-// cycle; XDONE after the session's last flit.
+// every width, so the budgets and the traces are the same; the 32-bit class keeps its queue in
+// the block RAM form, SyncBuffers = 1, rtl/xf_buf_ram.sv, which must not change a cycle) driven
+// by C++ models of the tiles that obey the XB protocol of docs/exchange.md section 3 with the real
+// latencies: a message the XB sends in cycle t reaches its tile in t + XbCtrlLatencyCycles (2), and
+// an XREQ, flit or XDONE the tile emits in cycle t reaches the XB in t + ExchangeLatencyCycles (2);
+// one emission per tile and cycle; XDONE after the session's last flit.
 //
 // Checks, every cycle: the RTL against the model's XB (xf::model::Xb, model/xb.hpp, driven as
 // its header says: tile control and data first, then the XB decision on the occupancy after the

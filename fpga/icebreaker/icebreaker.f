@@ -2,6 +2,7 @@
 // Included through +incdir+rtl: rtl/xf_assert.svh rtl/xf_types.svh
 +incdir+rtl
 rtl/xf_defs_pkg.sv
+rtl/xf_buf_ram.sv
 rtl/xf_fifo.sv
 rtl/xf_delay.sv
 rtl/xf_int_lane.sv

@@ -85,14 +85,15 @@ module xf_system_top (
 
   // ---- Node 0: chip 0 (2 ports) -------------------------------------------------------
   xf_chip #(
-    .FlitBits  (32),
-    .NumTiles  (1),
-    .NumLinks  (2),
-    .ImemWords (64),
-    .PmemWords (256),
-    .DmemBytes (1024),
-    .TableChips(2),
-    .AluDtypes (8'h25)
+    .FlitBits   (32),
+    .NumTiles   (1),
+    .NumLinks   (2),
+    .ImemWords  (64),
+    .PmemWords  (256),
+    .DmemBytes  (1024),
+    .TableChips (2),
+    .AluDtypes  (8'h25),
+    .SyncBuffers(1'b1)
   ) u_chip0 (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),
@@ -124,14 +125,15 @@ module xf_system_top (
 
   // ---- Node 1: chip 1 (2 ports) -------------------------------------------------------
   xf_chip #(
-    .FlitBits  (32),
-    .NumTiles  (1),
-    .NumLinks  (2),
-    .ImemWords (64),
-    .PmemWords (256),
-    .DmemBytes (1024),
-    .TableChips(2),
-    .AluDtypes (8'h25)
+    .FlitBits   (32),
+    .NumTiles   (1),
+    .NumLinks   (2),
+    .ImemWords  (64),
+    .PmemWords  (256),
+    .DmemBytes  (1024),
+    .TableChips (2),
+    .AluDtypes  (8'h25),
+    .SyncBuffers(1'b1)
   ) u_chip1 (
     .clk_i           (clk_i),
     .rst_ni          (rst_ni),

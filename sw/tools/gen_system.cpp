@@ -229,15 +229,16 @@ void write_stimulus(const Writer& w, const std::string& name, const RecordingHos
 // How the nodes of a generated top are built: sw/backends/rtl/rtl_system.hpp's chips by default; an
 // FPGA build (--top-only) chooses smaller ones. A negative value leaves the module's default.
 struct NodeBuild {
-  int tiles = kRtlTiles;  // NumTiles of every chip
-  int tiles_in_use = 0;   // cfg_num_tiles_i
-  int links = kRtlLinks;  // NumLinks of every node
-  int imem_words = -1;    // ImemWords
-  int pmem_words = -1;    // PmemWords
-  int dmem_bytes = -1;    // DmemBytes
-  int table_chips = -1;   // TableChips (chips and switches)
-  int alu_dtypes = -1;    // AluDtypes (bit d = dtype d)
-  bool package = false;   // also write package xf_system_pkg (for fpga/common/xf_fpga_core.sv)
+  int tiles = kRtlTiles;      // NumTiles of every chip
+  int tiles_in_use = 0;       // cfg_num_tiles_i
+  int links = kRtlLinks;      // NumLinks of every node
+  int imem_words = -1;        // ImemWords
+  int pmem_words = -1;        // PmemWords
+  int dmem_bytes = -1;        // DmemBytes
+  int table_chips = -1;       // TableChips (chips and switches)
+  int alu_dtypes = -1;        // AluDtypes (bit d = dtype d)
+  bool sync_buffers = false;  // SyncBuffers = 1 (chips and switches): buffers in block RAM
+  bool package = false;       // also write package xf_system_pkg (for fpga/common/xf_fpga_core.sv)
 };
 
 std::string system_top(const Topology& topo, const NodeBuild& nb) {
@@ -385,6 +386,7 @@ std::string system_top(const Topology& topo, const NodeBuild& nb) {
       std::snprintf(h, sizeof h, "8'h%02X", nb.alu_dtypes);
       params.push_back({"AluDtypes", h});
     }
+    if (nb.sync_buffers) params.push_back({"SyncBuffers", "1'b1"});
     size_t width = 0;
     for (const auto& p : params) width = std::max(width, std::strlen(p.first));
     o << "  " << (chip ? "xf_chip" : "xf_switch") << " #(\n";
@@ -576,6 +578,10 @@ void add_options(CLI::App& app, Args& a) {
                      "TableChips: routing-table entries (a power of two)"));
   fpga(tool::add_text(app, "--alu-dtypes", a.alu_dtypes, "LIST",
                       "the types the ALUs reduce: int8,uint8,...,fp32,scaleadd"));
+  fpga(tool::add_flag(app, "--sync-buffers", a.nb.sync_buffers,
+                      "read the links' buffers and the XB queues one cycle ahead, so that block "
+                      "RAM holds them (SyncBuffers = 1, for iCE40; the same cycles; docs/fpga.md "
+                      "section 10)"));
 }
 
 int collective(const CLI::App& app, Args& a);
@@ -599,8 +605,8 @@ namespace {
 
 // The system top, its stimulus and the expected results of one collective.
 int collective(const CLI::App& app, Args& a) {
-  for (const char* o :
-       {"--links", "--imem-words", "--pmem-words", "--dmem-bytes", "--table-chips", "--alu-dtypes"})
+  for (const char* o : {"--links", "--imem-words", "--pmem-words", "--dmem-bytes", "--table-chips",
+                        "--alu-dtypes", "--sync-buffers"})
     if (tool::given(app, o)) throw Usage(std::string(o) + " is for --top (an FPGA build)");
   for (const char* req : {"--topology", "--bytes", "--out"})
     if (!tool::given(app, req)) throw Usage(std::string(req) + " is required");
