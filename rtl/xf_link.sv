@@ -233,10 +233,10 @@ module xf_link #(
 
   // ---- Receiver: buffer ----------------------------------------------------------------------
   // Storage, written at wr_ptr_q and read at rd_ptr_q as if asynchronously; not reset, an entry
-  // is read only after it is written. Synthesis and simulation see an xf_buf_ram (read one
-  // cycle ahead at rd_ptr_d, same cycle behaviour), which FPGA tools map to block or distributed
-  // RAM (iCE40 SB_RAM40_4K, ECP5 DP16KD or TRELLIS_DPR16X4; docs/fpga.md section 10) instead of
-  // RxBufferFlits*(FlitBits+2) flip-flops and a wide read multiplexer. The link proof (FORMAL,
+  // is read only after it is written. Synthesis and simulation see an xf_buf_ram, which FPGA
+  // tools map to distributed RAM (ECP5 TRELLIS_DPR16X4) or, with SyncBuffers (read one cycle
+  // ahead at rd_ptr_d, the same cycles), to block RAM (iCE40 SB_RAM40_4K; docs/fpga.md section
+  // 10) instead of RxBufferFlits*(FlitBits+2) flip-flops and a wide read multiplexer. The link proof (FORMAL,
   // read by Yosys with -formal) sees the same storage as one flat vector buf_q, entry i at
   // [i*FlitW +: FlitW], because its harness reads every entry (formal/xf_link_formal.sv); both
   // forms write the same entry on the same edge and show the same entry.
@@ -407,8 +407,8 @@ module xf_link #(
 
   // Replay buffer: entry seq mod ReplayFlits, written when a new flit is sent, read at rp_q as if
   // asynchronously; not reset (read only while replaying, of entries written before). An
-  // xf_buf_ram (read ahead at rp_d) for synthesis and simulation, a flat vector rb_q for the
-  // link proof, as the receive buffer above.
+  // xf_buf_ram (with SyncBuffers read ahead at rp_d) for synthesis and simulation, a flat vector
+  // rb_q for the link proof, as the receive buffer above.
 `ifdef FORMAL
   logic [ReplayFlits*FlitW-1:0] rb_d, rb_q;
 
