@@ -325,17 +325,12 @@ printf "$fmt" block flit cells LUT4 carry FF BRAM LUT4 carry FF DP16KD DPR16 MUL
 for entry in "${blocks[@]}"; do
   IFS='|' read -r top _ cp_gen cp_ice ice_opts <<< "$entry"
   [[ " ${sel[*]} " == *" $top "* ]] || continue
-  conf="defaults"
-  if [[ -n $cp_gen || -n $cp_ice || -n $ice_opts ]]; then
-    conf=""
-    [[ -n $cp_gen ]] && conf+="gen: ${cp_gen//-set /}; "
-    [[ -n $cp_ice || -n $ice_opts ]] && conf+="fpga: $(echo ${cp_ice//-set /} $ice_opts)"
-    conf=$(sed -E 's/([A-Z][A-Za-z]+) ([0-9]+)/\1=\2/g' <<< "$conf")
-  fi
-  if [[ -n ${SYNTH_SET:-} ]]; then
-    [[ $conf == defaults ]] && conf="" || conf+="; "
-    conf+="all: $(sed -E 's/([A-Z][A-Za-z]+) ([0-9]+)/\1=\2/g' <<< "${SYNTH_SET//-set /}")"
-  fi
+  conf=""
+  [[ -n $cp_gen ]] && conf+="gen: ${cp_gen//-set /}; "
+  [[ -n $cp_ice || -n $ice_opts ]] && conf+="fpga: $(echo ${cp_ice//-set /} $ice_opts); "
+  [[ -n ${SYNTH_SET:-} ]] && conf+="all: ${SYNTH_SET//-set /}; "
+  conf=$(sed -E 's/([A-Z][A-Za-z]+) ([0-9]+)/\1=\2/g; s/; $//' <<< "$conf")
+  [[ -n $conf ]] || conf="defaults"
   for w in $(widths_of "$top"); do
     g=$out/$top.$w.gen.stat
     i=$out/$top.$w.ice40.stat
