@@ -44,6 +44,7 @@ void Tile::reset_state() {
   rx_held_ = false;  // rx_writes_ stays: the RTL's pipeline still writes its flits after a start
   at_barrier = false;
   lw_issued_ = false;
+  bubble_ = true;  // the first instruction executes in the second running cycle
   pending_counts_.clear();
   seq_ = 0;
   avg_scale = 1u << kAvgScaleFracBits;
@@ -480,8 +481,16 @@ void Tile::send_engine() {
   push_out(now, f);
 }
 
+// One instruction per cycle through the RTL's fetch, decode and execute stages (xf_tile_seq): a
+// start and a taken branch or jump leave the execute stage empty for one cycle (bubble_), in
+// which nothing executes and nothing waits.
 void Tile::sequencer() {
   const uint64_t now = chip_->now();
+  if (bubble_) {
+    bubble_ = false;
+    wait_what_.clear();
+    return;
+  }
   if (pc >= imem.size()) {
     fail(TileErr::kPcRange, "pc " + std::to_string(pc) + " outside the instruction memory");
     return;
@@ -491,7 +500,7 @@ void Tile::sequencer() {
                  rs4 = isa::rs4(w);
   const uint32_t imm = isa::imm(w);
   const uint32_t a = regs_[rs1], b = regs_[rs2];
-  uint32_t next = pc + 1;
+  bool taken = false;
   auto wr = [&](uint32_t v) {
     if (rd) regs_[rd] = v;
   };
@@ -544,7 +553,7 @@ void Tile::sequencer() {
       const uint32_t v[] = {chip_->index, static_cast<uint32_t>(id_),
                             static_cast<uint32_t>(chip_->num_chips),
                             // the Cycles register: the start's cycle is 0, so the first
-                            // instruction (in the model's cycle start_cycle) reads 1
+                            // running cycle (the model's start_cycle) reads 1
                             static_cast<uint32_t>(now - chip_->start_cycle + 1)};
       if (imm > 3) {
         fail(TileErr::kIllegalInstr, "Geti " + std::to_string(imm));
@@ -554,19 +563,19 @@ void Tile::sequencer() {
       break;
     }
     case Isa::kBeq:
-      if (a == b) next = imm;
+      taken = a == b;
       break;
     case Isa::kBne:
-      if (a != b) next = imm;
+      taken = a != b;
       break;
     case Isa::kBlt:
-      if (static_cast<int32_t>(a) < static_cast<int32_t>(b)) next = imm;
+      taken = static_cast<int32_t>(a) < static_cast<int32_t>(b);
       break;
     case Isa::kBge:
-      if (static_cast<int32_t>(a) >= static_cast<int32_t>(b)) next = imm;
+      taken = static_cast<int32_t>(a) >= static_cast<int32_t>(b);
       break;
     case Isa::kJmp:
-      next = imm;
+      taken = true;
       break;
     case Isa::kSend: {
       if (seq_jobs_ >= 4) {
@@ -666,7 +675,8 @@ void Tile::sequencer() {
   regs_[0] = 0;
   ++instrs;
   last_progress = now;
-  pc = next;
+  pc = taken ? imm : pc + 1;
+  bubble_ = taken;
 }
 
 }  // namespace xf::model

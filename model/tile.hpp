@@ -192,6 +192,7 @@ class Tile : public sc_core::sc_module {
   uint32_t wd_idle_ = 0;
   uint64_t bar_gen_ = 0;
   bool lw_issued_ = false;  // Lw: PMEM read issued, retires next cycle
+  bool bubble_ = true;      // the execute stage is empty this cycle (start, taken branch)
   struct PendingCount {
     uint64_t due;
     unsigned ctr;

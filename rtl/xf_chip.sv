@@ -69,9 +69,9 @@ module xf_chip #(
   // units the tiles' reduction ALUs are built with: bit d = dtype d (0 int8 .. 6 fp32), bit 7 =
   // fp32 ScaleAdd
   parameter logic [7:0] AluDtypes = 8'hFF,
-  // the links' buffers and the XB queues: 1 read synchronously one cycle ahead (block RAM,
-  // iCE40), 0 asynchronously (distributed RAM: ECP5, Xilinx); the same cycles either way
-  // (rtl/xf_buf_ram.sv)
+  // the links' buffers, the XB queues and the tiles' register files: 1 read synchronously one
+  // cycle ahead (block RAM, iCE40), 0 asynchronously (distributed RAM: ECP5, Xilinx); the same
+  // cycles either way (rtl/xf_buf_ram.sv)
   parameter bit SyncBuffers = 1'b0
 ) (
   input  logic                   clk_i,              // clock
@@ -203,8 +203,9 @@ module xf_chip #(
       .NumLinks (L),
       .ImemWords(ImemWords),
       .PmemWords(PmemWords),
-      .DmemBytes(DmemBytes),
-      .AluDtypes(AluDtypes)
+      .DmemBytes  (DmemBytes),
+      .AluDtypes  (AluDtypes),
+      .SyncBuffers(SyncBuffers)
     ) u_tile (
       .clk_i            (clk_i),
       .rst_ni           (rst_ni),

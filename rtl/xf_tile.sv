@@ -18,8 +18,9 @@
 // (RW, reset 0, kept across start/clear) is the sequencer's watchdog period.
 //
 // Memories (xf_tile_ram, synchronous read, one write port):
-//   IMEM  ImemWords x 64, 2 write lanes of 32 (host), 1 read port: sequencer fetch (next pc),
-//         or the host for one cycle (the sequencer then refetches: one cycle lost).
+//   IMEM  ImemWords x 64, 2 write lanes of 32 (host), 1 read port: sequencer fetch (fetch pc),
+//         or the host for one cycle (the sequencer then fetches the word again: one cycle lost
+//         if its execute stage advances in the next cycle).
 //   PMEM  PmemWords x 32, write: host; 1 read port: Lw (first cycle), or the host, which has
 //         priority (a Lw issue waits one cycle).
 //   DMEM  DmemBytes/W x FlitBits (W = FlitBits / 8 bytes, one flit a word), FlitBits/32 write
@@ -62,7 +63,10 @@ module xf_tile #(
   parameter int DmemBytes = 786432,
   // units the reduction ALU is built with: bit d = dtype d (0 int8 .. 6 fp32), bit 7 = fp32
   // ScaleAdd; 8'hFF = all
-  parameter logic [7:0] AluDtypes = 8'hFF
+  parameter logic [7:0] AluDtypes = 8'hFF,
+  // the sequencer's register file: 1 in block RAM (iCE40), 0 in distributed RAM (ECP5,
+  // Xilinx); the same cycles either way (rtl/xf_tile_seq.sv)
+  parameter bit SyncBuffers = 1'b0
 ) (
   input  logic                  clk_i,             // clock
   input  logic                  rst_ni,            // asynchronous reset, active low
@@ -441,7 +445,8 @@ module xf_tile #(
     .ImemWords(ImemWords),
     .PmemWords(PmemWords),
     .DmemBytes(DmemBytes),
-    .AluDtypes(AluDtypes)
+    .AluDtypes(AluDtypes),
+    .SyncRegs (SyncBuffers)
   ) u_seq (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),

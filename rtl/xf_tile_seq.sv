@@ -1,24 +1,32 @@
 // Sequencer of a tile (docs/isa.md, model/tile.cpp Tile::sequencer): 32 registers (r0 = 0),
-// pc, the avg scale CSR (16) and the ScaleAdd factor CSR (17), one instruction per cycle from
-// the synchronous IMEM without bubbles.
+// pc, the avg scale CSR (16) and the ScaleAdd factor CSR (17), one instruction per cycle in a
+// three-stage pipeline: fetch, decode, execute (docs/tile.md section 2).
 //
-// Fetch: imem_raddr_o is the next pc (pc_d, combinational from this cycle's execution), so the
-// IMEM read register holds the next instruction in the next cycle; a stall keeps pc_d = pc_q.
-// After a start/clear pc_d = 0, so word 0 is ready in the first running cycle. If the host
-// took the IMEM port in the previous cycle (imem_valid_i = 0) the sequencer waits one cycle
-// (imem_raddr_o = pc_q re-reads the instruction).
+// Fetch: imem_raddr_o is the fetch pc (fpc_d), so the IMEM read register holds the word at
+// fpc_q in the next cycle (decode). Decode: that word becomes the execute stage's instruction
+// register (ins_q) when the execute stage advances (it retires its instruction or holds none),
+// and the register file is read at its register fields (SyncRegs = 1: a synchronous read in
+// this cycle; 0: an asynchronous read in the next, from ins_q). Execute: the instruction in
+// ins_q with its operands, exactly as the model; a stalled instruction stays there (the fetch
+// pc re-reads the decode word). A taken branch or jump fetches its target at once and leaves
+// the execute stage empty for one cycle (a bubble: a taken branch costs 2 cycles), and so does
+// a start or clear (the first instruction executes in the second running cycle); the model
+// counts both bubbles (Tile::sequencer). A register written in a cycle is read by the next
+// instruction in the next (xf_buf_ram forwards it). If the host took the IMEM port in the
+// previous cycle (imem_valid_i = 0) the decode word is lost: an advancing execute stage takes a
+// bubble instead and the word is fetched again (the model does not see host IMEM reads).
 //
 // Execution in a cycle with running_i (the register: an error of the receive or send engine in a
-// cycle stops the sequencer from the next one): pc >= ImemWords -> PcRange; otherwise the
-// instruction in instr_i, exactly as the model, except Lw, which takes 2 cycles (the model
-// matches): in its first cycle it checks PmemRange and issues the PMEM read (pmem_re_o; if the
-// host has the PMEM port, pmem_busy_i, it waits), in its second it writes rd and retires. Every
-// other instruction retires in the cycle it executes unless it stalls: End (jobs_i != 0, or
-// session_i and not held_i: a held session closes when the tile halts), Send (jobs_i == 4),
-// Wait (wait_count_i < r[rs1]), Waits (jobs_i != 0), Bar (until bar_release_i). jobs_i,
-// session_i and held_i are the send engine's registers: its queue and session at the start of
-// the cycle, before its step (model: Tile::tick takes them before send_engine), so a job the
-// engine pops in a cycle makes room for a Send from the next one.
+// cycle stops the sequencer from the next one) and an instruction in ins_q: pc >= ImemWords ->
+// PcRange; otherwise the instruction, exactly as the model, except Lw, which takes 2 cycles (the
+// model matches): in its first cycle it checks PmemRange and issues the PMEM read (pmem_re_o;
+// if the host has the PMEM port, pmem_busy_i, it waits), in its second it writes rd and
+// retires. Every other instruction retires in the cycle it executes unless it stalls: End
+// (jobs_i != 0, or session_i and not held_i: a held session closes when the tile halts), Send
+// (jobs_i == 4), Wait (wait_count_i < r[rs1]), Waits (jobs_i != 0), Bar (until bar_release_i).
+// jobs_i, session_i and held_i are the send engine's registers: its queue and session at the
+// start of the cycle, before its step (model: Tile::tick takes them before send_engine), so a
+// job the engine pops in a cycle makes room for a Send from the next one.
 //
 // Bar: bar_wait_o is high from the first cycle the tile executes Bar (from registers: the
 // instruction register, running_i and at_bar_q) until it retires; bar_release_i retires it in
@@ -30,12 +38,13 @@
 // cycle before (progress_i, the tile's register of a flit taken, a counter incremented or an
 // emission: so no path runs from the exchange through the engines into this compare); at
 // wd_period_i (!= 0) the tile fails with Watchdog, fail_kind_o and fail_ctr_o saying on what. It
-// never stalls anything, so correct programs keep their timing.
+// never stalls anything, so correct programs keep their timing. A bubble is not a wait.
 //
 // Combinational paths: imem_raddr_o, pmem_*, push_*, fail_o, halt_o from running_i, imem_valid_i,
 // instr_i, jobs_i, session_i, held_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
-// wd_period_i; route_raddr_o and wait_ctr_o from instr_i and the registers only; bar_wait_o from
-// running_i, imem_valid_i, instr_i and registers.
+// wd_period_i; route_raddr_o and wait_ctr_o from the registers only; bar_wait_o from running_i
+// and registers. instr_i (the IMEM's read register) reaches only ins_q and, with SyncRegs, the
+// register file's read address.
 //
 // Send's pair check (IllegalInstr) accepts a Reduce only with a pair the tile's ALU reduces
 // (built_pair of rtl/xf_types.svh with AluDtypes: the units it is built with; all by default).
@@ -55,6 +64,9 @@ module xf_tile_seq #(
   // units the tile's ALU is built with (bit d = dtype d, bit 7 = ScaleAdd); Send refuses a Reduce
   // of another
   parameter logic [7:0] AluDtypes = 8'hFF,
+  // 1: the register file in block RAM, read synchronously in the decode stage (iCE40); 0: in
+  // distributed RAM, read asynchronously in the execute stage (ECP5, Xilinx). Same cycles.
+  parameter bit SyncRegs = 1'b0,
   // bits of a DMEM word index (derived; do not override)
   parameter int WordBits = $clog2(DmemBytes / 16 + 1),
   // IMEM / PMEM address widths (derived; do not override)
@@ -74,8 +86,8 @@ module xf_tile_seq #(
   output logic [31:0]             avg_scale_o,      // CSR 16
   output logic [31:0]             scale_o,          // CSR 17 (ScaleAdd factor, fp32 bits)
   // IMEM
-  output logic [ImemAddrBits-1:0] imem_raddr_o,     // next pc
-  input  logic                    imem_valid_i,     // instr_i holds IMEM[pc_q]
+  output logic [ImemAddrBits-1:0] imem_raddr_o,     // fetch pc
+  input  logic                    imem_valid_i,     // instr_i holds IMEM[fetch pc of last cycle]
   input  logic [63:0]             instr_i,          // IMEM read register
   // PMEM
   output logic                    pmem_re_o,        // Lw first cycle: read
@@ -124,14 +136,16 @@ module xf_tile_seq #(
   `ASSERT_INIT(AluDtypesLegal_A, !AluDtypes[7] || AluDtypes[6])
 
   // The register file: 32 x 32 bits written once per cycle and read at five addresses (rs1..rs4
-  // and rd) in the same cycle. It has no reset, so that FPGA flows map it to distributed RAM (one
-  // copy per read port: ECP5 DPR16X4, Xilinx RAM32M) rather than 1,024 flip-flops and five 32:1
-  // multiplexers; reg_valid_q says which registers were written since the last reset or clear,
-  // and a register not written reads as 0 (r0 is never written, so it is always 0).
-  logic [31:0] reg_mem [32];
+  // and rd of the execute stage's instruction), one xf_buf_ram per read port (one copy of the
+  // array each: ECP5 DPR16X4 or Xilinx RAM32M with SyncRegs = 0, iCE40 block RAM with 1). It has
+  // no reset; reg_valid_q says which registers were written since the last reset or clear, and
+  // a register not written reads as 0 (r0 is never written, so it is always 0).
   logic [31:0] reg_valid_d, reg_valid_q;
   logic        reg_we;
-  logic [31:0] pc_d, pc_q;
+  logic [31:0] pc_d, pc_q;             // pc of the execute stage's instruction (or the next one)
+  logic [31:0] fpc_d, fpc_q;           // fetch pc: IMEM address of last cycle (decode word)
+  logic [63:0] ins_d, ins_q;           // execute stage's instruction register
+  logic        ex_valid_d, ex_valid_q;  // ... holds an instruction (0: a bubble)
   logic        lw_phase_d, lw_phase_q;  // Lw: the PMEM read was issued last cycle
   logic        at_bar_d, at_bar_q;      // waiting at Bar since an earlier cycle
   logic [31:0] avg_d, avg_q;           // CSR 16, Avg final scale (Q1.31)
@@ -139,35 +153,75 @@ module xf_tile_seq #(
   logic [31:0] stream_d, stream_q;     // CSR 18, a streamed Send's counter and value
   logic [31:0] wd_idle_d, wd_idle_q;    // stalled cycles without progress (watchdog)
   logic [3:0]  wait_kind;               // WaitKind of a stall in this cycle
-  logic        wd_hold;                 // the host took the IMEM port: no count
 
   instr_t      ins;   // the instruction
+  instr_t      ins_next;  // the instruction of the next cycle (register file read address)
   send_imm_t   desc;  // Send/Fwd: imm | r[rd], the send descriptor
   route_addr_t route;
   logic [31:0] a, b, c3, c4, d;  // r[rs1], r[rs2], r[rs3], r[rs4], r[rd]
-  logic        pc_oob, is_bar;
+  logic [31:0] rf_rdata [5];     // the read ports, in that order
+  logic [4:0]  rf_raddr [5], rf_raddr_next [5];
+  logic        exec, pc_oob, is_bar;
   logic        wr_en;
   logic [31:0] wr_val;
-  logic        retire;
+  logic        retire, taken;
   logic [31:0] next_pc;
   logic [32:0] lw_idx, src_end, dst_end;
   logic        cmp_lt;
+
+  // Separate processes: rf_raddr (from the register ins_q) must not share one with
+  // rf_raddr_next, which follows this cycle's execution (Verilator orders whole processes).
+  assign ins = instr_unpack(ins_q);
+  assign ins_next = instr_unpack(ins_d);
+  logic unused_ins_next;  // only its register fields address the register file
+  assign unused_ins_next = ^{ins_next.opc, ins_next.imm};
+  always_comb begin
+    rf_raddr[0] = ins.rs1;
+    rf_raddr[1] = ins.rs2;
+    rf_raddr[2] = ins.rs3;
+    rf_raddr[3] = {1'b0, ins.rs4};
+    rf_raddr[4] = ins.rd;
+  end
+  always_comb begin
+    rf_raddr_next[0] = ins_next.rs1;
+    rf_raddr_next[1] = ins_next.rs2;
+    rf_raddr_next[2] = ins_next.rs3;
+    rf_raddr_next[3] = {1'b0, ins_next.rs4};
+    rf_raddr_next[4] = ins_next.rd;
+  end
+
+  for (genvar p = 0; p < 5; p++) begin : gen_rf
+    xf_buf_ram #(
+      .Words   (32),
+      .DataBits(32),
+      .SyncRead(SyncRegs)
+    ) u_rf (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .we_i        (reg_we),
+      .waddr_i     (ins.rd),
+      .wdata_i     (wr_val),
+      .raddr_next_i(rf_raddr_next[p]),
+      .raddr_i     (rf_raddr[p]),
+      .rdata_o     (rf_rdata[p])
+    );
+  end
 
   // Written only in the block below; at module scope because Yosys does not resolve the
   // members of a struct declared inside an always_comb (it declares them as implicit wires).
   route_addr_t route_c;
   always_comb begin
-    ins = instr_unpack(instr_i);
-    a = reg_valid_q[ins.rs1] ? reg_mem[ins.rs1] : 32'd0;
-    b = reg_valid_q[ins.rs2] ? reg_mem[ins.rs2] : 32'd0;
-    c3 = reg_valid_q[ins.rs3] ? reg_mem[ins.rs3] : 32'd0;
-    c4 = reg_valid_q[{1'b0, ins.rs4}] ? reg_mem[{1'b0, ins.rs4}] : 32'd0;
-    d = reg_valid_q[ins.rd] ? reg_mem[ins.rd] : 32'd0;
+    a = reg_valid_q[ins.rs1] ? rf_rdata[0] : 32'd0;
+    b = reg_valid_q[ins.rs2] ? rf_rdata[1] : 32'd0;
+    c3 = reg_valid_q[ins.rs3] ? rf_rdata[2] : 32'd0;
+    c4 = reg_valid_q[{1'b0, ins.rs4}] ? rf_rdata[3] : 32'd0;
+    d = reg_valid_q[ins.rd] ? rf_rdata[4] : 32'd0;
     desc = send_imm_unpack(ins.imm | d);
     route_c.lane = desc.lane;
     route_c.chip = c3[11:0];
     pc_oob = pc_q >= 32'(ImemWords);
-    is_bar = imem_valid_i && !pc_oob && ins.opc == xf_defs_pkg::ISA_BAR;
+    exec = running_i && ex_valid_q;
+    is_bar = ex_valid_q && !pc_oob && ins.opc == xf_defs_pkg::ISA_BAR;
     lw_idx = {1'b0, a} + {1'b0, ins.imm};
     src_end = {1'b0, a} + {1'b0, b};
     dst_end = {1'b0, c4} + {1'b0, b};
@@ -205,28 +259,20 @@ module xf_tile_seq #(
     fail_kind_o_c = xf_defs_pkg::WAIT_KIND_RUNNING;
     fail_ctr_o_c = '0;
     wait_kind = xf_defs_pkg::WAIT_KIND_RUNNING;
-    wd_hold = 1'b0;
     wr_en = 1'b0;
     wr_val = '0;
     retire = 1'b0;
-    next_pc = pc_q + 32'd1;
+    taken = 1'b0;
     lw_phase_d = 1'b0;
     at_bar_d = 1'b0;
     avg_d = avg_q;
     scale_d = scale_q;
     stream_d = stream_q;
 
-    if (running_i) begin
+    if (exec) begin
       if (pc_oob) begin
         fail_o_c = 1'b1;
         fail_code_o_c = xf_defs_pkg::TILE_ERR_PC_RANGE;
-      end else if (!imem_valid_i) begin  // the host read IMEM last cycle: refetch
-        wd_hold = 1'b1;
-        at_bar_d = at_bar_q;
-        if (at_bar_q && bar_release_i) begin
-          retire = 1'b1;
-          at_bar_d = 1'b0;
-        end
       end else begin
         case (ins.opc)
           xf_defs_pkg::ISA_NOP: retire = 1'b1;
@@ -295,23 +341,23 @@ module xf_tile_seq #(
           end
           xf_defs_pkg::ISA_BEQ: begin
             retire = 1'b1;
-            if (a == b) next_pc = ins.imm;
+            taken = a == b;
           end
           xf_defs_pkg::ISA_BNE: begin
             retire = 1'b1;
-            if (a != b) next_pc = ins.imm;
+            taken = a != b;
           end
           xf_defs_pkg::ISA_BLT: begin
             retire = 1'b1;
-            if (cmp_lt) next_pc = ins.imm;
+            taken = cmp_lt;
           end
           xf_defs_pkg::ISA_BGE: begin
             retire = 1'b1;
-            if (!cmp_lt) next_pc = ins.imm;
+            taken = !cmp_lt;
           end
           xf_defs_pkg::ISA_JMP: begin
             retire = 1'b1;
-            next_pc = ins.imm;
+            taken = 1'b1;
           end
           xf_defs_pkg::ISA_SEND: begin
             if (jobs_i < 3'd4) begin
@@ -378,9 +424,7 @@ module xf_tile_seq #(
     end
 
     // Watchdog: count a stalled cycle without progress; fire when the count reaches the period.
-    if (wd_hold) begin
-      wd_idle_d = wd_idle_q;
-    end else if (wait_kind == xf_defs_pkg::WAIT_KIND_RUNNING || progress_i) begin
+    if (wait_kind == xf_defs_pkg::WAIT_KIND_RUNNING || progress_i) begin
       wd_idle_d = '0;
     end else begin
       wd_idle_d = wd_idle_q + {31'b0, wd_idle_q != '1};
@@ -393,12 +437,36 @@ module xf_tile_seq #(
       fail_ctr_o_c = wait_kind == xf_defs_pkg::WAIT_KIND_COUNTER ? wait_ctr_o : 5'd0;
     end
 
-    pc_d = retire ? next_pc : pc_q;
+    // The pipeline. A taken branch fetches its target now and leaves a bubble; an execute stage
+    // that retires (or holds nothing) takes the decode word, unless the host took the IMEM port
+    // last cycle (a bubble, and the word is fetched again); a stalled one keeps its instruction
+    // and the decode word is fetched again. fpc_q is pc_q + 1 with an instruction, else pc_q.
+    next_pc = taken ? ins.imm : pc_q + 32'd1;
+    pc_d = pc_q;
+    fpc_d = fpc_q;
+    ins_d = ins_q;
+    ex_valid_d = ex_valid_q;
+    if (running_i) begin
+      if (retire && taken) begin
+        pc_d = next_pc;
+        fpc_d = next_pc;
+        ex_valid_d = 1'b0;
+      end else if (retire || !ex_valid_q) begin
+        pc_d = fpc_q;
+        ex_valid_d = imem_valid_i;
+        if (imem_valid_i) begin
+          ins_d = instr_i;
+          fpc_d = fpc_q + 32'd1;
+        end
+      end
+    end
     reg_we = wr_en && retire && ins.rd != 5'd0 && !clear_i;
     reg_valid_d = reg_valid_q;
     if (reg_we) reg_valid_d[ins.rd] = 1'b1;
     if (clear_i) begin
       pc_d = '0;
+      fpc_d = '0;
+      ex_valid_d = 1'b0;
       reg_valid_d = '0;
       lw_phase_d = 1'b0;
       at_bar_d = 1'b0;
@@ -408,8 +476,7 @@ module xf_tile_seq #(
       push_o_c = 1'b0;
       wd_idle_d = '0;
     end
-    // Fetch the next instruction; after a host IMEM read re-read the current one.
-    imem_raddr_o = pc_d[ImemAddrBits-1:0];
+    imem_raddr_o = fpc_d[ImemAddrBits-1:0];
     pmem_re_o = pmem_re_o_c;
     push_o = push_o_c;
     halt_o = halt_o_c;
@@ -419,15 +486,17 @@ module xf_tile_seq #(
     fail_ctr_o = fail_ctr_o_c;
   end
 
-  // The register file's write port (no reset: see reg_mem).
+  // The instruction register has no reset: ex_valid_q says whether it holds one.
   always_ff @(posedge clk_i) begin
-    if (reg_we) reg_mem[ins.rd] <= wr_val;
+    ins_q <= ins_d;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       reg_valid_q <= '0;
       pc_q <= '0;
+      fpc_q <= '0;
+      ex_valid_q <= 1'b0;
       lw_phase_q <= 1'b0;
       at_bar_q <= 1'b0;
       avg_q <= 32'h1 << xf_defs_pkg::AvgScaleFracBits;
@@ -437,6 +506,8 @@ module xf_tile_seq #(
     end else begin
       reg_valid_q <= reg_valid_d;
       pc_q <= pc_d;
+      fpc_q <= fpc_d;
+      ex_valid_q <= ex_valid_d;
       lw_phase_q <= lw_phase_d;
       at_bar_q <= at_bar_d;
       avg_q <= avg_d;
@@ -451,6 +522,7 @@ module xf_tile_seq #(
   assign pc_o = pc_q;
 
   `ASSERT(RegZeroIsZero_A, !reg_valid_q[0])
+  `ASSERT(FetchFollowsPc_A, fpc_q == (ex_valid_q ? pc_q + 32'd1 : pc_q))
   `ASSERT(PushOnlyWithRoom_A, !push_o || jobs_i < 3'd4)
 
 endmodule

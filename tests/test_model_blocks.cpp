@@ -414,8 +414,9 @@ TEST(ModelBlocks, WatchdogSetsTheTileStatusCode) {
 
 // AluConfig and DoneCycles (docs/chip.md section 3) on tree:3 (chips 0..2, switch 3), 2 tiles per
 // chip. Every tile loops N = 10 * index + 3 * tile + 5 times after 8 straight instructions, so
-// its End retires in collective cycle 8 + 2N and chip i's DoneCycles is its tile 1's End + 3 =
-// 27 + 20 i; the run takes 8 + 2 * 28 + 1 = 65 cycles = chip 2's DoneCycles - 2. The RTL test
+// its End retires in collective cycle 8 + 3N (the start's bubble, then 3 cycles per iteration with
+// its taken branch and 2 for the last) and chip i's DoneCycles is its tile 1's End + 3 = 35 +
+// 30 i; the run takes 8 + 3 * 28 + 1 = 93 cycles = chip 2's DoneCycles - 2. The RTL test
 // HostPort.AluConfigAndDoneCycles expects the same numbers.
 TEST(ModelBlocks, AluConfigAndDoneCyclesOfChipsAndSwitch) {
   const Topology topo = parse_topology("tree:3");
@@ -431,7 +432,7 @@ TEST(ModelBlocks, AluConfigAndDoneCyclesOfChipsAndSwitch) {
       enc(Isa::kAddi, 1, 1, 0, 0, 0, 5),            // 7: r1 = N
       enc(Isa::kAddi, 1, 1, 0, 0, 0, 0xFFFFFFFFu),  // 8: loop: r1 -= 1
       enc(Isa::kBne, 0, 1, 0, 0, 0, 8),             // 9: while r1 != 0
-      enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};            // 10: cycle 8 + 2N
+      enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};            // 10: cycle 8 + 3N
   for (int c = 0; c < 3; ++c) {
     sys.host_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
     for (int t = 0; t < 2; ++t) load(sys, c, t, prog);
@@ -443,13 +444,13 @@ TEST(ModelBlocks, AluConfigAndDoneCyclesOfChipsAndSwitch) {
   for (int run = 0; run < 2; ++run) {
     const RunStats st = sys.run(100000);
     ASSERT_TRUE(st.ok) << st.error;
-    EXPECT_EQ(st.cycles, 65u);
+    EXPECT_EQ(st.cycles, 93u);
     for (int c = 0; c < 3; ++c)
-      EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), 27u + 20u * c) << "chip " << c;
+      EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), 35u + 30u * c) << "chip " << c;
     EXPECT_EQ(sys.host_read32(3, reg::kDoneCycles), 0u) << "switch";
     for (int c = 0; c < 3; ++c) sys.host_write32(c, reg::kControl, 2);  // clear: kept
     for (int c = 0; c < 3; ++c)
-      EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), 27u + 20u * c) << "chip " << c;
+      EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), 35u + 30u * c) << "chip " << c;
   }
   sys.host_write32(0, reg::kControl, 1);  // a start: 0 until the tiles are done again
   EXPECT_EQ(sys.host_read32(0, reg::kDoneCycles), 0u);
@@ -743,13 +744,14 @@ TEST(ModelBlocks, WatchdogNamesEveryWaitKindWithThePeriodRuleOfTheRtl) {
   auto info = [&] { return sys.host_read32(0, base + reg::kTileErrInfo); };
   const uint32_t kWatchdog = static_cast<uint32_t>(TileErr::kWatchdog);
 
-  // Counter: Wait at pc 2 on counter (3 + r2) % 32 = 7; runs 2 + P cycles.
+  // Counter: Wait at pc 2 on counter (3 + r2) % 32 = 7; runs 3 + P cycles (the start's bubble,
+  // two Li, P stalled Waits).
   const std::vector<uint64_t> wait7 = {enc(Isa::kLi, 1, 0, 0, 0, 0, 5),
                                        enc(Isa::kLi, 2, 0, 0, 0, 0, 4),
                                        enc(Isa::kWait, 0, 1, 2, 0, 0, 3)};
   for (uint32_t p : {1u, 37u}) {
     start(wait7, p);
-    EXPECT_EQ(run_to_stop(1000), static_cast<int>(2 + p)) << "period " << p;
+    EXPECT_EQ(run_to_stop(1000), static_cast<int>(3 + p)) << "period " << p;
     EXPECT_EQ(status(), kWatchdog | 2u << 16);
     EXPECT_EQ(info(), static_cast<uint32_t>(WaitKind::kCounter) | 7u << 4);
     EXPECT_EQ(sys.host_read32(0, base + reg::kTileErrCount), 0u);
@@ -816,9 +818,10 @@ TEST(ModelBlocks, WatchdogNamesEveryWaitKindWithThePeriodRuleOfTheRtl) {
          WaitKind::kSends, 5);
   frozen({send, enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)}, 40, WaitKind::kSends, 5);
 
-  // Barrier (last: the barrier keeps this tile's arrival): Bar at pc 0 from the first cycle.
+  // Barrier (last: the barrier keeps this tile's arrival): Bar at pc 0 from the second cycle
+  // (after the start's bubble).
   start({enc(Isa::kBar, 0, 0, 0, 0, 0, 0)}, 10);
-  EXPECT_EQ(run_to_stop(1000), 10);
+  EXPECT_EQ(run_to_stop(1000), 11);
   EXPECT_EQ(status(), kWatchdog);
   EXPECT_EQ(info(), static_cast<uint32_t>(WaitKind::kBarrier));
   // Control bit 1 clears the error and its detail; the period stays.

@@ -289,7 +289,7 @@ TEST(HostPort, TileRegions) {
 // fails the run. Then all meet at a second barrier at once and end.
 // The model's ModelBlocks.AluConfigAndDoneCyclesOfChipsAndSwitch runs the same program: every
 // tile loops N = 10 * index + 3 * tile + 5 times after 8 straight instructions, so its End
-// retires in collective cycle 8 + 2N and chip i's DoneCycles is 27 + 20 i; 65 cycles in all.
+// retires in collective cycle 8 + 3N and chip i's DoneCycles is 35 + 30 i; 93 cycles in all.
 TEST(HostPort, AluConfigAndDoneCycles) {
   auto ctx = kit::make_context();
   Sys sys(parse_topology("tree:3"), 2, ctx.get());
@@ -306,7 +306,7 @@ TEST(HostPort, AluConfigAndDoneCycles) {
       enc(Isa::kAddi, 1, 1, 0, 0, 0, 5),            // 7: r1 = N
       enc(Isa::kAddi, 1, 1, 0, 0, 0, 0xFFFFFFFFu),  // 8: loop: r1 -= 1
       enc(Isa::kBne, 0, 1, 0, 0, 0, 8),             // 9: while r1 != 0
-      enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};            // 10: cycle 8 + 2N
+      enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};            // 10: cycle 8 + 3N
   for (int c = 0; c < 3; ++c) {
     sys.queue_write32(c, reg::kIndexWr, static_cast<uint32_t>(c));
     for (int t = 0; t < 2; ++t)
@@ -321,10 +321,10 @@ TEST(HostPort, AluConfigAndDoneCycles) {
   expect_refused([&] { sys.host_write32(0, reg::kDoneCycles, 1); }, "write to DoneCycles");
   const rtl::RtlRunStats st = sys.run(100000);
   ASSERT_TRUE(st.ok) << st.error;
-  EXPECT_EQ(st.cycles, 65u);
+  EXPECT_EQ(st.cycles, 93u);
   auto expect_done_cycles = [&](const char* when) {
     for (int c = 0; c < 3; ++c)
-      EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), 27u + 20u * c) << "chip " << c << when;
+      EXPECT_EQ(sys.host_read32(c, reg::kDoneCycles), 35u + 30u * c) << "chip " << c << when;
     EXPECT_EQ(sys.host_read32(3, reg::kDoneCycles), 0u) << "switch" << when;
   };
   expect_done_cycles(" after the run");

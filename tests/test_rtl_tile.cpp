@@ -1,7 +1,7 @@
 // RTL_TOP: xf_tile
 // RTL_TOP: xf_tile Vxf_tile_d08 -GAluDtypes=8'h08
 // RTL_TOP: xf_tile Vxf_tile_w64 -GFlitBits=64
-// RTL_TOP: xf_tile Vxf_tile_w32 -GFlitBits=32
+// RTL_TOP: xf_tile Vxf_tile_w32 -GFlitBits=32 -GSyncBuffers=1'b1
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_buf_ram.sv rtl/xf_fifo.sv rtl/xf_delay.sv
 // RTL_SRCS: rtl/xf_int_lane.sv rtl/xf_fp_add.sv rtl/xf_fp_mul.sv rtl/xf_fp_maxmin.sv
 // RTL_SRCS: rtl/xf_reduce_alu.sv rtl/xf_tile_ram.sv rtl/xf_tile_seq.sv rtl/xf_tile_send.sv
@@ -856,7 +856,7 @@ TEST(RtlTile, InstructionsAndRegisters) {
   p.push_back(I(Isa::kGeti, 8, 0, 0, 0, 0, 0));   // index
   p.push_back(I(Isa::kGeti, 9, 0, 0, 0, 0, 1));   // tile id
   p.push_back(I(Isa::kGeti, 10, 0, 0, 0, 0, 2));  // chips
-  p.push_back(I(Isa::kGeti, 11, 0, 0, 0, 0, 3));  // cycles (pc 11: 11 cycles after start)
+  p.push_back(I(Isa::kGeti, 11, 0, 0, 0, 0, 3));  // cycles (pc 11: 12 cycles after start)
   p.push_back(LI(0, 1234));                       // r0 stays 0
   p.push_back(I(Isa::kAdd, 12, 0, 0));            // 0
   p.push_back(LI(21, 0x80000001u));               // large: mul wraps
@@ -891,7 +891,7 @@ TEST(RtlTile, InstructionsAndRegisters) {
   };
   std::vector<Obs> obs = {{1, 0xFFFFFFF0u}, {2, 100},   {3, 84},  {4, 0xFFFFFF8Cu},
                           {5, 0xFFFFF9C0u}, {6, 256},   {7, 99},  {8, 0x87654321u},
-                          {9, kTileId},     {10, 3000}, {11, 11}, {12, 0},
+                          {9, kTileId},     {10, 3000}, {11, 12}, {12, 0},
                           {22, 1},          {20, 7},    {0, 0}};
   // The registers the program above leaves unwritten, each with its own value.
   for (unsigned r : {16u, 17u, 18u, 19u, 23u, 24u, 25u, 26u, 27u, 28u, 29u, 30u}) {
@@ -937,7 +937,7 @@ TEST(RtlTile, GetiThreeReadsEveryBitOfTheCycleCount) {
     b.cycles_base = base;
     const uint32_t kFail = 100;
     std::vector<uint64_t> p = {I(Isa::kGeti, 1, 0, 0, 0, 0, 3), LI(kR16, 16)};
-    observe(p, 1, base, 0, kFail);  // Geti at pc 0: the first running cycle, count 0
+    observe(p, 1, base + 1, 0, kFail);  // Geti at pc 0: the second running cycle, count 1
     p.push_back(END());
     fail_marker(p, kFail);
     b.route[1] = 1;
@@ -1141,7 +1141,7 @@ TEST(RtlTile, SendSessionFullRate) {
       END()};
   b.load_imem(p);
   b.start();
-  const uint64_t t0 = b.cycle();  // first running cycle: pc 0
+  const uint64_t t0 = b.cycle() + 1;  // pc 0 executes here, after the start's bubble
   ASSERT_TRUE(b.run_to_halt());
   const uint64_t t_end = b.cycle();
   b.settle();
@@ -1272,7 +1272,7 @@ TEST(RtlTile, HeldSession) {
   p.push_back(END());
   b.load_imem(p);
   b.start();
-  const uint64_t t0 = b.cycle();
+  const uint64_t t0 = b.cycle() + 1;  // pc 0 executes here, after the start's bubble
   ASSERT_TRUE(b.run_to_halt());
   b.settle();
   EXPECT_EQ(b.dut().stat_err_o, 0);
@@ -2119,12 +2119,12 @@ TEST(RtlTile, WatchdogEveryWaitKind) {
     return -1;
   };
   // Counter: Wait at pc 2 on counter (3 + r2) % 32 = 7, then 24 (ErrInfo bits 8:4 both ways):
-  // 2 + P cycles.
+  // 3 + P cycles (the start's bubble, two Li, P stalled Waits).
   const std::vector<uint64_t> wait7 = {LI(1, 5), LI(2, 4), WAIT(1, 2, 3)};
   for (const auto& [p, ctr] : {std::pair{1u, 7u}, std::pair{37u, 24u}}) {
     TileBench b;
     start(b, {LI(1, 5), LI(2, ctr - 3), WAIT(1, 2, 3)}, p);
-    EXPECT_EQ(ran(b, 1000), static_cast<int>(2 + p)) << "period " << p;
+    EXPECT_EQ(ran(b, 1000), static_cast<int>(3 + p)) << "period " << p;
     EXPECT_EQ(b.host_read(reg::kTileStatus), kWd | 2u << 16);
     EXPECT_EQ(b.host_read(reg::kTileErrInfo), static_cast<uint32_t>(WaitKind::kCounter) | ctr << 4);
     EXPECT_EQ(b.host_read(reg::kTileErrCount), 0u);
@@ -2187,10 +2187,10 @@ TEST(RtlTile, WatchdogEveryWaitKind) {
   frozen({send, send, send, send, send, END()}, 30, WaitKind::kSendQueue, 8);
   frozen({send, I(Isa::kWaits), END()}, 25, WaitKind::kSends, 5);
   frozen({send, END()}, 40, WaitKind::kSends, 5);
-  {  // Barrier: Bar at pc 0 from the first cycle, never released.
+  {  // Barrier: Bar at pc 0 from the second cycle (after the start's bubble), never released.
     TileBench b;
     start(b, {I(Isa::kBar)}, 10);
-    EXPECT_EQ(ran(b, 1000), 10);
+    EXPECT_EQ(ran(b, 1000), 11);
     EXPECT_EQ(b.host_read(reg::kTileStatus), kWd);
     EXPECT_EQ(b.host_read(reg::kTileErrInfo), static_cast<uint32_t>(WaitKind::kBarrier));
     EXPECT_EQ(b.dut().bar_wait_o, 0);
@@ -2707,7 +2707,7 @@ TYPED_TEST(RtlTileWidth, SendFullRate) {
                              SEND(1, 5, 3, 4, d), END()};
   b.load_imem(p);
   b.start();
-  const uint64_t t0 = b.cycle();
+  const uint64_t t0 = b.cycle() + 1;  // pc 0 executes here, after the start's bubble
   ASSERT_TRUE(b.run_to_halt());
   b.settle();
   const size_t per_pkt = kH + 2048 / kW, flits = 2 * per_pkt + kH;
