@@ -1078,8 +1078,8 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, bool hold, bool str
   // instructions between one step's last Send and the next step's first: the first step (which
   // waits for nothing) is peeled off, so no chunk asks whether to wait; the descriptor changes
   // once, at step P-1; the label needs no modulo (R = 3); and a block of one chunk goes straight
-  // to the last-chunk path. Between the Sends of two one-chunk steps: 13 instructions, 18 cycles
-  // (three of them taken branches, a cycle more each).
+  // to the last-chunk path. Between the Sends of two one-chunk steps: 14 instructions, 17 cycles
+  // (two Lw, and the jump back, a taken branch: docs/isa.md section 9.2).
   Asm a;
   a.op(Isa::kGeti, 1);
   a.op(Isa::kLw, 6, 1, 0, 0, 0, kLabel0);
@@ -1090,17 +1090,17 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, bool hold, bool str
   a.op(Isa::kLi, 22, 0, 0, 0, 0, kF);
   const int first_l = a.label(), first_last = a.label(), first_done = a.label(), next = a.label(),
             step = a.label(), chunk_l = a.label(), last = a.label(), after = a.label(),
-            label_ok = a.label(), same_desc = a.label();
+            label_ok = a.label(), same_desc = a.label(), new_desc = a.label(), multi = a.label(),
+            done = a.label();
+  // A taken branch costs a cycle more than one that is not (docs/isa.md section 3), so the
+  // common paths fall through: a block of one chunk (a streamed chunk is a whole block up to
+  // 2048 bytes) goes straight to the last-chunk path, and the descriptor's one change is out of
+  // line; whole chunks branch away to their loop and jump back.
   // The first step forwards the chip's own block: no waits, ACC stays 0. It starts before the
   // constants the later steps need are loaded, so that its first Send leaves sooner.
   a.op(Isa::kLw, 7, 6, 0, 0, 0, kAddr);
   a.op(Isa::kLw, 10, 6, 0, 0, 0, kLen);
-  a.bind(first_l);
-  a.br(Isa::kBge, 15, 10, first_last);  // at most one chunk left
-  a.op(Isa::kSend, 9, 7, 20, 3, 7);
-  a.op(Isa::kAdd, 7, 7, 20);
-  a.op(Isa::kSub, 10, 10, 15);
-  a.br(Isa::kJmp, 0, 0, first_l);
+  a.br(Isa::kBlt, 15, 10, first_l);  // more than one chunk: the whole ones first
   a.bind(first_last);
   a.br(Isa::kBeq, 10, 0, first_done);  // an empty block: nothing to send
   a.op(Isa::kMul, 21, 10, 22);
@@ -1112,15 +1112,26 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, bool hold, bool str
   a.op(Isa::kLi, 14, 0, 0, 0, 0, rp.s1);
   a.op(Isa::kLi, 17, 0, 0, 0, 0, P - 1);
   a.op(Isa::kLi, 19, 0, 0, 0, 0, write);
-  a.br(Isa::kJmp, 0, 0, next);
+  // The steps' bookkeeping, first entered from the constants above (no jump: the second step's
+  // Send must be queued before its first word arrives to stream it, docs/tile.md section 4.5).
+  a.bind(next);
+  a.op(Isa::kAddi, 5, 5, 0, 0, 0, 1);
+  a.op(Isa::kAddi, 6, 6, 0, 0, 0, 0xFFFFFFFFu);  // label - 1
+  if (R == 1) {                                  // ... mod P
+    a.br(Isa::kBge, 6, 0, label_ok);
+    a.op(Isa::kAdd, 6, 6, 13);
+  }
+  a.bind(label_ok);
+  a.br(Isa::kBeq, 5, 17, new_desc);  // step P-1: the Write descriptor
+  a.bind(same_desc);
+  a.br(Isa::kBlt, 14, 5, done);  // past the last step
   // Every later step: chunk k waits until counter 0 >= ACC + its end.
   a.bind(step);
   a.op(Isa::kLw, 7, 6, 0, 0, 0, kAddr);
   a.op(Isa::kLw, 8, 6, 0, 0, 0, kLen);
   a.op(Isa::kAddi, 10, 8);
-  a.op(Isa::kAdd, 12, 4, 8);  // the block's threshold
-  a.br(Isa::kBge, 15, 10, last);
-  a.op(Isa::kAdd, 11, 4, 15);  // the first chunk's threshold
+  a.op(Isa::kAdd, 12, 4, 8);       // the block's threshold
+  a.br(Isa::kBlt, 15, 10, multi);  // more than one chunk
   // A chunk's data are those its predecessor sends in the step before: with streamed Sends the
   // chunk is queued at once with its threshold in CSR 18 (counter 0: the value as it is), and its
   // words leave as they are written; else the loop waits for the whole chunk.
@@ -1130,13 +1141,6 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, bool hold, bool str
     else
       a.op(Isa::kWait, 0, r, 0);
   };
-  a.bind(chunk_l);  // whole chunks while more than one is left
-  await(11);
-  a.op(Isa::kSend, 9, 7, 20, 3, 7);
-  a.op(Isa::kAdd, 7, 7, 20);
-  a.op(Isa::kAdd, 11, 11, 15);
-  a.op(Isa::kSub, 10, 10, 15);
-  a.br(Isa::kBlt, 15, 10, chunk_l);
   a.bind(last);  // the last chunk, up to the block's end (none for an empty block)
   a.br(Isa::kBeq, 10, 0, after);
   a.op(Isa::kMul, 21, 10, 22);
@@ -1144,24 +1148,34 @@ void emit_ring_loop(const Plan& plan, int t, uint32_t chunk, bool hold, bool str
   a.op(Isa::kSend, 9, 7, 21, 3, 7);
   a.bind(after);
   a.op(Isa::kAddi, 4, 12);  // ACC += block
-  a.bind(next);
-  a.op(Isa::kAddi, 5, 5, 0, 0, 0, 1);
-  a.op(Isa::kAddi, 6, 6, 0, 0, 0, 0xFFFFFFFFu);  // label - 1
-  if (R == 1) {                                  // ... mod P
-    a.br(Isa::kBge, 6, 0, label_ok);
-    a.op(Isa::kAdd, 6, 6, 13);
-  }
-  a.bind(label_ok);
-  a.br(Isa::kBne, 5, 17, same_desc);
-  a.op(Isa::kAddi, 9, 19);  // Write from step P-1 on
-  a.bind(same_desc);
-  a.br(Isa::kBge, 14, 5, step);
+  a.br(Isa::kJmp, 0, 0, next);
   // Everything the predecessor sends has arrived: ACC + its block of the last step (the label
   // of step s1 + 1, which r6 now holds).
+  a.bind(done);
   a.op(Isa::kLw, 8, 6, 0, 0, 0, kLen);
   a.op(Isa::kAdd, 12, 4, 8);
   a.op(Isa::kWait, 0, 12, 0);
   a.op(Isa::kEnd);
+  // Out of line: the first step's whole chunks, a later step's whole chunks, the descriptor.
+  a.bind(first_l);
+  a.op(Isa::kSend, 9, 7, 20, 3, 7);
+  a.op(Isa::kAdd, 7, 7, 20);
+  a.op(Isa::kSub, 10, 10, 15);
+  a.br(Isa::kBlt, 15, 10, first_l);
+  a.br(Isa::kJmp, 0, 0, first_last);
+  a.bind(multi);
+  a.op(Isa::kAdd, 11, 4, 15);  // the first chunk's threshold
+  a.bind(chunk_l);             // whole chunks while more than one is left
+  await(11);
+  a.op(Isa::kSend, 9, 7, 20, 3, 7);
+  a.op(Isa::kAdd, 7, 7, 20);
+  a.op(Isa::kAdd, 11, 11, 15);
+  a.op(Isa::kSub, 10, 10, 15);
+  a.br(Isa::kBlt, 15, 10, chunk_l);
+  a.br(Isa::kJmp, 0, 0, last);
+  a.bind(new_desc);
+  a.op(Isa::kAddi, 9, 19);  // Write from step P-1 on
+  a.br(Isa::kJmp, 0, 0, same_desc);
   im = a.done();
 }
 
