@@ -96,6 +96,14 @@ def main():
     if len(sys.argv) < 2 or (len(sys.argv) > 2 and sys.argv[2] != "--scale"):
         sys.exit(__doc__)
     fabric = sys.argv[1]
+    if fabric in ("-h", "--help"):
+        print(__doc__)
+        return
+    if not (os.path.isfile(fabric) and os.access(fabric, os.X_OK)):
+        sys.exit(
+            f"bench.py: {fabric} is not an executable fabric tool; build it with `make build` "
+            "and pass its path (build/cmake/fabric), or run `make bench`"
+        )
     if len(sys.argv) > 2:  # make bench-scale: the big machines alone
         os.makedirs(OUT, exist_ok=True)
         scale(fabric, "scale_big", sys.argv[3:] or ["ring:1024", "ladder:1024"])
