@@ -160,7 +160,7 @@ module xf_tile_seq #(
   route_addr_t route;
   logic [31:0] a, b, c3, c4, d;  // r[rs1], r[rs2], r[rs3], r[rs4], r[rd]
   logic [31:0] rf_rdata [5];     // the read ports, in that order
-  logic [4:0]  rf_raddr [5], rf_raddr_next [5];
+  logic [24:0] rf_raddr, rf_raddr_next;  // [5p +: 5]: read port p's address
   logic        exec, pc_oob, is_bar;
   logic        wr_en;
   logic [31:0] wr_val;
@@ -169,26 +169,16 @@ module xf_tile_seq #(
   logic [32:0] lw_idx, src_end, dst_end;
   logic        cmp_lt;
 
-  // Separate processes: rf_raddr (from the register ins_q) must not share one with
-  // rf_raddr_next, which follows this cycle's execution (Verilator orders whole processes).
+  // The read ports' addresses, port p in bits 5p +: 5: rs1, rs2, rs3, rs4, rd. Two assignments:
+  // rf_raddr (from the register ins_q) must not share a process with rf_raddr_next, which
+  // follows this cycle's execution (Verilator orders whole processes).
   assign ins = instr_unpack(ins_q);
   assign ins_next = instr_unpack(ins_d);
   logic unused_ins_next;  // only its register fields address the register file
   assign unused_ins_next = ^{ins_next.opc, ins_next.imm};
-  always_comb begin
-    rf_raddr[0] = ins.rs1;
-    rf_raddr[1] = ins.rs2;
-    rf_raddr[2] = ins.rs3;
-    rf_raddr[3] = {1'b0, ins.rs4};
-    rf_raddr[4] = ins.rd;
-  end
-  always_comb begin
-    rf_raddr_next[0] = ins_next.rs1;
-    rf_raddr_next[1] = ins_next.rs2;
-    rf_raddr_next[2] = ins_next.rs3;
-    rf_raddr_next[3] = {1'b0, ins_next.rs4};
-    rf_raddr_next[4] = ins_next.rd;
-  end
+  assign rf_raddr = {ins.rd, {1'b0, ins.rs4}, ins.rs3, ins.rs2, ins.rs1};
+  assign rf_raddr_next = {ins_next.rd, {1'b0, ins_next.rs4}, ins_next.rs3, ins_next.rs2,
+                          ins_next.rs1};
 
   for (genvar p = 0; p < 5; p++) begin : gen_rf
     xf_buf_ram #(
@@ -201,8 +191,8 @@ module xf_tile_seq #(
       .we_i        (reg_we),
       .waddr_i     (ins.rd),
       .wdata_i     (wr_val),
-      .raddr_next_i(rf_raddr_next[p]),
-      .raddr_i     (rf_raddr[p]),
+      .raddr_next_i(rf_raddr_next[5*p +: 5]),
+      .raddr_i     (rf_raddr[5*p +: 5]),
       .rdata_o     (rf_rdata[p])
     );
   end
