@@ -1,6 +1,6 @@
 // Sequencer of a tile (docs/isa.md, model/tile.cpp Tile::sequencer): 32 registers (r0 = 0),
 // pc, the avg scale CSR (16) and the ScaleAdd factor CSR (17), one instruction per cycle in a
-// three-stage pipeline: fetch, decode, execute (docs/tile.md section 2).
+// three-stage pipeline: fetch, decode, execute (docs/tile.md "RTL: xf_tile", Sequencer).
 //
 // Fetch: imem_raddr_o is the fetch pc (fpc_d), so the IMEM read register holds the word at
 // fpc_q in the next cycle (decode). Decode: that word becomes the execute stage's instruction
