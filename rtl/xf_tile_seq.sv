@@ -2,19 +2,19 @@
 // pc, the avg scale CSR (16) and the ScaleAdd factor CSR (17), one instruction per cycle in a
 // three-stage pipeline: fetch, decode, execute (docs/tile.md "RTL: xf_tile", Sequencer).
 //
-// Fetch: imem_raddr_o is the fetch pc (fpc_d), so the IMEM read register holds the word at
-// fpc_q in the next cycle (decode). Decode: that word becomes the execute stage's instruction
-// register (ins_q) when the execute stage advances (it retires its instruction or holds none),
-// and the register file is read at its register fields (SyncRegs = 1: a synchronous read in
-// this cycle; 0: an asynchronous read in the next, from ins_q). Execute: the instruction in
-// ins_q with its operands, exactly as the model; a stalled instruction stays there (the fetch
-// pc re-reads the decode word). A taken branch or jump fetches its target at once and leaves
-// the execute stage empty for one cycle (a bubble: a taken branch costs 2 cycles), and so does
-// a start or clear (the first instruction executes in the second running cycle); the model
-// counts both bubbles (Tile::sequencer). A register written in a cycle is read by the next
-// instruction in the next (xf_buf_ram forwards it). If the host took the IMEM port in the
-// previous cycle (imem_valid_i = 0) the decode word is lost: an advancing execute stage takes a
-// bubble instead and the word is fetched again (the model does not see host IMEM reads).
+// Fetch: imem_raddr_o is the fetch pc, so the IMEM read register holds that word in the next cycle
+// (decode), whose pc is pc_q + 1 with an instruction in the execute stage, else pc_q. Decode: that
+// word becomes the execute stage's instruction register (ins_q) when the execute stage advances (it
+// retires its instruction or holds none), and the register file is read at its register fields
+// (SyncRegs = 1: a synchronous read in this cycle; 0: an asynchronous read in the next, from
+// ins_q). Execute: the instruction in ins_q with its operands, exactly as the model; a stalled
+// instruction stays there (the fetch pc re-reads the decode word). A taken branch or jump fetches
+// its target at once and leaves the execute stage empty for one cycle (a bubble: a taken branch
+// costs 2 cycles), and so does a start or clear (the first instruction executes in the second
+// running cycle); the model counts both bubbles (Tile::sequencer). A register written in a cycle is
+// read by the next instruction in the next (xf_buf_ram forwards it). If the host took the IMEM port
+// in the previous cycle (imem_valid_i = 0) the decode word is lost: an advancing execute stage
+// takes a bubble instead and the word is fetched again (the model does not see host IMEM reads).
 //
 // Execution in a cycle with running_i (the register: an error of the receive or send engine in a
 // cycle stops the sequencer from the next one) and an instruction in ins_q: pc >= ImemWords ->
@@ -143,7 +143,7 @@ module xf_tile_seq #(
   logic [31:0] reg_valid_d, reg_valid_q;
   logic        reg_we;
   logic [31:0] pc_d, pc_q;             // pc of the execute stage's instruction (or the next one)
-  logic [31:0] fpc_d, fpc_q;           // fetch pc: IMEM address of last cycle (decode word)
+  logic [31:0] fpc;                    // fetch pc of last cycle (the decode word's pc)
   logic [63:0] ins_d, ins_q;           // execute stage's instruction register
   logic        ex_valid_d, ex_valid_q;  // ... holds an instruction (0: a bubble)
   logic        lw_phase_d, lw_phase_q;  // Lw: the PMEM read was issued last cycle
@@ -165,7 +165,9 @@ module xf_tile_seq #(
   logic        wr_en;
   logic [31:0] wr_val;
   logic        retire, taken;
-  logic [31:0] next_pc;
+  logic [31:0] fetch_pc;          // IMEM address of this cycle (its low ImemAddrBits)
+  logic        unused_fetch_pc;
+  assign unused_fetch_pc = ^fetch_pc[31:ImemAddrBits];
   logic [32:0] lw_idx, src_end, dst_end;
   logic        cmp_lt;
 
@@ -173,6 +175,7 @@ module xf_tile_seq #(
   // rf_raddr (from the register ins_q) must not share a process with rf_raddr_next, which
   // follows this cycle's execution (Verilator orders whole processes).
   assign ins = instr_unpack(ins_q);
+  assign fpc = pc_q + {31'b0, ex_valid_q};  // the instruction after pc_q's, or pc_q's own
   assign ins_next = instr_unpack(ins_d);
   logic unused_ins_next;  // only its register fields address the register file
   assign unused_ins_next = ^{ins_next.opc, ins_next.imm};
@@ -430,23 +433,22 @@ module xf_tile_seq #(
     // The pipeline. A taken branch fetches its target now and leaves a bubble; an execute stage
     // that retires (or holds nothing) takes the decode word, unless the host took the IMEM port
     // last cycle (a bubble, and the word is fetched again); a stalled one keeps its instruction
-    // and the decode word is fetched again. fpc_q is pc_q + 1 with an instruction, else pc_q.
-    next_pc = taken ? ins.imm : pc_q + 32'd1;
+    // and the decode word is fetched again. The fetch pc of the next cycle is the IMEM address.
     pc_d = pc_q;
-    fpc_d = fpc_q;
+    fetch_pc = fpc;
     ins_d = ins_q;
     ex_valid_d = ex_valid_q;
     if (running_i) begin
       if (retire && taken) begin
-        pc_d = next_pc;
-        fpc_d = next_pc;
+        pc_d = ins.imm;
+        fetch_pc = ins.imm;
         ex_valid_d = 1'b0;
       end else if (retire || !ex_valid_q) begin
-        pc_d = fpc_q;
+        pc_d = fpc;
         ex_valid_d = imem_valid_i;
         if (imem_valid_i) begin
           ins_d = instr_i;
-          fpc_d = fpc_q + 32'd1;
+          fetch_pc = fpc + 32'd1;
         end
       end
     end
@@ -455,7 +457,7 @@ module xf_tile_seq #(
     if (reg_we) reg_valid_d[ins.rd] = 1'b1;
     if (clear_i) begin
       pc_d = '0;
-      fpc_d = '0;
+      fetch_pc = '0;
       ex_valid_d = 1'b0;
       reg_valid_d = '0;
       lw_phase_d = 1'b0;
@@ -466,7 +468,7 @@ module xf_tile_seq #(
       push_o_c = 1'b0;
       wd_idle_d = '0;
     end
-    imem_raddr_o = fpc_d[ImemAddrBits-1:0];
+    imem_raddr_o = fetch_pc[ImemAddrBits-1:0];
     pmem_re_o = pmem_re_o_c;
     push_o = push_o_c;
     halt_o = halt_o_c;
@@ -485,7 +487,6 @@ module xf_tile_seq #(
     if (!rst_ni) begin
       reg_valid_q <= '0;
       pc_q <= '0;
-      fpc_q <= '0;
       ex_valid_q <= 1'b0;
       lw_phase_q <= 1'b0;
       at_bar_q <= 1'b0;
@@ -496,7 +497,6 @@ module xf_tile_seq #(
     end else begin
       reg_valid_q <= reg_valid_d;
       pc_q <= pc_d;
-      fpc_q <= fpc_d;
       ex_valid_q <= ex_valid_d;
       lw_phase_q <= lw_phase_d;
       at_bar_q <= at_bar_d;
@@ -512,7 +512,6 @@ module xf_tile_seq #(
   assign pc_o = pc_q;
 
   `ASSERT(RegZeroIsZero_A, !reg_valid_q[0])
-  `ASSERT(FetchFollowsPc_A, fpc_q == (ex_valid_q ? pc_q + 32'd1 : pc_q))
   `ASSERT(PushOnlyWithRoom_A, !push_o || jobs_i < 3'd4)
 
 endmodule
