@@ -13,7 +13,9 @@
 #include <cstdlib>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "xf/alu.hpp"
@@ -55,9 +57,15 @@ void check_plan(const Topology& topo, const CollectiveSpec& spec, const std::str
   SCOPED_TRACE(what + " seed " + std::to_string(seed()));
   const Plan plan = plan_collective(topo, spec);
   uint64_t count = 0;
+  std::set<std::tuple<int, int, int, int>> tokens;  // (plane, step, sender, receiver)
   for (int t = 0; t < plan.tiles; ++t)
     for (const Transfer& x : plane_transfers(plan, t)) {
       ++count;
+      // A readiness token is owed once per pair and level (docs/compiler.md section 7).
+      if (x.bytes == 0) {
+        ASSERT_TRUE(tokens.insert({t, x.step, x.src, x.dst}).second)
+            << "token " << x.src << " -> " << x.dst << " at step " << x.step << " twice";
+      }
       ASSERT_EQ(x.plane, t);
       ASSERT_EQ(x.src_addr % kFlitBytes, 0u);
       ASSERT_EQ(x.dst_addr % kFlitBytes, 0u);

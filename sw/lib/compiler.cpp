@@ -453,9 +453,15 @@ struct Builder {
         bool leaf_level = true;
         for (int c : topo.children[lv.node]) leaf_level &= !topo.is_switch(c);
         if (leaf_level) continue;
+        // Only this switch's own transfers: switches of the same height share the step range.
+        auto under = [&](int n) {
+          for (; n >= 0; n = topo.parent[n])
+            if (n == lv.node) return true;
+          return false;
+        };
         std::set<std::pair<int, int>> pairs;  // (receiver, sender)
         for (const Transfer& x : plan.transfers)
-          if (x.plane == t && x.step >= lv.step_base &&
+          if (x.plane == t && under(x.src) && under(x.dst) && x.step >= lv.step_base &&
               x.step < lv.step_base + static_cast<int>(lv.kids.size()) - 1 &&
               x.popc == Opcode::kReduce)
             pairs.insert({x.dst, x.src});
