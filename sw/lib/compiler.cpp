@@ -389,6 +389,7 @@ struct Builder {
     int step_base;
     std::vector<Held> kids;
     std::vector<std::pair<uint32_t, uint32_t>> portion;
+    size_t rs_first = 0, rs_end = 0;  // its reduce-scatter's transfers in plan.transfers
   };
   std::vector<TreeLevel> levels;  // in RS order (bottom-up)
 
@@ -414,7 +415,7 @@ struct Builder {
     for (int i = 0; i < k; ++i)
       part[i] = {static_cast<uint32_t>(uint64_t(flits) * i / k) * kF,
                  static_cast<uint32_t>(uint64_t(flits) * (i + 1) / k) * kF};
-    TreeLevel lv{node, step, kids, part};
+    TreeLevel lv{node, step, kids, part, plan.transfers.size(), 0};
     // Ring reduce-scatter among the k children on matching ranges.
     for (int s = 0; s < k - 1; ++s, ++step)
       for (int i = 0; i < k; ++i) {
@@ -422,6 +423,7 @@ struct Builder {
         const int j = (i + 1) % k;
         match(step, t, kids[i], kids[j], part[g].first, part[g].second, Opcode::kReduce);
       }
+    lv.rs_end = plan.transfers.size();
     levels.push_back(lv);
     for (int i = 0; i < k; ++i)
       for (auto& [leaf, r] : kids[i].by_leaf)
@@ -453,18 +455,10 @@ struct Builder {
         bool leaf_level = true;
         for (int c : topo.children[lv.node]) leaf_level &= !topo.is_switch(c);
         if (leaf_level) continue;
-        // Only this switch's own transfers: switches of the same height share the step range.
-        auto under = [&](int n) {
-          for (; n >= 0; n = topo.parent[n])
-            if (n == lv.node) return true;
-          return false;
-        };
+        // This switch's own transfers (switches of the same height share their steps).
         std::set<std::pair<int, int>> pairs;  // (receiver, sender)
-        for (const Transfer& x : plan.transfers)
-          if (x.plane == t && under(x.src) && under(x.dst) && x.step >= lv.step_base &&
-              x.step < lv.step_base + static_cast<int>(lv.kids.size()) - 1 &&
-              x.popc == Opcode::kReduce)
-            pairs.insert({x.dst, x.src});
+        for (size_t i = lv.rs_first; i < lv.rs_end; ++i)
+          pairs.insert({plan.transfers[i].dst, plan.transfers[i].src});
         for (auto [rcv, snd] : pairs) tokens.push_back({t, lv.step_base, rcv, snd});
       }
       // All-gather in reverse order: top-down, ring among the children on matching ranges.
