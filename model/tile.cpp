@@ -126,16 +126,27 @@ void Tile::begin_cycle(uint64_t now) {
   seq_jobs_ = jobs_.size();
   seq_session_ = in_session_;
   seq_held_ = held_;
-  // The receive engine's writes done before this cycle (the RTL's write stage, kRecvHoldCycles
-  // after the flit was taken) leave the hold window and extend the streamed jobs queued before.
-  while (!rx_writes_.empty() && rx_writes_.front().first + kRecvHoldCycles < now) {
-    const uint64_t t = rx_writes_.front().first + kRecvHoldCycles;
-    const uint32_t a = rx_writes_.front().second * chip_->flit_bytes;
-    rx_writes_.pop_front();
-    for (Job& j : jobs_)
-      if (j.d.stream && j.pushed < t && a == j.addr + j.avail && j.avail < j.bytes)
-        j.avail += chip_->flit_bytes;
+  // Streamed jobs (docs/tile.md section 4.5), the RTL's registers: avail is last cycle's ann,
+  // and ann grows by one word when, in the last cycle c, the word it reaches next was announced
+  // (its write due in c + 2) or written, for a job queued before c.
+  for (Job& j : jobs_) j.avail = j.ann;
+  if (now > 0) {
+    const uint64_t c = now - 1;
+    const uint32_t kNone = UINT32_MAX;
+    uint32_t notice = kNone, write = kNone;
+    for (const auto& [taken, word] : rx_writes_) {
+      if (taken + kStreamNoticeCycles == c) notice = word * chip_->flit_bytes;
+      if (taken + kRecvHoldCycles == c) write = word * chip_->flit_bytes;
+    }
+    if (notice != kNone || write != kNone)
+      for (Job& j : jobs_)
+        if (j.d.stream && j.pushed < c && j.ann < j.bytes &&
+            (notice == j.addr + j.ann || write == j.addr + j.ann))
+          j.ann += chip_->flit_bytes;
   }
+  // The writes done before this cycle leave the hold window.
+  while (!rx_writes_.empty() && rx_writes_.front().first + kRecvHoldCycles < now)
+    rx_writes_.pop_front();
 }
 
 void Tile::tick() {
@@ -372,8 +383,8 @@ bool Tile::target_of(const Job& j, Target& t, uint8_t& port) {
   return true;
 }
 
-bool Tile::stream_ready(const Job& j, uint32_t off) const {
-  if (!j.d.stream || off < j.avail) return true;
+bool Tile::stream_ready(const Job& j, uint32_t off, bool start) const {
+  if (!j.d.stream || off < (start ? j.ann : j.avail)) return true;
   const uint32_t c =
       counters[j.sctr] - (inc_cycle_ == chip_->now() && inc_ctr_ == j.sctr ? inc_n_ : 0);
   return c >= j.sval;
@@ -406,7 +417,7 @@ void Tile::send_engine() {
     return;
   }
   const bool fresh = pkt_left_ == 0 && hdr_left_ == 0 && job_off_ == 0;
-  if (fresh && !stream_ready(j, 0)) {  // a streamed job starts with its first word written
+  if (fresh && !stream_ready(j, 0, true)) {  // a streamed job starts with its first word due
     if (in_session_ && !(held_ && cycle_running_)) close_session(now);
     return;
   }
@@ -431,7 +442,7 @@ void Tile::send_engine() {
     }
     if (!xon_) return;
   }
-  if (pkt_left_ > 0 && hdr_left_ == 0 && !stream_ready(j, job_off_)) return;
+  if (pkt_left_ > 0 && hdr_left_ == 0 && !stream_ready(j, job_off_, false)) return;
   Flit f;
   f.target = tgt;
   f.port = port;

@@ -104,15 +104,19 @@ class Tile : public sc_core::sc_module {
   struct Job {
     uint32_t addr, bytes, dst_chip, dst_addr;
     SendDesc d;
-    // A streamed job (d.stream, docs/isa.md section 5.2): its data are complete once counter
-    // sctr reaches sval; before that a payload word leaves once it lies below addr + avail, the
-    // bytes the receive engine has written in order from addr since the cycle after `pushed`.
+    // A streamed job (d.stream, docs/tile.md section 4.5): its data are complete once counter
+    // sctr reaches sval. Before that: `ann`, the bytes in order from addr that the receive
+    // engine has announced (its write due in two cycles) or written since the job was queued,
+    // and `avail`, ann a cycle later (the RTL's register). The job starts once ann covers its
+    // first word and a payload word leaves once it lies below addr + avail: in the cycle of its
+    // write at the earliest (the RTL forwards the write to the send engine's read).
     unsigned sctr = 0;
-    uint32_t sval = 0, avail = 0;
+    uint32_t sval = 0, ann = 0, avail = 0;
     uint64_t pushed = 0;
   };
-  // Whether the front job's payload byte `off` may leave in this cycle.
-  bool stream_ready(const Job& j, uint32_t off) const;
+  // Whether the front job may start (`start`: its first word is due by the next cycle) or its
+  // payload byte `off` may leave in this cycle.
+  bool stream_ready(const Job& j, uint32_t off, bool start) const;
   void tick();
   void begin_cycle(uint64_t now);
   void rx_step(uint64_t now);
@@ -171,10 +175,12 @@ class Tile : public sc_core::sc_module {
   bool rx_took_ = false, rx_held_ = false;
   // The DMEM words written by the payload flits taken in the last kRecvHoldCycles cycles (the
   // RTL's stage 1 and ALU stages), as (cycle taken, word); the oldest first. They hold a Reduce
-  // to the same word, and when they leave (begin_cycle, the cycle after the RTL's write) they
-  // count for the streamed jobs queued before the write. Not cleared by a start: the RTL's
-  // pipeline still writes its flits.
+  // to the same word until the cycle after the RTL's write, and count for the streamed jobs
+  // twice: announced kStreamNoticeCycles after the flit was taken (the RTL's ALU stage two
+  // cycles before the write) and written kRecvHoldCycles after. Not cleared by a start: the
+  // RTL's pipeline still writes its flits.
   static constexpr uint64_t kRecvHoldCycles = kRecvPipelineCycles;
+  static constexpr uint64_t kStreamNoticeCycles = kRecvPipelineCycles - 2;
   std::deque<std::pair<uint64_t, uint32_t>> rx_writes_;
   // The counter increment applied in this cycle (the send engine reads the counters as they
   // were at the start of the cycle, the RTL's registers).

@@ -176,6 +176,11 @@ module xf_tile #(
   logic                    recv_re, recv_we;
   logic [WordBits-1:0]     recv_raddr, recv_waddr;
   logic [FlitBits-1:0]     recv_wdata;
+  logic                    recv_notice_we;
+  logic [WordBits-1:0]     recv_notice_waddr;
+  logic                    fwd_q;         // port A's read of last cycle hit the write of its cycle
+  logic [FlitBits-1:0]     fwd_data_q;    // ... which wrote this
+  logic [FlitBits-1:0]     send_rdata;
   logic [2*FlitBits-1:0]   dmem_rdata;
   logic                    rx_full, rx_empty, recv_ready;  // receive skid buffer
   logic [FlitBits+1:0]     recv_flit;
@@ -439,6 +444,18 @@ module xf_tile #(
     .wdata_i(dmem_wdata)
   );
 
+  // Read-during-write forward of port A for the send engine: a payload word the receive engine
+  // writes in the cycle the send engine reads it (a streamed job's word, read in the cycle of its
+  // write: docs/tile.md section 4.5) comes from the write, not from the array (read-first).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) fwd_q <= 1'b0;
+    else fwd_q <= send_re && recv_we && recv_waddr == send_raddr;
+  end
+  always_ff @(posedge clk_i) begin
+    if (recv_we) fwd_data_q <= recv_wdata;
+  end
+  assign send_rdata = fwd_q ? fwd_data_q : dmem_rdata[0 +: FlitBits];
+
   // ---- Engines ------------------------------------------------------------------------------
   xf_tile_seq #(
     .FlitBits (FlitBits),
@@ -528,10 +545,12 @@ module xf_tile #(
     .tx_credit_i    (tx_credit_i),
     .dmem_re_o      (send_re),
     .dmem_raddr_o   (send_raddr),
-    .dmem_rdata_i   (dmem_rdata[0 +: FlitBits]),
+    .dmem_rdata_i   (send_rdata),
     .stall_i        (h_dmem_rd),
-    .rx_we_i        (recv_we),
-    .rx_waddr_i     (recv_waddr),
+    .rx_notice_we_i   (recv_notice_we),
+    .rx_notice_waddr_i(recv_notice_waddr),
+    .rx_we_i          (recv_we),
+    .rx_waddr_i       (recv_waddr),
     .stream_ctr_o   (stream_ctr),
     .stream_count_i (stream_count),
     .hz_valid_o     (hz_valid),
@@ -587,6 +606,8 @@ module xf_tile #(
     .dmem_we_o       (recv_we),
     .dmem_waddr_o    (recv_waddr),
     .dmem_wdata_o    (recv_wdata),
+    .notice_we_o     (recv_notice_we),
+    .notice_waddr_o  (recv_notice_waddr),
     .fail_o          (rx_fail),
     .fail_code_o     (rx_fail_code),
     .fail_check_o    (rx_fail_check),

@@ -46,7 +46,8 @@
 // Combinational paths: rx_ready_o from rx_valid_i and rx_flit_i (and registers); fail_*,
 // discard_o, progress_o, dmem_re_o, dmem_raddr_o from rx_valid_i, rx_flit_i and hz_*;
 // wait_count_o from wait_ctr_i; host_ctr_rdata_o from host_ctr_i. dmem_we_o/waddr/wdata are
-// the ALU's registers.
+// the ALU's registers; notice_we_o/waddr_o (the write of the cycle after next, for the send
+// engine's streamed jobs) the stage shadow's.
 //
 // Parameter constraints: FlitBits 32, 64 or 128; DmemBytes a multiple of 16, >= 32; WordBits
 // holds DmemBytes / W; AluDtypes[7] (ScaleAdd) only with AluDtypes[6] (fp32).
@@ -82,6 +83,8 @@ module xf_tile_recv #(
   output logic                  dmem_we_o,         // write a result word in this cycle
   output logic [WordBits-1:0]   dmem_waddr_o,      // its word index
   output logic [FlitBits-1:0]   dmem_wdata_o,      // the result
+  output logic                  notice_we_o,       // a result word is written 2 cycles later
+  output logic [WordBits-1:0]   notice_waddr_o,    // ... at this word index (registers)
   // errors in this cycle
   output logic                  fail_o,            // an error (fail_code_o)
   output logic [3:0]            fail_code_o,       // BadPacket, DmemRange or Hazard
@@ -450,6 +453,12 @@ module xf_tile_recv #(
     fl_addr_d[0] = s1_q.waddr;
     for (int k = 1; k < AluLatencyCycles; k++) fl_addr_d[k] = fl_addr_q[k-1];
   end
+
+  // The write two cycles ahead, for the send engine's streamed jobs (docs/tile.md section 4.5):
+  // the entry accepted AluLatencyCycles - 1 cycles ago writes in the cycle after next.
+  assign notice_we_o = fl_we_q[AluLatencyCycles-3];
+  assign notice_waddr_o = fl_addr_q[AluLatencyCycles-3];
+  `ASSERT_INIT(NoticeStage_A, AluLatencyCycles >= 3)
 
   red_cfg_t s1_cfg;
   tag_t     s1_tag;

@@ -38,12 +38,15 @@
 // and stored in the job otherwise (fill_*).
 //
 // Streamed jobs (descriptor bit stream, docs/tile.md section 4.5): a job takes CSR 18 (push_stream_i:
-// counter 31:27, value 26:0) and counts in avail_q the words the receive engine writes
-// (rx_we_i/rx_waddr_i, its DMEM write stage) in order from the job's first word while it is
-// queued. The front job's payload word leaves only below avail or once stream_count_i (the
-// counter's register, without this cycle's increment) reaches the value; until its first word may
-// leave it does not start and the engine acts as with an empty queue (XDONE unless held). Streamed
-// jobs have no hazard range.
+// counter 31:27, value 26:0) and counts in ann_q the words the receive engine announces
+// (rx_notice_we_i/rx_notice_waddr_i: written in the cycle after next) or writes (rx_we_i/
+// rx_waddr_i: a word announced before the job was queued) in order from the job's first word
+// while it is queued; avail_q is ann_q a cycle later, the words written by this cycle.
+// The front job starts (header or XREQ) once its first word is announced, and its payload word
+// leaves only below avail or once stream_count_i (the counter's register, without this cycle's
+// increment) reaches the value; a word written in the decision's own cycle reaches dmem_rdata_i
+// through the tile's forward (rtl/xf_tile.sv). Until it may start the engine acts as with an
+// empty queue (XDONE unless held). Streamed jobs have no hazard range.
 //
 // Host port: stall_i (the host reads DMEM through this engine's read port in this cycle)
 // withholds a payload flit for that cycle (any other decision goes ahead).
@@ -109,7 +112,9 @@ module xf_tile_send #(
   input  logic [FlitBits-1:0]   dmem_rdata_i,     // read register (word read last cycle)
   input  logic                  stall_i,          // the host has the read port this cycle
   // streamed jobs: the receive engine's DMEM writes and the front job's counter
-  input  logic                  rx_we_i,          // the receive engine writes a word this cycle
+  input  logic                  rx_notice_we_i,   // the receive engine writes a word in t+2
+  input  logic [WordBits-1:0]   rx_notice_waddr_i,  // its word index
+  input  logic                  rx_we_i,          // the receive engine writes a word in t
   input  logic [WordBits-1:0]   rx_waddr_i,       // its word index
   output logic [4:0]            stream_ctr_o,     // the front job's counter (CSR 18's 31:27)
   input  logic [31:0]           stream_count_i,   // its value at the start of this cycle
@@ -161,8 +166,10 @@ module xf_tile_send #(
   // latch for an array of structs written field by field).
   logic [JobBits-1:0] jobs_q [QueueJobs], jobs_d [QueueJobs];
   logic [2:0]         cnt_d, cnt_q;
-  // Streamed jobs: the words written by the receive engine in order from the job's first word
-  // since the cycle after the job was pushed (docs/tile.md section 4.5).
+  // Streamed jobs: the words the receive engine writes in order from the job's first word,
+  // announced since the cycle after the job was pushed (docs/tile.md section 4.5): written by
+  // the next cycle (ann) and by this one (avail, ann a cycle later).
+  logic [WordBits-1:0] ann_q [QueueJobs], ann_d [QueueJobs];
   logic [WordBits-1:0] avail_q [QueueJobs], avail_d [QueueJobs];
   logic               fill_d, fill_q;          // the job pushed last cycle awaits its route
   logic [1:0]         fill_idx_d, fill_idx_q;  // its index now
@@ -215,6 +222,7 @@ module xf_tile_send #(
   logic [2:0]  cnt_after_pop;
   logic        f_fresh;     // the front job has not started: no flit of it decided yet
   logic        f_ready;     // the front job's next payload word may leave
+  logic        f_start;     // ... and its first word is due by the next cycle
   // Written only in the block below; at module scope because Yosys does not resolve the
   // members of a struct declared inside an always_comb (it declares them as implicit wires).
   tx_t         tx_d_c;
@@ -239,10 +247,11 @@ module xf_tile_send #(
     f_words = WordBits'(front.words) << GrainShift;
     rem_words = f_words - off_q;
     // A streamed job's word leaves once written (below avail) or once its counter reached the
-    // value; it starts only with its first word, so that it holds no session before its data
-    // have begun to arrive (the deadlock argument of docs/tile.md section 4.5).
+    // value; it starts only once its first word is due, so that it holds no session before its
+    // data have begun to arrive (the deadlock argument of docs/tile.md section 4.5).
     f_fresh = pkt_left_q == '0 && hdr_left_q == 2'd0 && off_q == '0;
     f_ready = !f_desc.stream || off_q < avail_q[0] || stream_count_i >= {5'b0, front.sval};
+    f_start = !f_desc.stream || ann_q[0] != '0 || stream_count_i >= {5'b0, front.sval};
     len_words = (32'(rem_words) >= 32'(MaxPacketWords)) ? MaxPacketWords : PktBits'(rem_words);
     hdr = '0;
     hdr.opcode = f_desc.popc;  // Write or Reduce (FrontPopcLegal_A)
@@ -301,7 +310,7 @@ module xf_tile_send #(
     tx_d_c.port = link_q;
     if (credits_avail != 3'd0) begin
       // Nothing to send: the queue is empty, or a streamed front job waits for its first word.
-      if (cnt_q == 3'd0 || (!f_noroute && f_fresh && !f_ready)) begin
+      if (cnt_q == 3'd0 || (!f_noroute && f_fresh && !f_start)) begin
         if (in_session_q && !(held_q && running_i)) begin  // not held: XDONE
           tx_d_c.valid = 1'b1;
           tx_d_c.ctrl = 2'd2;
@@ -406,7 +415,8 @@ module xf_tile_send #(
   /* verilator lint_off UNUSEDSIGNAL */
   job_t av_job;  // entry i of the queue, for its streamed words
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [WordBits-1:0] avail_n [QueueJobs];
+  logic [WordBits-1:0] ann_n [QueueJobs];
+  logic [WordBits-1:0] ann_word;  // the word that extends entry i's ann
   // Entry i is rewritten field by field with a constant index, so that only the fields a step
   // changes get a multiplexer (the route on a fill, the rest on a push).
   always_comb begin
@@ -421,17 +431,21 @@ module xf_tile_send #(
     end
     for (int i = 0; i < QueueJobs; i++) begin
       av_job = jobs_q[i];
-      avail_n[i] = avail_q[i];
-      if (rx_we_i && 3'(i) < cnt_q && av_job.desc.stream &&
-          avail_q[i] < (WordBits'(av_job.words) << GrainShift) &&
-          rx_waddr_i == (WordBits'(av_job.addr) << GrainShift) + avail_q[i])
-        avail_n[i] = avail_q[i] + 1'b1;
-      avail_d[i] = avail_n[i];
+      ann_n[i] = ann_q[i];
+      ann_word = (WordBits'(av_job.addr) << GrainShift) + ann_q[i];
+      if (3'(i) < cnt_q && av_job.desc.stream &&
+          ann_q[i] < (WordBits'(av_job.words) << GrainShift) &&
+          ((rx_notice_we_i && rx_notice_waddr_i == ann_word) ||
+           (rx_we_i && rx_waddr_i == ann_word)))
+        ann_n[i] = ann_q[i] + 1'b1;
+      ann_d[i] = ann_n[i];
+      avail_d[i] = ann_q[i];
     end
     if (pop) begin
       for (int i = 0; i < QueueJobs - 1; i++) begin
         jobs_d[i] = jobs_d[i+1];
-        avail_d[i] = avail_n[i+1];
+        ann_d[i] = ann_n[i+1];
+        avail_d[i] = ann_q[i+1];
       end
     end
     fill_d = 1'b0;
@@ -450,6 +464,7 @@ module xf_tile_send #(
         push_job.sctr = push_stream_i[31:27];
         push_job.sval = push_stream_i[26:0];
         jobs_d[i] = push_job;
+        ann_d[i] = '0;
         avail_d[i] = '0;
       end
     end
@@ -524,6 +539,7 @@ module xf_tile_send #(
   always_ff @(posedge clk_i) begin
     for (int i = 0; i < QueueJobs; i++) begin
       jobs_q[i] <= jobs_d[i];
+      ann_q[i] <= ann_d[i];
       avail_q[i] <= avail_d[i];
     end
   end
