@@ -1188,7 +1188,9 @@ namespace {
 // is the same on every chip an `Li` (left out where the register already holds it) and each
 // word that differs an `Lw` from the chip's own list. Against the interpreter it saves the
 // dispatch (the kind's `Lw` and branches, the pointer's `Addi` and the `Jmp`, 5 to 8 cycles per
-// descriptor) and most `Lw`s, which bounds a short collective's rounds. Returns false (im
+// descriptor) and most `Lw`s, which bounds a short collective's rounds. A WaitSend that every
+// chip may stream (stream_ok: its bytes are written only by the transfer it waits for) becomes
+// `Csrw` CSR 18 and a streamed `Send` (docs/compiler.md section 8.3). Returns false (im
 // untouched) when the lists differ in shape or the code would exceed kMaxUnrolledWords.
 constexpr size_t kMaxUnrolledWords = 128;  // well inside the smallest boards' IMEM (256 words)
 
@@ -1202,7 +1204,7 @@ void emit_list_prologue(std::vector<uint64_t>& im, uint32_t avg_scale) {
 }
 
 bool emit_unrolled(const std::vector<uint32_t>& pm, int P, uint32_t avg_scale,
-                   std::vector<uint64_t>& im) {
+                   const std::vector<std::set<size_t>>* stream_ok, std::vector<uint64_t>& im) {
   using isa::enc;
   // The shape: chip 0's kinds; every other chip must match them.
   std::vector<size_t> at;  // offsets of the descriptors within a list
@@ -1240,12 +1242,35 @@ bool emit_unrolled(const std::vector<uint32_t>& pm, int P, uint32_t avg_scale,
       const size_t send = kind == kDescWaitSend ? o + 3 : o + 1;
       if (kind != kDescWait)  // the Send's words first: they are ready when the Wait retires
         for (unsigned i = 0; i < 5; ++i) load(5 + i, send + i);
-      if (kind != kDescSend) {
+      bool stream = kind == kDescWaitSend && stream_ok;
+      for (int ch = 0; ch < P && stream; ++ch) stream = (*stream_ok)[ch].count(o) != 0;
+      bool streamed = false;
+      if (stream) {  // CSR 18 = counter << 27 | value
+        load(12, o + 1);
+        load(13, o + 2);
+        const uint32_t c = pm[pm[0] + o + 1];
+        bool same = true;
+        for (int ch = 1; ch < P && same; ++ch) same = pm[pm[ch] + o + 1] == c;
+        if (same) {
+          code.push_back(enc(Isa::kAddi, 11, 13, 0, 0, 0, c << 27));
+        } else {
+          if (!held.count(14) || held[14] != (1u << 27)) {
+            code.push_back(enc(Isa::kLi, 14, 0, 0, 0, 0, 1u << 27));
+            held[14] = 1u << 27;
+          }
+          code.push_back(enc(Isa::kMul, 11, 12, 14, 0, 0, 0));
+          code.push_back(enc(Isa::kAdd, 11, 11, 13, 0, 0, 0));
+        }
+        code.push_back(enc(Isa::kCsrw, 0, 11, 0, 0, 0, kCsrStream));
+        streamed = true;
+      }
+      if (kind != kDescSend && !streamed) {
         load(12, o + 1);
         load(13, o + 2);
         code.push_back(enc(Isa::kWait, 0, 13, 12, 0, 0, 0));
       }
-      if (kind != kDescWait) code.push_back(enc(Isa::kSend, 9, 5, 6, 7, 8, 0));
+      if (kind != kDescWait)
+        code.push_back(enc(Isa::kSend, 9, 5, 6, 7, 8, streamed ? 1u << 28 : 0));
     }
   }
   if (code.size() > kMaxUnrolledWords) return false;
@@ -1354,6 +1379,8 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
     std::vector<uint32_t>& pm = img.pmem[t];
     pm.assign(P, 0);
     bool has_scale = false, has_wait_send = false;
+    // Per chip, the WaitSend descriptors (offsets in its list) whose Send may stream.
+    std::vector<std::set<size_t>> stream_ok(P);
     for (int c = 0; c < P; ++c) {
       pm[c] = static_cast<uint32_t>(pm.size());
       size_t last_wait = SIZE_MAX;     // the list's last Wait descriptor, if nothing follows it
@@ -1371,10 +1398,18 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
         const Op& op = prog[c][i];
         const Transfer& x = op.x;
         std::map<int, uint32_t> dep;  // ctr -> value
+        // The send may stream (docs/compiler.md section 8.3) if every packet that ever writes
+        // its bytes, in any step, belongs to the one transfer it waits for.
+        bool one_writer = x.bytes != 0;
+        const Arr* writer = nullptr;
         for (const Arr& a : arr[c]) {
+          const bool over = !a.token && overlaps(a.a0, a.a1, x.src_addr, x.src_addr + x.bytes);
+          if (over && x.bytes != 0) {
+            if (!writer) writer = &a;
+            one_writer = one_writer && a.step == writer->step && a.sender == writer->sender;
+          }
           if (a.step >= op.step) continue;
-          const bool hit =
-              x.bytes == 0 ? !a.token : overlaps(a.a0, a.a1, x.src_addr, x.src_addr + x.bytes);
+          const bool hit = x.bytes == 0 ? !a.token : over;
           if (hit) dep[a.ctr] = std::max(dep[a.ctr], a.cum);
         }
         // A data send into a receiver that owes this chip a readiness token waits for it.
@@ -1411,6 +1446,8 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
           // it releases this Send: one WaitSend descriptor
           pm[last_wait] = kDescWaitSend;
           has_wait_send = true;
+          if (one_writer && writer && writer->step < op.step && dep.size() == 1)
+            stream_ok[c].insert(last_wait - pm[c]);
         } else {
           pm.push_back(kDescSend);
           ++img.descriptors;
@@ -1427,7 +1464,8 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
     // where every chip's list has the same shape, else the interpreter.
     using isa::enc;
     std::vector<uint64_t>& im = img.imem[t];
-    if (sp.unroll_lists && emit_unrolled(pm, P, plan.avg_scale, im)) {
+    if (sp.unroll_lists &&
+        emit_unrolled(pm, P, plan.avg_scale, sp.stream_sends ? &stream_ok : nullptr, im)) {
       img.unrolled[t] = true;
       continue;
     }

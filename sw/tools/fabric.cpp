@@ -166,7 +166,8 @@ void add_options(CLI::App& app, Args& a, Cmd cmd) {
       "never hold an XB session while the send queue is empty (docs/compiler.md section 8.4)");
   app.add_flag_callback(
       "--no-stream", [&a] { a.spec.stream_sends = false; },
-      "the ring loop waits for each chunk before it forwards it (docs/compiler.md section 8.5)");
+      "wait for each chunk before forwarding it: no streamed Send (docs/compiler.md sections 8.3, "
+      "8.5)");
   // The sgd step's hyper-parameters (sharded-update patent).
   tool::add_real(app, "--lr", a.spec.lr, -1e6, 1e6, "learning rate (--collective sgd)")
       ->default_str("0.01");

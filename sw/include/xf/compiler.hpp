@@ -65,7 +65,8 @@ struct CollectiveSpec {
   bool hold_sessions = true;
   // The ring loop queues each forwarded chunk as a streamed Send (docs/isa.md section 5.2)
   // instead of waiting for the whole chunk: its words leave as they arrive (cut-through through
-  // the data memory, docs/compiler.md section 8.5); false waits for every chunk.
+  // the data memory, docs/compiler.md section 8.5), and so does unrolled code where a send's
+  // bytes have one writer (section 8.3); false waits for every chunk.
   bool stream_sends = true;
   // kSgdStep: w <- w - lr * m, m <- momentum * m + (g + weight_decay * w), in fp32 with the
   // ALU's ScaleAdd (two roundings per term, docs/alu.md section 6).
