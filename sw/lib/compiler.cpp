@@ -1387,6 +1387,7 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
       uint32_t csr17 = 0;              // the scale CSR as this list has set it
       bool csr17_known = false;        // (a previous run may have left any value)
       std::map<int, uint32_t> waited;  // ctr -> value already waited for
+      std::map<int, uint32_t> streamed_to;  // ctr -> value a streamed Send's completion implies
       auto need = [&](int ctr, uint32_t v) {
         if (waited[ctr] >= v) return;
         waited[ctr] = v;
@@ -1398,15 +1399,21 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
         const Op& op = prog[c][i];
         const Transfer& x = op.x;
         std::map<int, uint32_t> dep;  // ctr -> value
+        const std::map<int, uint32_t> waited_before = waited;
         // The send may stream (docs/compiler.md section 8.3) if every packet that ever writes
         // its bytes, in any step, belongs to the one transfer it waits for.
         bool one_writer = x.bytes != 0;
         const Arr* writer = nullptr;
+        uint32_t writer_end = 0, writer_cum = 0;  // the end of its packet counted last
         for (const Arr& a : arr[c]) {
           const bool over = !a.token && overlaps(a.a0, a.a1, x.src_addr, x.src_addr + x.bytes);
           if (over && x.bytes != 0) {
             if (!writer) writer = &a;
             one_writer = one_writer && a.step == writer->step && a.sender == writer->sender;
+            if (a.cum >= writer_cum) {
+              writer_cum = a.cum;
+              writer_end = a.a1;
+            }
           }
           if (a.step >= op.step) continue;
           const bool hit = x.bytes == 0 ? !a.token : over;
@@ -1446,8 +1453,17 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
           // it releases this Send: one WaitSend descriptor
           pm[last_wait] = kDescWaitSend;
           has_wait_send = true;
-          if (one_writer && writer && writer->step < op.step && dep.size() == 1)
+          if (one_writer && writer && writer->step < op.step && dep.size() == 1) {
             stream_ok[c].insert(last_wait - pm[c]);
+            // A streamed Send does not wait, so a later Send must not count on it having
+            // waited (it would be queued before its bytes arrive). The End may, where the job
+            // ends at its last packet's tail: once its last word is out, that tail's count is in.
+            const auto [ctr, v] = *dep.begin();
+            auto it = waited_before.find(ctr);
+            waited[ctr] = it == waited_before.end() ? 0 : it->second;
+            if (writer_end == x.src_addr + x.bytes)
+              streamed_to[ctr] = std::max(streamed_to[ctr], v);
+          }
         } else {
           pm.push_back(kDescSend);
           ++img.descriptors;
@@ -1456,8 +1472,10 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
                              pack_send_imm(d)});
         last_wait = SIZE_MAX;
       }
-      // Before ending, everything addressed to this chip must have arrived.
-      for (const Arr& a : arr[c]) need(a.ctr, a.cum);
+      // Before ending, everything addressed to this chip must have arrived (or been sent on
+      // by a streamed Send that ends at its packet's tail: streamed_to).
+      for (const Arr& a : arr[c])
+        if (a.cum > streamed_to[a.ctr]) need(a.ctr, a.cum);
       pm.push_back(kDescEnd);
     }
     // 4. the program (identical for every chip; the index picks the list): straight-line code
