@@ -1218,17 +1218,23 @@ bool emit_unrolled(const std::vector<uint32_t>& pm, int P, uint32_t avg_scale,
       if (pm[c] + len > pm.size() || pm[pm[c] + o] != pm[pm[0] + o]) return false;
   std::vector<uint64_t> code;
   emit_list_prologue(code, avg_scale);
-  std::map<unsigned, uint32_t> held;            // register -> the constant it holds
+  std::map<unsigned, uint32_t> held;  // register -> the constant it holds
+  auto same_on_every_chip = [&](size_t word) {
+    for (int c = 1; c < P; ++c)
+      if (pm[pm[c] + word] != pm[pm[0] + word]) return false;
+    return true;
+  };
+  auto set = [&](unsigned reg, uint32_t v) {  // reg = v, unless it holds v already
+    if (held.count(reg) && held[reg] == v) return;
+    code.push_back(enc(Isa::kLi, reg, 0, 0, 0, 0, v));
+    held[reg] = v;
+  };
   auto load = [&](unsigned reg, size_t word) {  // reg = word `word` of the list
-    const uint32_t v = pm[pm[0] + word];
-    bool same = true;
-    for (int c = 1; c < P && same; ++c) same = pm[pm[c] + word] == v;
-    if (!same) {
+    if (same_on_every_chip(word)) {
+      set(reg, pm[pm[0] + word]);
+    } else {
       code.push_back(enc(Isa::kLw, reg, 2, 0, 0, 0, static_cast<uint32_t>(word)));
       held.erase(reg);
-    } else if (!held.count(reg) || held[reg] != v) {
-      code.push_back(enc(Isa::kLi, reg, 0, 0, 0, 0, v));
-      held[reg] = v;
     }
   };
   for (size_t o : at) {
@@ -1244,33 +1250,23 @@ bool emit_unrolled(const std::vector<uint32_t>& pm, int P, uint32_t avg_scale,
         for (unsigned i = 0; i < 5; ++i) load(5 + i, send + i);
       bool stream = kind == kDescWaitSend && stream_ok;
       for (int ch = 0; ch < P && stream; ++ch) stream = (*stream_ok)[ch].count(o) != 0;
-      bool streamed = false;
-      if (stream) {  // CSR 18 = counter << 27 | value
+      if (kind != kDescSend) {  // r12 = counter, r13 = value
         load(12, o + 1);
         load(13, o + 2);
-        const uint32_t c = pm[pm[0] + o + 1];
-        bool same = true;
-        for (int ch = 1; ch < P && same; ++ch) same = pm[pm[ch] + o + 1] == c;
-        if (same) {
-          code.push_back(enc(Isa::kAddi, 11, 13, 0, 0, 0, c << 27));
+      }
+      if (stream) {  // CSR 18 = counter << 27 | value
+        if (same_on_every_chip(o + 1)) {
+          code.push_back(enc(Isa::kAddi, 11, 13, 0, 0, 0, pm[pm[0] + o + 1] << 27));
         } else {
-          if (!held.count(14) || held[14] != (1u << 27)) {
-            code.push_back(enc(Isa::kLi, 14, 0, 0, 0, 0, 1u << 27));
-            held[14] = 1u << 27;
-          }
+          set(14, 1u << 27);
           code.push_back(enc(Isa::kMul, 11, 12, 14, 0, 0, 0));
           code.push_back(enc(Isa::kAdd, 11, 11, 13, 0, 0, 0));
         }
         code.push_back(enc(Isa::kCsrw, 0, 11, 0, 0, 0, kCsrStream));
-        streamed = true;
-      }
-      if (kind != kDescSend && !streamed) {
-        load(12, o + 1);
-        load(13, o + 2);
+      } else if (kind != kDescSend) {
         code.push_back(enc(Isa::kWait, 0, 13, 12, 0, 0, 0));
       }
-      if (kind != kDescWait)
-        code.push_back(enc(Isa::kSend, 9, 5, 6, 7, 8, streamed ? 1u << 28 : 0));
+      if (kind != kDescWait) code.push_back(enc(Isa::kSend, 9, 5, 6, 7, 8, stream ? 1u << 28 : 0));
     }
   }
   if (code.size() > kMaxUnrolledWords) return false;
@@ -1399,7 +1395,6 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
         const Op& op = prog[c][i];
         const Transfer& x = op.x;
         std::map<int, uint32_t> dep;  // ctr -> value
-        const std::map<int, uint32_t> waited_before = waited;
         // The send may stream (docs/compiler.md section 8.3) if every packet that ever writes
         // its bytes, in any step, belongs to the one transfer it waits for.
         bool one_writer = x.bytes != 0;
@@ -1425,6 +1420,8 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
             if (a.token && a.sender == x.dst && a.step <= op.step)
               dep[a.ctr] = std::max(dep[a.ctr], a.cum);
         }
+        // What the list had waited for on the one counter, should this send stream (below).
+        const uint32_t waited_prev = dep.size() == 1 ? waited[dep.begin()->first] : 0;
         for (auto [ctr, v] : dep) need(ctr, v);
         if (x.scale_add && (!csr17_known || csr17 != x.scale)) {
           // The receive engine reads CSR 17 as it reduces: every earlier arrival into this chip
@@ -1459,8 +1456,7 @@ Image build_image_chunked(const Topology& topo, const Plan& plan, uint32_t chunk
             // waited (it would be queued before its bytes arrive). The End may, where the job
             // ends at its last packet's tail: once its last word is out, that tail's count is in.
             const auto [ctr, v] = *dep.begin();
-            auto it = waited_before.find(ctr);
-            waited[ctr] = it == waited_before.end() ? 0 : it->second;
+            waited[ctr] = waited_prev;
             if (writer_end == x.src_addr + x.bytes)
               streamed_to[ctr] = std::max(streamed_to[ctr], v);
           }
