@@ -130,7 +130,7 @@ void Tile::begin_cycle(uint64_t now) {
   // and ann grows by one word when, in the last cycle c, the word it reaches next was announced
   // (its write due in c + 2) or written, for a job queued before c.
   for (Job& j : jobs_) j.avail = j.ann;
-  if (now > 0) {
+  if (now > 0 && !jobs_.empty()) {
     const uint64_t c = now - 1;
     const uint32_t kNone = UINT32_MAX;
     uint32_t notice = kNone, write = kNone;

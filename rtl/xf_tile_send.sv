@@ -223,6 +223,7 @@ module xf_tile_send #(
   logic        f_fresh;     // the front job has not started: no flit of it decided yet
   logic        f_ready;     // the front job's next payload word may leave
   logic        f_start;     // ... and its first word is due by the next cycle
+  logic        f_whole;     // ... it is not streamed, or its counter says its data are complete
   // Written only in the block below; at module scope because Yosys does not resolve the
   // members of a struct declared inside an always_comb (it declares them as implicit wires).
   tx_t         tx_d_c;
@@ -250,8 +251,9 @@ module xf_tile_send #(
     // value; it starts only once its first word is due, so that it holds no session before its
     // data have begun to arrive (the deadlock argument of docs/tile.md section 4.5).
     f_fresh = pkt_left_q == '0 && hdr_left_q == 2'd0 && off_q == '0;
-    f_ready = !f_desc.stream || off_q < avail_q[0] || stream_count_i >= {5'b0, front.sval};
-    f_start = !f_desc.stream || ann_q[0] != '0 || stream_count_i >= {5'b0, front.sval};
+    f_whole = !f_desc.stream || stream_count_i >= {5'b0, front.sval};
+    f_ready = f_whole || off_q < avail_q[0];
+    f_start = f_whole || ann_q[0] != '0;
     len_words = (32'(rem_words) >= 32'(MaxPacketWords)) ? MaxPacketWords : PktBits'(rem_words);
     hdr = '0;
     hdr.opcode = f_desc.popc;  // Write or Reduce (FrontPopcLegal_A)
