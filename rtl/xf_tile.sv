@@ -153,6 +153,7 @@ module xf_tile #(
   logic                    progress_q;  // an engine progressed in the last cycle (watchdog)
   logic [32:0]             err_count_sum;
   logic [31:0]             avg_scale, scale, pc;
+  logic                    seq_imem_re;
   logic [ImemAddrBits-1:0] seq_imem_raddr;
   logic [63:0]             imem_rdata;
   logic                    seq_pmem_re;
@@ -268,7 +269,7 @@ module xf_tile #(
     logic [DmemAddrBits-1:0] dmem_waddr_c;
     logic [FlitBits-1:0] dmem_wdata_c;
     // IMEM: the sequencer's fetch unless the host reads.
-    imem_re = 1'b1;
+    imem_re = h_imem_rd || seq_imem_re;
     imem_raddr = h_imem_rd ? host_req_addr_i[3 +: ImemAddrBits] : seq_imem_raddr;
     imem_waddr = host_req_addr_i[3 +: ImemAddrBits];
     imem_we = h_imem_wr ? (host_req_addr_i[2] ? 2'b10 : 2'b01) : 2'b00;
@@ -476,6 +477,7 @@ module xf_tile #(
     .cycles_i       (cycles_i),
     .avg_scale_o    (avg_scale),
     .scale_o        (scale),
+    .imem_re_o      (seq_imem_re),
     .imem_raddr_o   (seq_imem_raddr),
     .imem_valid_i   (!fetch_bad_q),
     .instr_i        (imem_rdata),

@@ -12,8 +12,9 @@
 //   t+1        the DMEM read register holds the local word; flit and configuration enter the ALU
 //   t+2 .. t+5 xf_reduce_alu (LatencyCycles = 4); its tag carries the word address and the
 //              counter increment (tail: len / 16; token: 1)
-//   t+5        DMEM write (dmem_we_o) and the counter increment; wait_count_o bypasses it, so a
-//              Wait sees the counter in t+5 (model: t) and a host read of TileCounters from t+6
+//   t+5        DMEM write (dmem_we_o) and the counter increment; wait_count_o includes it (an
+//              early copy of the counters, written in t+4), so a Wait sees the counter in t+5
+//              (model: t) and a host read of TileCounters from t+6
 //
 //   cycle        t      t+1    t+2    t+3    t+4    t+5    t+6
 //   rx (tail)    <T>
@@ -183,6 +184,17 @@ module xf_tile_recv #(
   logic [31:0] ctr_wait;   // counter wait_ctr_i before it
   logic        ctr_we;
   logic [2:0]  kill_d, kill_q;  // cycles left in which increments are squashed after a clear
+  // The counters a cycle early, for the Wait (wait_count_o): ctr_e_mem[x] holds counter x with
+  // the increment of the cycle it is read in, written one cycle ahead from the shadow of the
+  // ALU stages (fl_inc_q, fl_ctr_q, fl_amt_q: the tag the ALU emits in the next cycle), so that
+  // the Wait's compare reads a RAM and adds nothing. Distributed RAM like ctr_mem.
+  logic [31:0] ctr_e_mem [32];
+  logic [31:0] ctr_e_valid_d, ctr_e_valid_q;
+  logic [31:0] ctr_e_next;  // counter fl_ctr_q[AluLatencyCycles-2] before its next increment
+  logic        ctr_e_we;
+  logic [AluLatencyCycles-1:0] fl_inc_d, fl_inc_q;
+  logic [4:0]  fl_ctr_d [AluLatencyCycles], fl_ctr_q [AluLatencyCycles];
+  logic [7:0]  fl_amt_d [AluLatencyCycles], fl_amt_q [AluLatencyCycles];
 
   // ---- Header collection ---------------------------------------------------------------------
   // Header flits taken so far of a header being collected (0: none), and their data. The last
@@ -452,6 +464,13 @@ module xf_tile_recv #(
     fl_we_d = {fl_we_q[AluLatencyCycles-2:0], s1_q.valid && s1_q.we};
     fl_addr_d[0] = s1_q.waddr;
     for (int k = 1; k < AluLatencyCycles; k++) fl_addr_d[k] = fl_addr_q[k-1];
+    fl_inc_d = {fl_inc_q[AluLatencyCycles-2:0], s1_q.valid && s1_q.inc};
+    fl_ctr_d[0] = s1_q.ctr;
+    fl_amt_d[0] = s1_q.amt;
+    for (int k = 1; k < AluLatencyCycles; k++) begin
+      fl_ctr_d[k] = fl_ctr_q[k-1];
+      fl_amt_d[k] = fl_amt_q[k-1];
+    end
   end
 
   // The write two cycles ahead, for the send engine's streamed jobs (docs/tile.md section 4.5):
@@ -527,8 +546,30 @@ module xf_tile_recv #(
     if (ctr_we) ctr_mem[out.ctr] <= ctr_now + {24'b0, out.amt};
   end
 
-  assign wait_count_o = ctr_wait +
-                        ((inc_now && out.ctr == wait_ctr_i) ? {24'b0, out.amt} : 32'd0);
+  // The early copy: the increment of the next cycle (not squashed then) written now; a clear
+  // empties it as it empties ctr_mem (the next cycle's increment is squashed by kill_d).
+  always_comb begin
+    ctr_e_next = ctr_e_valid_q[fl_ctr_q[AluLatencyCycles-2]] ?
+                 ctr_e_mem[fl_ctr_q[AluLatencyCycles-2]] : 32'd0;
+    ctr_e_we = fl_inc_q[AluLatencyCycles-2] && kill_d == 3'd0 && !clear_i;
+    ctr_e_valid_d = ctr_e_valid_q;
+    if (ctr_e_we) ctr_e_valid_d[fl_ctr_q[AluLatencyCycles-2]] = 1'b1;
+    if (clear_i) ctr_e_valid_d = '0;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (ctr_e_we) begin
+      ctr_e_mem[fl_ctr_q[AluLatencyCycles-2]] <=
+          ctr_e_next + {24'b0, fl_amt_q[AluLatencyCycles-2]};
+    end
+  end
+
+  // ctr_wait plus this cycle's increment if it is the Wait's counter, read from the early copy.
+  assign wait_count_o = ctr_e_valid_q[wait_ctr_i] ? ctr_e_mem[wait_ctr_i] : 32'd0;
+  logic unused_ctr_wait;  // read only by the assertion below
+  assign unused_ctr_wait = ^ctr_wait;
+  `ASSERT(EarlyCounter_A, wait_count_o == ctr_wait +
+                          ((inc_now && out.ctr == wait_ctr_i) ? {24'b0, out.amt} : 32'd0))
   assign host_ctr_rdata_o = ctr_valid_q[host_ctr_i] ? ctr_mem[host_ctr_i] : 32'd0;
   assign stream_count_o = ctr_valid_q[stream_ctr_i] ? ctr_mem[stream_ctr_i] : 32'd0;
 
@@ -540,7 +581,11 @@ module xf_tile_recv #(
       s1_q <= '0;
       fl_we_q <= '0;
       for (int k = 0; k < AluLatencyCycles; k++) fl_addr_q[k] <= '0;
+      fl_inc_q <= '0;
+      for (int k = 0; k < AluLatencyCycles; k++) fl_ctr_q[k] <= '0;
+      for (int k = 0; k < AluLatencyCycles; k++) fl_amt_q[k] <= '0;
       ctr_valid_q <= '0;
+      ctr_e_valid_q <= '0;
       kill_q <= '0;
     end else begin
       pkt_q <= pkt_d;
@@ -549,7 +594,11 @@ module xf_tile_recv #(
       s1_q <= s1_d;
       fl_we_q <= fl_we_d;
       for (int k = 0; k < AluLatencyCycles; k++) fl_addr_q[k] <= fl_addr_d[k];
+      fl_inc_q <= fl_inc_d;
+      for (int k = 0; k < AluLatencyCycles; k++) fl_ctr_q[k] <= fl_ctr_d[k];
+      for (int k = 0; k < AluLatencyCycles; k++) fl_amt_q[k] <= fl_amt_d[k];
       ctr_valid_q <= ctr_valid_d;
+      ctr_e_valid_q <= ctr_e_valid_d;
       kill_q <= kill_d;
     end
   end

@@ -3,12 +3,14 @@
 // three-stage pipeline: fetch, decode, execute (docs/tile.md "RTL: xf_tile", Sequencer).
 //
 // Fetch: imem_raddr_o is the fetch pc, so the IMEM read register holds that word in the next cycle
-// (decode), whose pc is pc_q + 1 with an instruction in the execute stage, else pc_q. Decode: that
+// (decode), whose pc (fpc) is pc_q + 1 with an instruction in the execute stage, else pc_q; the
+// fetch pc is fpc + 1 (fpc after a host read, a taken branch's target), and while the execute
+// stage stalls imem_re_o is low and the read register keeps the decode word. Decode: that
 // word becomes the execute stage's instruction register (ins_q) when the execute stage advances (it
 // retires its instruction or holds none), and the register file is read at its register fields
 // (SyncRegs = 1: a synchronous read in this cycle; 0: an asynchronous read in the next, from
 // ins_q). Execute: the instruction in ins_q with its operands, exactly as the model; a stalled
-// instruction stays there (the fetch pc re-reads the decode word). A taken branch or jump fetches
+// instruction stays there (and the decode word in the read register). A taken branch or jump fetches
 // its target at once and leaves the execute stage empty for one cycle (a bubble: a taken branch
 // costs 2 cycles), and so does a start or clear (the first instruction executes in the second
 // running cycle); the model counts both bubbles (Tile::sequencer). A register written in a cycle is
@@ -40,7 +42,7 @@
 // wd_period_i (!= 0) the tile fails with Watchdog, fail_kind_o and fail_ctr_o saying on what. It
 // never stalls anything, so correct programs keep their timing. A bubble is not a wait.
 //
-// Combinational paths: imem_raddr_o, pmem_*, push_*, fail_o, halt_o from running_i, imem_valid_i,
+// Combinational paths: imem_re_o, imem_raddr_o, pmem_*, push_*, fail_o, halt_o from running_i, imem_valid_i,
 // instr_i, jobs_i, session_i, held_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
 // wd_period_i; route_raddr_o and wait_ctr_o from the registers only; bar_wait_o from running_i
 // and registers. instr_i (the IMEM's read register) reaches only ins_q and, with SyncRegs, the
@@ -86,8 +88,9 @@ module xf_tile_seq #(
   output logic [31:0]             avg_scale_o,      // CSR 16
   output logic [31:0]             scale_o,          // CSR 17 (ScaleAdd factor, fp32 bits)
   // IMEM
+  output logic                    imem_re_o,        // read: 0 keeps the decode word in instr_i
   output logic [ImemAddrBits-1:0] imem_raddr_o,     // fetch pc
-  input  logic                    imem_valid_i,     // instr_i holds IMEM[fetch pc of last cycle]
+  input  logic                    imem_valid_i,     // instr_i holds the decode word (IMEM[fpc])
   input  logic [63:0]             instr_i,          // IMEM read register
   // PMEM
   output logic                    pmem_re_o,        // Lw first cycle: read
@@ -141,6 +144,11 @@ module xf_tile_seq #(
   // no reset; reg_valid_q says which registers were written since the last reset or clear, and
   // a register not written reads as 0 (r0 is never written, so it is always 0).
   logic [31:0] reg_valid_d, reg_valid_q;
+  // reg_valid_q at the execute stage's five read fields (port order: rs1, rs2, rs3, rs4, rd),
+  // kept with ins_q so that an operand's 32:1 select of reg_valid_q runs in the cycle before,
+  // beside the execute stage, instead of in front of its decisions (OperandValid_A).
+  logic [4:0]  opv_d, opv_q;
+  logic        ins_load;  // ins_d is the decode word (instr_i)
   logic        reg_we;
   logic [31:0] pc_d, pc_q;             // pc of the execute stage's instruction (or the next one)
   logic [31:0] fpc;                    // fetch pc of last cycle (the decode word's pc)
@@ -161,6 +169,8 @@ module xf_tile_seq #(
   logic [31:0] a, b, c3, c4, d;  // r[rs1], r[rs2], r[rs3], r[rs4], r[rd]
   logic [31:0] rf_rdata [5];     // the read ports, in that order
   logic [24:0] rf_raddr, rf_raddr_next;  // [5p +: 5]: read port p's address
+  instr_t      ins_dec;       // the decode word
+  logic [24:0] rf_raddr_dec;  // ... its read fields, as rf_raddr
   logic        exec, pc_oob, is_bar;
   logic        wr_en;
   logic [31:0] wr_val;
@@ -180,6 +190,10 @@ module xf_tile_seq #(
   logic unused_ins_next;  // only its register fields address the register file
   assign unused_ins_next = ^{ins_next.opc, ins_next.imm};
   assign rf_raddr = {ins.rd, {1'b0, ins.rs4}, ins.rs3, ins.rs2, ins.rs1};
+  assign ins_dec = instr_unpack(instr_i);
+  assign rf_raddr_dec = {ins_dec.rd, {1'b0, ins_dec.rs4}, ins_dec.rs3, ins_dec.rs2, ins_dec.rs1};
+  logic unused_ins_dec;  // only its register fields
+  assign unused_ins_dec = ^{ins_dec.opc, ins_dec.imm};
   assign rf_raddr_next = {ins_next.rd, {1'b0, ins_next.rs4}, ins_next.rs3, ins_next.rs2,
                           ins_next.rs1};
 
@@ -204,11 +218,11 @@ module xf_tile_seq #(
   // members of a struct declared inside an always_comb (it declares them as implicit wires).
   route_addr_t route_c;
   always_comb begin
-    a = reg_valid_q[ins.rs1] ? rf_rdata[0] : 32'd0;
-    b = reg_valid_q[ins.rs2] ? rf_rdata[1] : 32'd0;
-    c3 = reg_valid_q[ins.rs3] ? rf_rdata[2] : 32'd0;
-    c4 = reg_valid_q[{1'b0, ins.rs4}] ? rf_rdata[3] : 32'd0;
-    d = reg_valid_q[ins.rd] ? rf_rdata[4] : 32'd0;
+    a = opv_q[0] ? rf_rdata[0] : 32'd0;
+    b = opv_q[1] ? rf_rdata[1] : 32'd0;
+    c3 = opv_q[2] ? rf_rdata[2] : 32'd0;
+    c4 = opv_q[3] ? rf_rdata[3] : 32'd0;
+    d = opv_q[4] ? rf_rdata[4] : 32'd0;
     desc = send_imm_unpack(ins.imm | d);
     route_c.lane = desc.lane;
     route_c.chip = c3[11:0];
@@ -242,6 +256,7 @@ module xf_tile_seq #(
     logic [3:0] fail_code_o_c;
     logic [3:0] fail_kind_o_c;
     logic [4:0] fail_ctr_o_c;
+    logic imem_re_c;
 
     pmem_re_o_c = 1'b0;
     pmem_raddr_o = lw_idx[PmemAddrBits-1:0];
@@ -434,8 +449,14 @@ module xf_tile_seq #(
     // that retires (or holds nothing) takes the decode word, unless the host took the IMEM port
     // last cycle (a bubble, and the word is fetched again); a stalled one keeps its instruction
     // and the decode word is fetched again. The fetch pc of the next cycle is the IMEM address.
+    // The fetch address does not wait for the execute stage's decision (only a taken branch
+    // changes it): the word after the decode word, or the decode word again after a host read;
+    // a stalled execute stage instead keeps the decode word in the IMEM's read register
+    // (imem_re_o low), so that retire reaches only that enable.
     pc_d = pc_q;
-    fetch_pc = fpc;
+    ins_load = 1'b0;
+    fetch_pc = running_i && imem_valid_i ? fpc + 32'd1 : fpc;
+    imem_re_c = 1'b1;
     ins_d = ins_q;
     ex_valid_d = ex_valid_q;
     if (running_i) begin
@@ -448,18 +469,28 @@ module xf_tile_seq #(
         ex_valid_d = imem_valid_i;
         if (imem_valid_i) begin
           ins_d = instr_i;
-          fetch_pc = fpc + 32'd1;
+          ins_load = 1'b1;
         end
+      end else begin
+        imem_re_c = !imem_valid_i;  // stalled: hold a good decode word, re-read a lost one
       end
     end
     reg_we = wr_en && retire && ins.rd != 5'd0 && !clear_i;
     reg_valid_d = reg_valid_q;
     if (reg_we) reg_valid_d[ins.rd] = 1'b1;
+    // reg_valid_d at the next instruction's fields: the decode word's or this one's, each
+    // computed from the registers and this cycle's write and chosen last.
+    for (int p = 0; p < 5; p++) begin
+      opv_d[p] = ins_load ?
+          reg_valid_q[rf_raddr_dec[5*p +: 5]] || (reg_we && ins.rd == rf_raddr_dec[5*p +: 5]) :
+          opv_q[p] || (reg_we && ins.rd == rf_raddr[5*p +: 5]);
+    end
     if (clear_i) begin
       pc_d = '0;
       fetch_pc = '0;
       ex_valid_d = 1'b0;
       reg_valid_d = '0;
+      opv_d = '0;
       lw_phase_d = 1'b0;
       at_bar_d = 1'b0;
       avg_d = 32'h1 << xf_defs_pkg::AvgScaleFracBits;
@@ -468,7 +499,9 @@ module xf_tile_seq #(
       push_o_c = 1'b0;
       wd_idle_d = '0;
     end
+    if (clear_i) imem_re_c = 1'b1;
     imem_raddr_o = fetch_pc[ImemAddrBits-1:0];
+    imem_re_o = imem_re_c;
     pmem_re_o = pmem_re_o_c;
     push_o = push_o_c;
     halt_o = halt_o_c;
@@ -486,6 +519,7 @@ module xf_tile_seq #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       reg_valid_q <= '0;
+      opv_q <= '0;
       pc_q <= '0;
       ex_valid_q <= 1'b0;
       lw_phase_q <= 1'b0;
@@ -496,6 +530,7 @@ module xf_tile_seq #(
       wd_idle_q <= '0;
     end else begin
       reg_valid_q <= reg_valid_d;
+      opv_q <= opv_d;
       pc_q <= pc_d;
       ex_valid_q <= ex_valid_d;
       lw_phase_q <= lw_phase_d;
@@ -512,6 +547,9 @@ module xf_tile_seq #(
   assign pc_o = pc_q;
 
   `ASSERT(RegZeroIsZero_A, !reg_valid_q[0])
+  `ASSERT(OperandValid_A, opv_q == {reg_valid_q[rf_raddr[20 +: 5]], reg_valid_q[rf_raddr[15 +: 5]],
+                                    reg_valid_q[rf_raddr[10 +: 5]], reg_valid_q[rf_raddr[5 +: 5]],
+                                    reg_valid_q[rf_raddr[0 +: 5]]})
   `ASSERT(PushOnlyWithRoom_A, !push_o || jobs_i < 3'd4)
 
 endmodule
