@@ -973,6 +973,40 @@ TEST(RtlTile, WaitCounterIndexIsModuloThirtyTwo) {
     }
 }
 
+// A start clears the counters and squashes the increments still in the receive pipeline, also
+// in the early copy a Wait reads (rtl/xf_tile_recv.sv, EarlyCounter_A checks it against the
+// array in every cycle): a token taken in the start's cycle or before it never counts, one taken
+// after it does. The token is taken up to a dozen cycles before the start, in its cycle or after
+// it; a Wait on its counter retires exactly when the token counts, and a second token always does.
+TEST(RtlTile, StartSquashesCounterIncrementsInFlight) {
+  int counted = 0, in_flight = 0, before = 0;  // the cases met: each kind must occur
+  for (int d = 0; d < 14; ++d) {
+    TileBench b;
+    b.load_imem({LI(1, 1), LI(2, 3), WAIT(1, 2, 0), END()});
+    b.inject(make_packet(rx_hdr(0, 0, 0), {}));  // a token to counter 3
+    for (int k = 0; k < d; ++k) b.step();
+    b.start();
+    const uint64_t start = b.cycle() - 1;  // ctl_start_i was high in this cycle
+    b.run(40);
+    ASSERT_EQ(b.rx_taken.size(), 1u) << "d " << d;
+    const bool counts = b.rx_taken[0].first > start;
+    counted += counts;
+    in_flight += !counts && b.rx_taken[0].first + kRecvPipelineCycles > start;
+    before += b.rx_taken[0].first + kRecvPipelineCycles <= start;
+    EXPECT_EQ(b.host_read(reg::kTileCounters + 12), counts ? 1u : 0u)
+        << "token taken in cycle " << b.rx_taken[0].first << ", start in " << start;
+    EXPECT_EQ(b.dut().stat_running_o, counts ? 0 : 1) << "d " << d;
+    b.inject(make_packet(rx_hdr(0, 0, 0), {}));
+    EXPECT_TRUE(b.run_to_halt(200)) << "d " << d;
+    b.settle();
+    EXPECT_EQ(b.host_read(reg::kTileCounters + 12), counts ? 2u : 1u) << "d " << d;
+    EXPECT_EQ(b.dut().stat_err_o, 0) << "d " << d;
+  }
+  EXPECT_GT(counted, 0);
+  EXPECT_GT(in_flight, 0);
+  EXPECT_GT(before, 0);
+}
+
 // One Send of 256 KiB (2^14 words, from above 256 KiB of DMEM: the job's length, offset and
 // read address use their upper bits) leaves as full packets in order: their lengths add up to
 // the Send's, each header's address follows the last, and the payload is DMEM's, byte for byte.
