@@ -10,8 +10,8 @@
 // retires its instruction or holds none), and the register file is read at its register fields
 // (SyncRegs = 1: a synchronous read in this cycle; 0: an asynchronous read in the next, from
 // ins_q). Execute: the instruction in ins_q with its operands, exactly as the model; a stalled
-// instruction stays there (and the decode word in the read register). A taken branch or jump fetches
-// its target at once and leaves the execute stage empty for one cycle (a bubble: a taken branch
+// instruction stays there (and the decode word in the read register). A taken branch or jump
+// fetches its target at once and leaves the execute stage empty for one cycle (a bubble: a taken branch
 // costs 2 cycles), and so does a start or clear (the first instruction executes in the second
 // running cycle); the model counts both bubbles (Tile::sequencer). A register written in a cycle is
 // read by the next instruction in the next (xf_buf_ram forwards it). If the host took the IMEM port
@@ -42,11 +42,11 @@
 // wd_period_i (!= 0) the tile fails with Watchdog, fail_kind_o and fail_ctr_o saying on what. It
 // never stalls anything, so correct programs keep their timing. A bubble is not a wait.
 //
-// Combinational paths: imem_re_o, imem_raddr_o, pmem_*, push_*, fail_o, halt_o from running_i, imem_valid_i,
-// instr_i, jobs_i, session_i, held_i, wait_count_i, bar_release_i, pmem_busy_i, progress_i,
-// wd_period_i; route_raddr_o and wait_ctr_o from the registers only; bar_wait_o from running_i
-// and registers. instr_i (the IMEM's read register) reaches only ins_q and, with SyncRegs, the
-// register file's read address.
+// Combinational paths: imem_re_o, imem_raddr_o, pmem_*, push_*, fail_o, halt_o from running_i,
+// imem_valid_i, instr_i, jobs_i, session_i, held_i, wait_count_i, bar_release_i, pmem_busy_i,
+// progress_i, wd_period_i; route_raddr_o and wait_ctr_o from the registers only; bar_wait_o
+// from running_i and registers. instr_i (the IMEM's read register) reaches only ins_q, opv_q
+// and, with SyncRegs, the register file's read address.
 //
 // Send's pair check (IllegalInstr) accepts a Reduce only with a pair the tile's ALU reduces
 // (built_pair of rtl/xf_types.svh with AluDtypes: the units it is built with; all by default).
@@ -447,8 +447,8 @@ module xf_tile_seq #(
 
     // The pipeline. A taken branch fetches its target now and leaves a bubble; an execute stage
     // that retires (or holds nothing) takes the decode word, unless the host took the IMEM port
-    // last cycle (a bubble, and the word is fetched again); a stalled one keeps its instruction
-    // and the decode word is fetched again. The fetch pc of the next cycle is the IMEM address.
+    // last cycle (a bubble, and the word is fetched again); a stalled one keeps its instruction.
+    // The fetch pc of the next cycle is the IMEM address.
     // The fetch address does not wait for the execute stage's decision (only a taken branch
     // changes it): the word after the decode word, or the decode word again after a host read;
     // a stalled execute stage instead keeps the decode word in the IMEM's read register
