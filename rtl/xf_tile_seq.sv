@@ -11,12 +11,13 @@
 // (SyncRegs = 1: a synchronous read in this cycle; 0: an asynchronous read in the next, from
 // ins_q). Execute: the instruction in ins_q with its operands, exactly as the model; a stalled
 // instruction stays there (and the decode word in the read register). A taken branch or jump
-// fetches its target at once and leaves the execute stage empty for one cycle (a bubble: a taken branch
-// costs 2 cycles), and so does a start or clear (the first instruction executes in the second
-// running cycle); the model counts both bubbles (Tile::sequencer). A register written in a cycle is
-// read by the next instruction in the next (xf_buf_ram forwards it). If the host took the IMEM port
-// in the previous cycle (imem_valid_i = 0) the decode word is lost: an advancing execute stage
-// takes a bubble instead and the word is fetched again (the model does not see host IMEM reads).
+// fetches its target at once and leaves the execute stage empty for one cycle (a bubble: a taken
+// branch costs 2 cycles), and so does a start or clear (the first instruction executes in the
+// second running cycle); the model counts both bubbles (Tile::sequencer). A register written in a
+// cycle is read by the next instruction in the next (xf_buf_ram forwards it). If the host took
+// the IMEM port in the previous cycle (imem_valid_i = 0) the decode word is lost: an advancing
+// execute stage takes a bubble instead and the word is fetched again (the model does not see
+// host IMEM reads).
 //
 // Execution in a cycle with running_i (the register: an error of the receive or send engine in a
 // cycle stops the sequencer from the next one) and an instruction in ins_q: pc >= ImemWords ->
