@@ -10,12 +10,17 @@
 // presented LatencyCycles = 3 rising edges earlier (one result per cycle, no stalls).
 //
 // Pipeline (P = ManBits+1 significand bits, 3 extra bits below them: guard, round, sticky):
-//   stage 1  unpack and classify; swap so that x has the larger magnitude; align y by the
-//            exponent difference into P+3 bits, the bits shifted out ORed into the last bit
-//   stage 2  add or subtract the significands (P+4 bits, never negative); count leading zeros
+//   stage 1  unpack and classify; swap so that x has the larger magnitude; the alignment shift
+//            (the exponent difference, limited to P+3) and the sticky bit of the alignment
+//            (y has a one bit that the shift moves below the round bit: its trailing zeros + 3
+//            <= the shift), side by side
+//   stage 2  align y by the shift into P+3 bits with the sticky bit last; add or subtract the
+//            significands (P+4 bits, never negative); count leading zeros
 //   stage 3  normalise (right by one on a carry, else left by the leading zeros, limited so the
 //            exponent does not go below the subnormal one), round to nearest even on the packed
 //            exponent|fraction (a carry moves into the exponent, up to infinity), specials
+// The shifter sits in stage 2 so that stage 1, which follows the tile's DMEM block RAM and the
+// ALU's operand multiplexer, holds none (docs/alu.md section 8).
 // The sticky bit only appears when the exponents differ by 4 or more; the result then needs at
 // most one left shift, so the rounding position stays at least two bits above the sticky bit and
 // the truncated operand rounds exactly as the true one.
@@ -49,16 +54,23 @@ module xf_fp_add #(
 
   localparam logic [W-1:0] CanonicalNan = {1'b0, {E{1'b1}}, 1'b1, {(M - 1) {1'b0}}};
 
-  // ---- Stage 1: classify, swap, align ---------------------------------------------------------
+  // ---- Stage 1: classify, swap, the alignment shift and its sticky bit -----------------------
   logic         a_nan, b_nan, a_inf, b_inf, a_ge_b;
   logic [W-1:0] x;                         // operand with the larger magnitude
-  logic [W-2:0] y;                         // magnitude (exponent, fraction) of the other one
-  logic [E-1:0] x_exp, y_exp;              // effective exponents (1 for subnormals and zero)
-  logic [P-1:0] y_sig;
-  logic [E-1:0] exp_diff;
+  logic [E-1:0] x_exp;                     // its effective exponent (1 for subnormals and zero)
+  logic [P-1:0] y_sig;                     // the other one's significand
   logic [ShBits-1:0] shamt;
-  logic [2*XW-1:0]   y_wide;
-  logic [XW-1:0]     s1_x_d, s1_x_q, s1_y_d, s1_y_q;  // aligned significands
+  logic [XW-2:0]     y_hi;                 // y aligned, above the sticky bit (stage 2)
+  logic [XW-1:0]     s1_x_d, s1_x_q;       // x's significand with the three extra bits
+  logic [P-1:0]      s1_ysig_q;            // y's significand, not yet aligned
+  logic [ShBits-1:0] s1_shamt_q;           // its alignment shift
+  logic [E-1:0]      a_exp, b_exp, diff_ab, diff_ba;  // both orders (effective exponents)
+  logic [P-1:0]      a_sig, b_sig;
+  logic [ShBits-1:0] sh_ab, sh_ba;
+  logic [ShBits:0]   tz_a, tz_b;           // trailing zeros of a_sig, b_sig (P if zero)
+  logic              st_ab, st_ba;
+  logic              sticky_d, s1_sticky_q;  // a one bit of y goes below the round bit
+  logic [XW-1:0]     s1_y;                 // y aligned (stage 2)
   logic [E-1:0]      s1_exp_q;             // exponent of x (effective)
   logic              s1_sign_q;            // sign of x: the sign of a non-zero result
   logic              s1_sub_d, s1_sub_q;   // effective subtraction
@@ -74,15 +86,32 @@ module xf_fp_add #(
     b_inf = (b_i[W-2:M] == '1) && (b_i[M-1:0] == '0);
     a_ge_b = a_i[W-2:0] >= b_i[W-2:0];
     x = a_ge_b ? a_i : b_i;
-    y = a_ge_b ? b_i[W-2:0] : a_i[W-2:0];
-    x_exp = (x[W-2:M] == '0) ? E'(1) : x[W-2:M];
-    y_exp = (y[W-2:M] == '0) ? E'(1) : y[W-2:M];
-    y_sig = {y[W-2:M] != '0, y[M-1:0]};
-    exp_diff = x_exp - y_exp;  // never negative: |x| >= |y|
-    shamt = (exp_diff > E'(XW)) ? ShBits'(XW) : exp_diff[ShBits-1:0];
-    y_wide = {y_sig, 3'b000, {XW{1'b0}}} >> shamt;
+    // Both orders are computed beside the magnitude compare and chosen by it last (x = a, y = b
+    // or the other way round): effective exponents, significands, the exponent difference
+    // (never negative in the order chosen), the shift and the sticky bit.
+    a_exp = (a_i[W-2:M] == '0) ? E'(1) : a_i[W-2:M];
+    b_exp = (b_i[W-2:M] == '0) ? E'(1) : b_i[W-2:M];
+    a_sig = {a_i[W-2:M] != '0, a_i[M-1:0]};
+    b_sig = {b_i[W-2:M] != '0, b_i[M-1:0]};
+    diff_ab = a_exp - b_exp;
+    diff_ba = b_exp - a_exp;
+    sh_ab = (diff_ab > E'(XW)) ? ShBits'(XW) : diff_ab[ShBits-1:0];
+    sh_ba = (diff_ba > E'(XW)) ? ShBits'(XW) : diff_ba[ShBits-1:0];
+    // Bit k of y's significand lands at XW + 3 + k - shift after the shift, in the sticky bit
+    // when that is XW or less: some one bit of it has k + 3 <= shift.
+    tz_a = (ShBits + 1)'(P);
+    tz_b = (ShBits + 1)'(P);
+    for (int k = P - 1; k >= 0; k--) begin
+      if (a_sig[k]) tz_a = (ShBits + 1)'(k);
+      if (b_sig[k]) tz_b = (ShBits + 1)'(k);
+    end
+    st_ab = (b_sig != '0) && (tz_b + (ShBits + 1)'(3) <= {1'b0, sh_ab});
+    st_ba = (a_sig != '0) && (tz_a + (ShBits + 1)'(3) <= {1'b0, sh_ba});
+    x_exp = a_ge_b ? a_exp : b_exp;
+    y_sig = a_ge_b ? b_sig : a_sig;
+    shamt = a_ge_b ? sh_ab : sh_ba;
+    sticky_d = a_ge_b ? st_ab : st_ba;
     s1_x_d = {x[W-2:M] != '0, x[M-1:0], 3'b000};
-    s1_y_d = {y_wide[2*XW-1:XW+1], y_wide[XW] | (y_wide[XW-1:0] != '0)};
     s1_sub_d = a_i[W-1] ^ b_i[W-1];
     s1_nan_d = a_nan || b_nan || (a_inf && b_inf && s1_sub_d);
     s1_inf_d = a_inf || b_inf;
@@ -92,7 +121,9 @@ module xf_fp_add #(
 
   always_ff @(posedge clk_i) begin
     s1_x_q         <= s1_x_d;
-    s1_y_q         <= s1_y_d;
+    s1_ysig_q      <= y_sig;
+    s1_shamt_q     <= shamt;
+    s1_sticky_q    <= sticky_d;
     s1_exp_q       <= x_exp;
     s1_sign_q      <= x[W-1];
     s1_sub_q       <= s1_sub_d;
@@ -102,14 +133,16 @@ module xf_fp_add #(
     s1_zero_sign_q <= s1_zero_sign_d;
   end
 
-  // ---- Stage 2: add or subtract, count leading zeros ------------------------------------------
+  // ---- Stage 2: align, add or subtract, count leading zeros -----------------------------------
   logic [ZW-1:0]     s2_z_d, s2_z_q;
   logic [LzBits-1:0] s2_lz_d, s2_lz_q;     // leading zeros of z[XW-1:0] (XW if all zero)
   logic [E-1:0]      s2_exp_q;
   logic              s2_sign_q, s2_nan_q, s2_inf_q, s2_inf_sign_q, s2_zero_sign_q;
 
   always_comb begin
-    s2_z_d = s1_sub_q ? ({1'b0, s1_x_q} - {1'b0, s1_y_q}) : ({1'b0, s1_x_q} + {1'b0, s1_y_q});
+    y_hi = {s1_ysig_q, 2'b00} >> s1_shamt_q;  // {y_sig, guard, round} shifted
+    s1_y = {y_hi, s1_sticky_q};
+    s2_z_d = s1_sub_q ? ({1'b0, s1_x_q} - {1'b0, s1_y}) : ({1'b0, s1_x_q} + {1'b0, s1_y});
     s2_lz_d = LzBits'(XW);
     for (int i = 0; i < XW; i++) begin
       if (s2_z_d[i]) s2_lz_d = LzBits'(XW - 1 - i);
