@@ -64,6 +64,14 @@ clk_mhz_of() {
   sed -n 's/^ *parameter int ClkMhz *= *\([0-9]*\).*/\1/p' "$1"
 }
 
+# The board top that is synthesised: the last fpga.sv of FPGA_FILES when that list names one (a
+# trial with a scratch top), else fpga/BOARD/fpga.sv.
+top_file_of() {
+  local f top="fpga/$1/fpga.sv"
+  for f in ${FPGA_FILES:-}; do [[ ${f##*/} == fpga.sv ]] && top=$f; done
+  echo "$top"
+}
+
 set_board() {
   board=$1
   case $board in
@@ -73,14 +81,14 @@ set_board() {
     ulx3s)
       # The core runs at fpga.sv's ClkMhz (an EHXPLLL makes it from the 25 MHz oscillator).
       family=ecp5 device_desc="ECP5 LFE5U-85F-6 CABGA381" clk_port=clk_25mhz clk_mhz=25
-      core_mhz=$(clk_mhz_of fpga/ulx3s/fpga.sv)
+      core_mhz=$(clk_mhz_of "$(top_file_of ulx3s)")
       core_net=clk_25mhz
       [[ $core_mhz == 25 ]] || core_net=clk_core
       cons=fpga/ulx3s/ulx3s.lpf bitname=fpga.bit ofl_board=ulx3s ;;
     arty_a7)
       # The core runs at fpga.sv's ClkMhz (an MMCM makes it from the 100 MHz oscillator).
       family=xc7 device_desc="Artix-7 xc7a100tcsg324-1" clk_port=CLK100MHZ clk_mhz=100
-      core_mhz=$(clk_mhz_of fpga/arty_a7/fpga.sv)
+      core_mhz=$(clk_mhz_of "$(top_file_of arty_a7)")
       core_net=clk
       cons=fpga/arty_a7/arty_a7.xdc bitname=fpga.bit ofl_board=arty_a7_100t ;;
     "") board=""; echo "fpga: ERROR: BOARD is missing: one of $BOARDS" >&2; usage ;;
