@@ -137,7 +137,11 @@ module xf_xb #(
   );
 
   assign out_valid_o = !q_empty;
-  assign q_pop = out_valid_o && out_ready_i;
+  // out_valid_o && out_ready_i, written without the queue's empty_o, which follows in_valid_i
+  // through the queue's push (an empty fall-through queue offers the flit arriving now): the
+  // late in_valid_i then reaches the queue's write in two LUT levels (docs/exchange.md, "RTL:
+  // xf_xb").
+  assign q_pop = out_ready_i && (q_count != '0 || in_valid_i);
   // A flit at a full queue is stored only if the link frees a slot in the same cycle (a full
   // queue offers a flit, so that is out_ready_i; written so to avoid a loop through q_pop).
   assign q_push = in_valid_i && (!q_full || out_ready_i);
@@ -157,6 +161,10 @@ module xf_xb #(
 
   // Intermediate values of the cycle (after step 1).
   logic [OccBits-1:0]      occ;            // flits queued after this cycle's enqueue
+  logic [OccBits-1:0]      occ_base;       // ... without this cycle's in_valid_i
+  logic                    occ_below_xoff; // occ < XoffThresholdFlits
+  logic                    occ_at_xon;     // occ <= XonThresholdFlits
+  logic                    occ_wraps;      // occ_base + 1 wraps to 0 (never reached)
   logic                    occ_overflow;   // occ > QueueFlits
   logic [NumTiles*TileIdBits-1:0] req_mid;
   logic [ReqCountBits-1:0] req_count_mid;
@@ -169,9 +177,18 @@ module xf_xb #(
   // The count the decisions use (the model's queue): the queue, plus with StagedConsumer the
   // flit the consumer's stage holds and does not release this cycle. The budget is on this
   // count; the queue itself is never fuller (a full queue makes occ > QueueFlits).
-  assign occ = OccBits'(q_count) + OccBits'(in_valid_i) +
-               OccBits'(StagedConsumer && !out_ready_i);
-  assign occ_overflow = in_valid_i && occ > OccBits'(QueueFlits);
+  assign occ_base = OccBits'(q_count) + OccBits'(StagedConsumer && !out_ready_i);
+  assign occ = occ_base + OccBits'(in_valid_i);
+  // The decisions' compares of occ, each taken on occ_base for both values of the late
+  // in_valid_i and chosen by it last. occ_base + 1 is compared in occ's own modular arithmetic
+  // (occ_base all ones wraps to 0), so that these equal the compares of occ in every state, also
+  // the unreachable ones (scripts/equiv_rtl.sh proves it); occ never exceeds QueueFlits + 2.
+  assign occ_wraps = occ_base == '1;
+  assign occ_overflow = in_valid_i && occ_base >= OccBits'(QueueFlits) && !occ_wraps;
+  assign occ_below_xoff = in_valid_i ? (occ_base < OccBits'(XoffThresholdFlits - 1) || occ_wraps) :
+                                       (occ_base < OccBits'(XoffThresholdFlits));
+  assign occ_at_xon = in_valid_i ? (occ_base < OccBits'(XonThresholdFlits) || occ_wraps) :
+                                   (occ_base <= OccBits'(XonThresholdFlits));
 
   always_comb begin
     logic req_drop_c;
@@ -231,7 +248,7 @@ module xf_xb #(
     xoff_d = xoff_q;
     msg_valid_o_c = '0;
     msg_kind_o_c = MsgGrant;
-    grant = !granted_mid && req_count_mid != '0 && occ < OccBits'(XoffThresholdFlits);
+    grant = !granted_mid && req_count_mid != '0 && occ_below_xoff;
     if (grant) begin
       for (int j = 0; j < NumTiles - 1; j++) begin
         req_d[j*TileIdBits +: TileIdBits] = req_mid[(j + 1)*TileIdBits +: TileIdBits];
@@ -245,13 +262,13 @@ module xf_xb #(
         msg_valid_o_c[i] = req_mid[TileIdBits-1:0] == TileIdBits'(i);
       end
     end else if (granted_mid) begin
-      if (!xoff_q && occ >= OccBits'(XoffThresholdFlits)) begin
+      if (!xoff_q && !occ_below_xoff) begin
         xoff_d = 1'b1;
         msg_kind_o_c = MsgXoff;
         for (int i = 0; i < NumTiles; i++) begin
           msg_valid_o_c[i] = granted_tile_q == TileIdBits'(i);
         end
-      end else if (xoff_q && occ <= OccBits'(XonThresholdFlits)) begin
+      end else if (xoff_q && occ_at_xon) begin
         xoff_d = 1'b0;
         msg_kind_o_c = MsgXon;
         for (int i = 0; i < NumTiles; i++) begin
@@ -326,5 +343,10 @@ module xf_xb #(
   `ASSERT_KNOWN(InValidKnown_A, in_valid_i)
   `ASSERT_KNOWN(CtrlKnown_A, {xreq_i, xdone_i})
   `ASSERT_KNOWN(OutReadyKnown_A, out_ready_i)
+  // The rewritten terms equal what they replace.
+  `ASSERT(PopIsOfferTaken_A, q_pop == (out_valid_o && out_ready_i))
+  `ASSERT(OccComparesEqual_A, occ_below_xoff == (occ < OccBits'(XoffThresholdFlits)) &&
+                              occ_at_xon == (occ <= OccBits'(XonThresholdFlits)) &&
+                              occ_overflow == (in_valid_i && occ > OccBits'(QueueFlits)))
 
 endmodule
