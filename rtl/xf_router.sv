@@ -75,6 +75,11 @@ module xf_router #(
   // inputs FixedInBase..NumIn-1 are fixed: input FixedInBase + k always feeds output k (a
   // chip's XB queues); -1 = none, every input routed by its headers
   parameter int FixedInBase = -1,
+  // table entries up to which the table is read as a flit enters its stage and the route kept
+  // as one bit per output (a distributed-RAM read: the boards' tables of 8 or 16 entries); a
+  // larger table is read synchronously (block RAM) and its entry compared with the outputs in the
+  // next cycle. The same cycles either way; 0 = always the synchronous read
+  parameter int EarlyRouteMax = 16,
   // lookup ports actually built, at least 1 so that no port is zero wide (derived; do not
   // override)
   parameter int LookupPorts = (NumLookups > 0) ? NumLookups : 1
@@ -119,6 +124,8 @@ module xf_router #(
   localparam int TableEntries = TableLanes * TableChips;
   localparam int TblAddrBits = (TableEntries > 1) ? $clog2(TableEntries) : 1;  // table index
   localparam int InIdxBits = (NumIn > 1) ? $clog2(NumIn) : 1;
+  // The table is read as the flit enters its stage (docs/exchange.md, "RTL: xf_router").
+  localparam bit EarlyRoute = TableEntries <= EarlyRouteMax;
 
   `ASSERT_INIT(NumInLegal_A, NumIn >= 1 && NumIn <= 32)
   `ASSERT_INIT(NumOutLegal_A, NumOut >= 1 && NumOut <= 32)
@@ -131,6 +138,7 @@ module xf_router #(
                                 FlitW == FlitBits + 2)
   `ASSERT_INIT(NumLookupsLegal_A, NumLookups >= 0 && NumLookups <= 32 &&
                                   LookupPorts == ((NumLookups > 0) ? NumLookups : 1))
+  `ASSERT_INIT(EarlyRouteMaxLegal_A, EarlyRouteMax >= 0)
   `ASSERT_INIT(TileOutBaseLegal_A, TileOutBase >= -1 && TileOutBase <= NumOut)
   `ASSERT_INIT(CreditOutputsLegal_A, CreditOutputs >= 0 && CreditOutputs <= NumOut)
   `ASSERT_INIT(FixedInBaseLegal_A, FixedInBase == -1 ||
@@ -212,9 +220,11 @@ module xf_router #(
     assign lookup_data_o = 8'hFF;
   end
 
-  // One table read per input routed by its headers (a fixed input reads none).
+  // One table read per input routed by its headers (a fixed input reads none): as the flit
+  // enters the stage (EarlyRoute: in the decode below, into stg_hit_d), or synchronously into
+  // lookup_q, compared in the next cycle.
   for (genvar i = 0; i < NumIn; i++) begin : gen_lookup
-    if (i >= FixedFrom) begin : gen_fixed
+    if (i >= FixedFrom || EarlyRoute) begin : gen_early
       logic unused_lookup;
       assign unused_lookup = ^{lookup_en[i], lookup_addr[i*TblAddrBits +: TblAddrBits]};
       assign lookup_q[i*8 +: 8] = 8'hFF;
@@ -231,8 +241,9 @@ module xf_router #(
   logic [NumIn-1:0]       stg_valid_d, stg_valid_q;          // stage holds a flit
   logic [NumIn*FlitW-1:0] stg_flit_d, stg_flit_q;            // the flit
   logic [NumIn-1:0]       stg_local_d, stg_local_q;          // for a tile of this chip
-  logic [NumIn*7-1:0]     stg_local_out_d, stg_local_out_q;  // cfg_num_ports_i + dst_tile
-  logic [NumIn-1:0]       stg_local_bad_d, stg_local_bad_q;  // dst_tile >= cfg_num_tiles_i
+  // the route decoded as the flit entered, one bit per output: a local head's tile output (none
+  // if dst_tile >= cfg_num_tiles_i); with EarlyRoute also a table entry's output
+  logic [NumIn*NumOut-1:0] stg_hit_d, stg_hit_q;
   logic [NumIn-1:0]       stg_lane_bad_d, stg_lane_bad_q;    // no entry: lane >= TableLanes
                                                              // or dst_chip >= TableChips
   logic [NumIn-1:0]       dropping_d, dropping_q;            // inside a dropped packet
@@ -277,8 +288,8 @@ module xf_router #(
       for (int o = 0; o < NumOut; o++) begin
         if (i >= FixedFrom) begin
           hit_c[i*NumOut + o] = (i - FixedFrom) == o;
-        end else if (stg_local_q[i]) begin
-          hit_c[i*NumOut + o] = !stg_local_bad_q[i] && (32'(stg_local_out_q[i*7 +: 7]) == o);
+        end else if (stg_local_q[i] || EarlyRoute) begin
+          hit_c[i*NumOut + o] = stg_hit_q[i*NumOut + o];
         end else begin
           hit_c[i*NumOut + o] = !stg_lane_bad_q[i] && port_ok[o] && (32'(rd) == o);
         end
@@ -308,7 +319,8 @@ module xf_router #(
   logic [5:0] tile_base;
   assign tile_base = (TileOutBase >= 0) ? 6'(TileOutBase) : cfg_num_ports_i;
 
-  // Decode of the arriving flit and the table read, in the cycle it enters the stage.
+  // Decode of the arriving flit (and with EarlyRoute its table entry), in the cycle it enters the
+  // stage.
   // Waiver: the router reads only the routing fields of a header.
   /* verilator lint_off UNUSEDSIGNAL */
   header_t     dec_hdr;   // its data as a header (the routing fields of a head flit)
@@ -317,11 +329,17 @@ module xf_router #(
   logic [3:0]  dst_tile;
   logic [1:0]  lane;
   always_comb begin
+    logic is_local, lane_bad;  // the arriving head is for this chip; its lane or chip has no entry
+    logic [TblAddrBits-1:0] addr;  // its table index
+    logic [7:0] entry;             // EarlyRoute: its table entry
+    is_local = 1'b0;
+    lane_bad = 1'b0;
+    addr = '0;
+    entry = 8'hFF;
     stg_valid_d = stg_valid_q & ~pop;
     stg_flit_d = stg_flit_q;
     stg_local_d = stg_local_q;
-    stg_local_out_d = stg_local_out_q;
-    stg_local_bad_d = stg_local_bad_q;
+    stg_hit_d = stg_hit_q;
     stg_lane_bad_d = stg_lane_bad_q;
     for (int i = 0; i < NumIn; i++) begin
       // A head flit holds header bits FlitBits-1:0 (its data, the low bits of the flit_t), the
@@ -335,16 +353,28 @@ module xf_router #(
         stg_flit_d[i*FlitW +: FlitW] = in_flit_i[i*FlitW +: FlitW];
       end
       // A fixed input keeps no decode (its hit bits are constants).
+      // (The decode goes through locals: a *_d signal read back in this block would wake it
+      // again under Icarus, docs/simulators.md section 6.)
+      is_local = cfg_is_chip_i && (dst_chip == cfg_chip_id_i);
+      lane_bad = (32'(lane) >= TableLanes) || (32'(dst_chip) >= TableChips);
+      addr = lane_bad ? '0 : TblAddrBits'(32'(lane) * TableChips + 32'(dst_chip));
+      // EarlyRoute: the entry read now (an asynchronous read; a fixed input reads none).
+      entry = (EarlyRoute && i < FixedFrom) ? route_mem[addr] : 8'hFF;
       if (accept[i] && i < FixedFrom) begin
-        stg_local_d[i] = cfg_is_chip_i && (dst_chip == cfg_chip_id_i);
-        stg_local_out_d[i*7 +: 7] = 7'(tile_base) + 7'(dst_tile);
-        stg_local_bad_d[i] = {2'b00, dst_tile} >= cfg_num_tiles_i;
-        stg_lane_bad_d[i] = (32'(lane) >= TableLanes) || (32'(dst_chip) >= TableChips);
+        stg_local_d[i] = is_local;
+        stg_lane_bad_d[i] = lane_bad;
+        for (int o = 0; o < NumOut; o++) begin
+          if (is_local) begin
+            stg_hit_d[i*NumOut + o] = ({2'b00, dst_tile} < cfg_num_tiles_i) &&
+                                      (7'(tile_base) + 7'(dst_tile) == 7'(o));
+          end else begin
+            stg_hit_d[i*NumOut + o] = EarlyRoute && !lane_bad && port_ok[o] &&
+                                      (32'(entry) == o);
+          end
+        end
       end
       lookup_en[i] = in_ready_o[i];  // the stage loads or empties: its old entry is done
-      lookup_addr[i*TblAddrBits +: TblAddrBits] =
-          ((32'(lane) >= TableLanes) || (32'(dst_chip) >= TableChips)) ? '0 :
-          TblAddrBits'(32'(lane) * TableChips + 32'(dst_chip));
+      lookup_addr[i*TblAddrBits +: TblAddrBits] = addr;
     end
   end
 
@@ -374,13 +404,17 @@ module xf_router #(
     locked = locked_c;
   end
 
-  // Input i's stage holds a head that may take output o (bit i*NumOut + o).
+  // Input i's stage holds a head that may take output o (bit i*NumOut + o). No term for an
+  // input locked by an output: a locked input's stage holds a body flit or the head its owner
+  // presents, which routes to that owner only (the route is one output and is kept while the
+  // head waits), and an owned output does not search (LockedWantsOwner_A); so the requests come
+  // from registers through two LUT levels.
   logic [NumIn*NumOut-1:0] want;
   always_comb begin
     logic [NumIn*NumOut-1:0] want_c;
     for (int i = 0; i < NumIn; i++) begin
       for (int o = 0; o < NumOut; o++) begin
-        want_c[i*NumOut + o] = stg_valid_q[i] && stg_head[i] && !locked[i] && !dropping_q[i] &&
+        want_c[i*NumOut + o] = stg_valid_q[i] && stg_head[i] && !dropping_q[i] &&
                                hit[i*NumOut + o];
       end
     end
@@ -398,13 +432,10 @@ module xf_router #(
     logic [NumOut-1:0] out_valid_o_c;
     logic [NumOut*(FlitBits+2)-1:0] out_flit_o_c;
     logic [NumOut*InIdxBits-1:0] pick_idx_c;
-    logic [NumIn-1:0]     hi_oh, lo_oh, pick_oh;  // one-hot picks
-    logic                 seen_hi, seen_lo, search;
+    logic [NumIn-1:0]     pick_oh;  // one-hot pick
+    logic                 seen_lo, search;
     logic [InIdxBits-1:0] pick, own, rr;
-    hi_oh = '0;
-    lo_oh = '0;
     pick_oh = '0;
-    seen_hi = 1'b0;
     seen_lo = 1'b0;
     search = 1'b0;
     pick = '0;
@@ -418,18 +449,23 @@ module xf_router #(
       own = own_idx_q[o*InIdxBits +: InIdxBits];
       rr = rr_q[o*InIdxBits +: InIdxBits];
       // A free output searches (a credit output only with a credit): the lowest requester at
-      // or above rr_q (< NumIn), else the lowest below it, as one-hot priority picks rather
-      // than an index chain.
+      // or above rr_q (< NumIn), else the lowest below it.
       search = !own_valid_q[o] && (o >= CreditOutputs || out_credit_i[o]);
-      seen_hi = 1'b0;
+      // Input i is picked when it requests and no input of the cyclic interval [rr, i) does:
+      // each pick is an AND of its request with a NOR of the others, masked by rr (three LUT
+      // levels), not a chain along the inputs.
       seen_lo = 1'b0;
       for (int i = 0; i < NumIn; i++) begin
-        lo_oh[i] = want[i*NumOut + o] && !seen_lo;
         seen_lo = seen_lo || want[i*NumOut + o];
-        hi_oh[i] = want[i*NumOut + o] && (32'(i) >= 32'(rr)) && !seen_hi;
-        seen_hi = seen_hi || (want[i*NumOut + o] && (32'(i) >= 32'(rr)));
+        pick_oh[i] = want[i*NumOut + o];
+        for (int j = 0; j < NumIn; j++) begin
+          if (j != i && ((32'(i) >= 32'(rr)) ? (32'(j) >= 32'(rr) && j < i) :
+                                               (32'(j) >= 32'(rr) || j < i)) &&
+              want[j*NumOut + o]) begin
+            pick_oh[i] = 1'b0;
+          end
+        end
       end
-      pick_oh = seen_hi ? hi_oh : lo_oh;
       pick = own;
       for (int i = 0; i < NumIn; i++) begin
         if (own_valid_q[o]) grant_c[i*NumOut + o] = (32'(own) == i) && stg_valid_q[i];
@@ -508,8 +544,7 @@ module xf_router #(
       stg_valid_q <= '0;
       stg_flit_q <= '0;
       stg_local_q <= '0;
-      stg_local_out_q <= '0;
-      stg_local_bad_q <= '0;
+      stg_hit_q <= '0;
       stg_lane_bad_q <= '0;
       dropping_q <= '0;
       own_valid_q <= '0;
@@ -521,8 +556,7 @@ module xf_router #(
       stg_valid_q <= stg_valid_d;
       stg_flit_q <= stg_flit_d;
       stg_local_q <= stg_local_d;
-      stg_local_out_q <= stg_local_out_d;
-      stg_local_bad_q <= stg_local_bad_d;
+      stg_hit_q <= stg_hit_d;
       stg_lane_bad_q <= stg_lane_bad_d;
       dropping_q <= dropping_d;
       own_valid_q <= own_valid_d;
@@ -537,6 +571,21 @@ module xf_router #(
   `ASSERT_KNOWN(InValidKnown_A, in_valid_i)
   `ASSERT_KNOWN(OutReadyKnown_A, out_ready_i)
   `ASSERT_KNOWN(OutValidKnown_A, out_valid_o)
+  // Input i requests an output that does not own it (the check of want's missing locked term).
+  logic [NumIn-1:0] want_other;
+  always_comb begin
+    logic [NumIn-1:0] want_other_c;
+    for (int i = 0; i < NumIn; i++) begin
+      want_other_c[i] = 1'b0;
+      for (int o = 0; o < NumOut; o++) begin
+        if (want[i*NumOut + o] &&
+            !(own_valid_q[o] && 32'(own_idx_q[o*InIdxBits +: InIdxBits]) == i)) begin
+          want_other_c[i] = 1'b1;
+        end
+      end
+    end
+    want_other = want_other_c;
+  end
   // The $stable checks sample one stream's flit each (not a slice of the flattened bus): for the
   // sampled copy of a wide bus (49 words with 12 inputs) Verilator 5.006 emits C++ that does not
   // compile (an undeclared loop variable).
@@ -554,6 +603,8 @@ module xf_router #(
     `ASSERT(NoStrayBody_A, !(stg_valid_q[i] && !stg_head[i] && !locked[i] && !dropping_q[i]))
     // A head flit never follows a head before the previous tail.
     `ASSERT(NoHeadWhileDropping_A, !(stg_valid_q[i] && stg_head[i] && dropping_q[i]))
+    // A locked input requests only the output that owns it (want needs no locked term).
+    `ASSERT(LockedWantsOwner_A, !locked[i] || (want_other[i] == 1'b0))
   end
   // The head bit of every output's flit (struct-typed signals stay out of generate blocks).
   // Waiver: the wormhole checks read the framing bit only.

@@ -1,10 +1,13 @@
 // RTL_TOP: xf_router
 // RTL_TOP: xf_router Vxf_router_w32 -GFlitBits=32
 // RTL_TOP: xf_router Vxf_router_w64 -GFlitBits=64
+// RTL_TOP: xf_router Vxf_router_early -GFlitBits=32 -GEarlyRouteMax=16384
 // RTL_SRCS: rtl/xf_defs_pkg.sv rtl/xf_router.sv
 // Block test of the RTL wormhole crossbar (rtl/xf_router.sv, Verilated with its defaults
-// NumIn = 8, NumOut = 8, TableLanes = 4, at each flit width FlitBits 32, 64 and 128: every test
-// runs at the three, names ending in /w32, /w64, /w128) against a C++ scoreboard that routes
+// NumIn = 8, NumOut = 8, TableLanes = 4, at each flit width FlitBits 32, 64 and 128, and at 32 bits
+// with the table read as a flit enters its stage (EarlyRouteMax above the table's 16,384 entries,
+// the boards' small-table path): every test runs at the four, names ending in /w32, /w64, /w128,
+// /w32_early) against a C++ scoreboard that routes
 // every packet by the rule of docs/exchange.md section 7 and packets.md section 8: the model's
 // own (Router::route_of, model/router.hpp), applied to the whole 128-bit header while the RTL
 // sees only the head flit (header bits FlitBits-1:0, which hold the routing fields); the later
@@ -44,9 +47,11 @@
 #include <cstdio>
 #include <deque>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "Vxf_router.h"
+#include "Vxf_router_early.h"
 #include "Vxf_router_w32.h"
 #include "Vxf_router_w64.h"
 #include "model_test_main.hpp"
@@ -72,11 +77,19 @@ constexpr int kTableEntries = 4 * 4096;
 constexpr int kMaxReportedFailures = 10;
 const kit::TestFile kFile{0x70u, "test_rtl_router"};
 
+// The early-read router: the same tests at 32 bits, a name of its own.
+struct EarlyRead : kit::Width<Vxf_router_early, 32> {};
+struct RouterName {
+  template <class W>
+  static std::string GetName(int) {
+    return kit::WidthName::GetName<W>(0) + (std::is_same_v<W, EarlyRead> ? "_early" : "");
+  }
+};
 using Widths = ::testing::Types<kit::Width<Vxf_router_w32, 32>, kit::Width<Vxf_router_w64, 64>,
-                                kit::Width<Vxf_router, 128>>;
+                                kit::Width<Vxf_router, 128>, EarlyRead>;
 template <class W>
 class RtlRouter : public ::testing::Test {};
-TYPED_TEST_SUITE(RtlRouter, Widths, kit::WidthName);
+TYPED_TEST_SUITE(RtlRouter, Widths, RouterName);
 
 // Node configuration (the cfg_* ports).
 struct NodeCfg {
