@@ -87,7 +87,7 @@ module xf_link_formal #(
 ) (
   input logic        clk_i,    // clock (the solver steps every flip-flop together)
   // Constants for one run, set by scripts/formal.sh through an smtc file (see the header):
-  input logic [24:0] check_i,  // the properties this run checks (bit i: property i + 1)
+  input logic [25:0] check_i,  // the properties this run checks (bit i: property i + 1)
   input logic        split_i   // assume that every property held in the previous cycle
 );
 
@@ -442,7 +442,7 @@ module xf_link_formal #(
 
   // Every property as one bit of prop (index = its number in the table of docs/formal.md part 2,
   // minus one), so that goal_i can select one for the split induction step (see the header).
-  localparam int NumProps = 25;
+  localparam int NumProps = 26;
   logic [NumProps-1:0] prop, prop_past_q, check;
   always_comb begin
     // The headline: the flit delivered as number track_n is the one accepted as track_n.
@@ -480,6 +480,11 @@ module xf_link_formal #(
     // The replay-buffer term of u_a's tx_ready_o never binds: credits alone decide.
     prop[24] = !(a_credits != '0 && !a_replaying &&
                  dist(a_nxt, a_una) >= 8'(ReplayFlits));  // ReplayTermIdle_A
+    // Each link's tx_ready_o is the register of its condition on the current state.
+    prop[25] = a_tx_ready == (a_credits != '0 && !a_replaying &&
+                              dist(a_nxt, a_una) < 8'(ReplayFlits)) &&
+               b_tx_ready == (b_credits != '0 && !\u_b.replaying_q &&
+                              dist(\u_b.nxt_q , \u_b.una_q ) < 8'(ReplayFlits));  // InvTxReady_A
     if (!rst_ni) prop = '1;
   end
 
@@ -519,6 +524,7 @@ module xf_link_formal #(
       InvWireBa_A: assert (!check[22] || prop[22]);
       InvAIn_A: assert (!check[23] || prop[23]);
       ReplayTermIdle_A: assert (!check[24] || prop[24]);
+      InvTxReady_A: assert (!check[25] || prop[25]);
     end
   end
 
@@ -558,7 +564,7 @@ module xf_link_formal #(
   assign unused_outputs = ^{a_in_crc, b_in_crc, a_crc_errors, a_discards, a_run, a_escalated, a_tx_packets,
                             a_rx_packets, a_rx_level, a_rx_valid, a_rx_flit, b_discards,
                             b_timeouts, b_replays, b_run, b_escalated, b_tx_packets,
-                            b_rx_packets, b_credits, b_tx_ready, ba_lost, ba_lost_flit,
+                            b_rx_packets, ba_lost, ba_lost_flit,
                             ba_out_ghost, ba_ghosts, ab_lost, ba_sent_ctl, d_del};
 
 endmodule

@@ -16,7 +16,7 @@
 //
 // Streams (valid/ready, docs/conventions.md rule 6), flits {head, tail, data[FlitBits-1:0]}:
 //   tx_*  accepted with tx_valid_i && tx_ready_o; tx_ready_o = credits_q != 0, no replay running
-//         and a free replay entry (registers).
+//         and a free replay entry, itself a register (tx_ready_q, computed from the next state).
 //   rx_*  rx_valid_o = buffer not empty, rx_flit_o = its front (registers); taken with
 //         rx_valid_o && rx_ready_i.
 // PHY side (docs/reliability.md section 1), to and from xf_link_phy's CRC stages: phy_*_valid,
@@ -338,8 +338,11 @@ module xf_link #(
   logic [7:0]           phy_seq;
 
   // The replay-buffer term never binds with a correct far end (the header's argument); it keeps a
-  // far end that returns credits without acks from overwriting unacknowledged flits.
-  assign tx_ready_o = (credits_q != '0) && !replaying_q && 8'(nxt_q - una_q) < 8'(ReplayFlits);
+  // far end that returns credits without acks from overwriting unacknowledged flits. A register
+  // (tx_ready_q), computed from the next state, so that the consumers' grant and pop decisions
+  // start from a flip-flop instead of behind an 8-bit subtract and compare (TxReadyRegister_A).
+  logic tx_ready_d, tx_ready_q;
+  assign tx_ready_o = tx_ready_q;
   assign tx_fire = tx_valid_i && tx_ready_o;
 
   always_comb begin
@@ -403,6 +406,7 @@ module xf_link #(
     replays_d = sat_inc(replays_q, start_replay);
     tx_in_pkt_d = tx_fire ? !tx_flit.tail : tx_in_pkt_q;
     tx_packets_d = (tx_fire && tx_flit.tail) ? tx_packets_q + 32'd1 : tx_packets_q;
+    tx_ready_d = (credits_d != '0) && !replaying_d && 8'(nxt_d - una_d) < 8'(ReplayFlits);
   end
 
   // Replay buffer: entry seq mod ReplayFlits, written when a new flit is sent, read at rp_q as if
@@ -447,6 +451,7 @@ module xf_link #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       credits_q <= RxBufferCount;
+      tx_ready_q <= RxBufferCount != '0;  // and no replay, no flit unacknowledged
       nxt_q <= '0;
       una_q <= '0;
       rp_q <= '0;
@@ -465,6 +470,7 @@ module xf_link #(
       phy_ctl_q <= '0;
     end else begin
       credits_q <= credits_d;
+      tx_ready_q <= tx_ready_d;
       nxt_q <= nxt_d;
       una_q <= una_d;
       rp_q <= rp_d;
@@ -509,6 +515,8 @@ module xf_link #(
   `ASSERT_KNOWN(TxValidKnown_A, tx_valid_i)
   `ASSERT_KNOWN(RxReadyKnown_A, rx_ready_i)
   `ASSERT_KNOWN(PhyRxValidKnown_A, phy_rx_valid_i)
+  `ASSERT(TxReadyRegister_A, tx_ready_q == ((credits_q != '0) && !replaying_q &&
+                                            8'(nxt_q - una_q) < 8'(ReplayFlits)))
   `ASSERT(TxValidHolds_A, !$past(tx_valid_i && !tx_ready_o) || tx_valid_i)
   `ASSERT_STABLE(TxFlitStable_A, tx_flit_i, tx_valid_i && !tx_ready_o)
   `ASSERT(RxValidHolds_A, !$past(rx_valid_o && !rx_ready_i) || rx_valid_o)

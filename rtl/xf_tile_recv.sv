@@ -190,11 +190,13 @@ module xf_tile_recv #(
   // the Wait's compare reads a RAM and adds nothing. Distributed RAM like ctr_mem.
   logic [31:0] ctr_e_mem [32];
   logic [31:0] ctr_e_valid_d, ctr_e_valid_q;
-  logic [31:0] ctr_e_next;  // counter fl_ctr_q[AluLatencyCycles-2] before its next increment
+  logic [31:0] ctr_e_next;  // counter fl_ctr_q[CtrShadowStages-1] before its next increment
   logic        ctr_e_we;
-  logic [AluLatencyCycles-1:0] fl_inc_d, fl_inc_q;
-  logic [4:0]  fl_ctr_d [AluLatencyCycles], fl_ctr_q [AluLatencyCycles];
-  logic [7:0]  fl_amt_d [AluLatencyCycles], fl_amt_q [AluLatencyCycles];
+  // Stages 0..AluLatencyCycles-2 only: the early copy is written from the last of them.
+  localparam int CtrShadowStages = AluLatencyCycles - 1;
+  logic [CtrShadowStages-1:0] fl_inc_d, fl_inc_q;
+  logic [4:0]  fl_ctr_d [CtrShadowStages], fl_ctr_q [CtrShadowStages];
+  logic [7:0]  fl_amt_d [CtrShadowStages], fl_amt_q [CtrShadowStages];
 
   // ---- Header collection ---------------------------------------------------------------------
   // Header flits taken so far of a header being collected (0: none), and their data. The last
@@ -464,10 +466,10 @@ module xf_tile_recv #(
     fl_we_d = {fl_we_q[AluLatencyCycles-2:0], s1_q.valid && s1_q.we};
     fl_addr_d[0] = s1_q.waddr;
     for (int k = 1; k < AluLatencyCycles; k++) fl_addr_d[k] = fl_addr_q[k-1];
-    fl_inc_d = {fl_inc_q[AluLatencyCycles-2:0], s1_q.valid && s1_q.inc};
+    fl_inc_d = {fl_inc_q[CtrShadowStages-2:0], s1_q.valid && s1_q.inc};
     fl_ctr_d[0] = s1_q.ctr;
     fl_amt_d[0] = s1_q.amt;
-    for (int k = 1; k < AluLatencyCycles; k++) begin
+    for (int k = 1; k < CtrShadowStages; k++) begin
       fl_ctr_d[k] = fl_ctr_q[k-1];
       fl_amt_d[k] = fl_amt_q[k-1];
     end
@@ -549,18 +551,18 @@ module xf_tile_recv #(
   // The early copy: the increment of the next cycle (not squashed then) written now; a clear
   // empties it as it empties ctr_mem (the next cycle's increment is squashed by kill_d).
   always_comb begin
-    ctr_e_next = ctr_e_valid_q[fl_ctr_q[AluLatencyCycles-2]] ?
-                 ctr_e_mem[fl_ctr_q[AluLatencyCycles-2]] : 32'd0;
-    ctr_e_we = fl_inc_q[AluLatencyCycles-2] && kill_d == 3'd0 && !clear_i;
+    ctr_e_next = ctr_e_valid_q[fl_ctr_q[CtrShadowStages-1]] ?
+                 ctr_e_mem[fl_ctr_q[CtrShadowStages-1]] : 32'd0;
+    ctr_e_we = fl_inc_q[CtrShadowStages-1] && kill_d == 3'd0 && !clear_i;
     ctr_e_valid_d = ctr_e_valid_q;
-    if (ctr_e_we) ctr_e_valid_d[fl_ctr_q[AluLatencyCycles-2]] = 1'b1;
+    if (ctr_e_we) ctr_e_valid_d[fl_ctr_q[CtrShadowStages-1]] = 1'b1;
     if (clear_i) ctr_e_valid_d = '0;
   end
 
   always_ff @(posedge clk_i) begin
     if (ctr_e_we) begin
-      ctr_e_mem[fl_ctr_q[AluLatencyCycles-2]] <=
-          ctr_e_next + {24'b0, fl_amt_q[AluLatencyCycles-2]};
+      ctr_e_mem[fl_ctr_q[CtrShadowStages-1]] <=
+          ctr_e_next + {24'b0, fl_amt_q[CtrShadowStages-1]};
     end
   end
 
@@ -582,8 +584,8 @@ module xf_tile_recv #(
       fl_we_q <= '0;
       for (int k = 0; k < AluLatencyCycles; k++) fl_addr_q[k] <= '0;
       fl_inc_q <= '0;
-      for (int k = 0; k < AluLatencyCycles; k++) fl_ctr_q[k] <= '0;
-      for (int k = 0; k < AluLatencyCycles; k++) fl_amt_q[k] <= '0;
+      for (int k = 0; k < CtrShadowStages; k++) fl_ctr_q[k] <= '0;
+      for (int k = 0; k < CtrShadowStages; k++) fl_amt_q[k] <= '0;
       ctr_valid_q <= '0;
       ctr_e_valid_q <= '0;
       kill_q <= '0;
@@ -595,8 +597,8 @@ module xf_tile_recv #(
       fl_we_q <= fl_we_d;
       for (int k = 0; k < AluLatencyCycles; k++) fl_addr_q[k] <= fl_addr_d[k];
       fl_inc_q <= fl_inc_d;
-      for (int k = 0; k < AluLatencyCycles; k++) fl_ctr_q[k] <= fl_ctr_d[k];
-      for (int k = 0; k < AluLatencyCycles; k++) fl_amt_q[k] <= fl_amt_d[k];
+      for (int k = 0; k < CtrShadowStages; k++) fl_ctr_q[k] <= fl_ctr_d[k];
+      for (int k = 0; k < CtrShadowStages; k++) fl_amt_q[k] <= fl_amt_d[k];
       ctr_valid_q <= ctr_valid_d;
       ctr_e_valid_q <= ctr_e_valid_d;
       kill_q <= kill_d;

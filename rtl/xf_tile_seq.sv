@@ -162,6 +162,11 @@ module xf_tile_seq #(
   logic [31:0] stream_d, stream_q;     // CSR 18, a streamed Send's counter and value
   logic [31:0] wd_idle_d, wd_idle_q;    // stalled cycles without progress (watchdog)
   logic [3:0]  wait_kind;               // WaitKind of a stall in this cycle
+  logic        wd_stalled;              // a stall without progress: the watchdog counts it
+  logic [31:0] wd_idle_inc;             // wd_idle_q + 1, saturating
+  logic        wd_due;                  // ... reaches the period (!= 0)
+  assign wd_idle_inc = wd_idle_q + {31'b0, wd_idle_q != '1};
+  assign wd_due = wd_period_i != '0 && wd_idle_inc >= wd_period_i;
 
   instr_t      ins;   // the instruction
   instr_t      ins_next;  // the instruction of the next cycle (register file read address)
@@ -237,8 +242,71 @@ module xf_tile_seq #(
     route = route_c;
   end
 
+  // The Wait's counter index, (imm + r[rs2]) % 32 of the execute stage's instruction. With
+  // SyncRegs = 0 it is a register (wait_ctr_q), computed in the cycle before from the instruction
+  // that enters the execute stage (or stays there) and its r[rs2] after this cycle's write: the
+  // decode word's through a copy of the register file's low 5 bits read asynchronously at its rs2
+  // field (4 TRELLIS_DPR16X4 on ECP5), the staying instruction's from its read port; a register
+  // written in this cycle is forwarded from wr_val. So the Wait's counter read, compare and
+  // stall start from a register instead of behind the register file's read and the index adder.
+  // With SyncRegs = 1 the register file reads in the decode stage's edge and the index is
+  // computed from b here. Both are the same index in every cycle that holds an instruction
+  // (WaitCtr_A).
+  logic [4:0] wait_ctr;
+  if (SyncRegs) begin : gen_wait_ctr_late
+    assign wait_ctr = 5'(ins.imm + b);  // modulo NumCounters
+  end else begin : gen_wait_ctr_reg
+    logic [4:0] rs2_low_dec;   // r[rs2] of the decode word, low 5 bits, before this cycle's write
+    logic [4:0] wctr_load_nw, wctr_load_w, wctr_hold_nw, wctr_hold_w;
+    logic [4:0] wait_ctr_d, wait_ctr_q;
+
+    xf_buf_ram #(
+      .Words   (32),
+      .DataBits(5),
+      .SyncRead(1'b0)
+    ) u_rf_rs2_low (
+      .clk_i       (clk_i),
+      .rst_ni      (rst_ni),
+      .we_i        (reg_we),
+      .waddr_i     (ins.rd),
+      .wdata_i     (wr_val[4:0]),
+      .raddr_next_i(ins_dec.rs2),
+      .raddr_i     (ins_dec.rs2),
+      .rdata_o     (rs2_low_dec)
+    );
+
+    // The four candidates (decode word or staying instruction, register written this cycle or
+    // not) are summed before the late choice between them (retire, through ins_load and reg_we).
+    always_comb begin
+      logic valid_dec;
+      valid_dec = reg_valid_q[ins_dec.rs2];
+      wctr_load_nw = ins_dec.imm[4:0] + (valid_dec ? rs2_low_dec : 5'd0);
+      wctr_load_w = ins_dec.imm[4:0] + wr_val[4:0];
+      wctr_hold_nw = ins.imm[4:0] + b[4:0];
+      wctr_hold_w = ins.imm[4:0] + wr_val[4:0];
+      if (clear_i) begin
+        wait_ctr_d = ins_next.imm[4:0];  // no register is valid after a clear: imm + 0
+      end else if (ins_load) begin
+        wait_ctr_d = reg_we && ins.rd == ins_dec.rs2 ? wctr_load_w : wctr_load_nw;
+      end else begin
+        wait_ctr_d = reg_we && ins.rd == ins.rs2 ? wctr_hold_w : wctr_hold_nw;
+      end
+    end
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        wait_ctr_q <= '0;
+      end else begin
+        wait_ctr_q <= wait_ctr_d;
+      end
+    end
+
+    assign wait_ctr = wait_ctr_q;
+  end
+  `ASSERT(WaitCtr_A, !ex_valid_q || wait_ctr == 5'(ins.imm + b))
+
   // Outputs from the instruction and the registers only.
-  assign wait_ctr_o = 5'(ins.imm + b);  // modulo NumCounters
+  assign wait_ctr_o = wait_ctr;
   assign route_raddr_o = route_addr_pack(route);
   assign bar_wait_o = running_i && (is_bar || at_bar_q);
   assign push_addr_o = a[4 +: WordBits];
@@ -433,13 +501,12 @@ module xf_tile_seq #(
     end
 
     // Watchdog: count a stalled cycle without progress; fire when the count reaches the period.
-    if (wait_kind == xf_defs_pkg::WAIT_KIND_RUNNING || progress_i) begin
-      wd_idle_d = '0;
-    end else begin
-      wd_idle_d = wd_idle_q + {31'b0, wd_idle_q != '1};
-    end
-    if (wait_kind != xf_defs_pkg::WAIT_KIND_RUNNING && !progress_i && wd_period_i != '0 &&
-        wd_idle_d >= wd_period_i) begin
+    // The count's increment and its compare with the period come from registers only (wd_due),
+    // so that the stall decision meets them in one AND instead of running through a 32-bit
+    // adder and comparator.
+    wd_stalled = wait_kind != xf_defs_pkg::WAIT_KIND_RUNNING && !progress_i;
+    wd_idle_d = wd_stalled ? wd_idle_inc : '0;
+    if (wd_stalled && wd_due) begin
       fail_o_c = 1'b1;
       fail_code_o_c = xf_defs_pkg::TILE_ERR_WATCHDOG;
       fail_kind_o_c = wait_kind;

@@ -162,6 +162,7 @@ module xf_xb #(
   // Intermediate values of the cycle (after step 1).
   logic [OccBits-1:0]      occ;            // flits queued after this cycle's enqueue
   logic [OccBits-1:0]      occ_base;       // ... without this cycle's in_valid_i
+  logic [OccBits-1:0]      occ_base_p1;    // ... with it (modulo, as occ)
   logic                    occ_below_xoff; // occ < XoffThresholdFlits
   logic                    occ_at_xon;     // occ <= XonThresholdFlits
   logic                    occ_wraps;      // occ_base + 1 wraps to 0 (never reached)
@@ -178,7 +179,8 @@ module xf_xb #(
   // flit the consumer's stage holds and does not release this cycle. The budget is on this
   // count; the queue itself is never fuller (a full queue makes occ > QueueFlits).
   assign occ_base = OccBits'(q_count) + OccBits'(StagedConsumer && !out_ready_i);
-  assign occ = occ_base + OccBits'(in_valid_i);
+  assign occ_base_p1 = occ_base + OccBits'(1);
+  assign occ = in_valid_i ? occ_base_p1 : occ_base;
   // The decisions' compares of occ, each taken on occ_base for both values of the late
   // in_valid_i and chosen by it last. occ_base + 1 is compared in occ's own modular arithmetic
   // (occ_base all ones wraps to 0), so that these equal the compares of occ in every state, also
@@ -278,7 +280,9 @@ module xf_xb #(
     end
 
     // Status.
-    max_occ_d = occ > max_occ_q ? occ : max_occ_q;
+    // Both candidates compared before the late in_valid_i chooses (as the decisions above).
+    if (in_valid_i) max_occ_d = occ_base_p1 > max_occ_q ? occ_base_p1 : max_occ_q;
+    else max_occ_d = occ_base > max_occ_q ? occ_base : max_occ_q;
     overflow_d = overflow_q || occ_overflow;
     overflow_count_d = overflow_count_q;
     if (occ_overflow && overflow_count_q != '1) begin

@@ -72,7 +72,7 @@ link_files="formal/xf_link_formal_wire.sv formal/xf_link_formal.sv"
 # prop vector + 1 and docs/formal.md part 2). Grouping the cheap ones saves z3's set-up time;
 # the expensive ones are faster alone than together.
 link_groups=(
-  "ind-basic|1 2 3 4 5 6 7 8 9 10 11 13 14 17 18 19 22 25"
+  "ind-basic|1 2 3 4 5 6 7 8 9 10 11 13 14 17 18 19 22 25 26"
   "ind-order|12"
   "ind-rbdata|15"
   "ind-bufdata|16"
@@ -81,7 +81,7 @@ link_groups=(
   "ind-wireba|23"
   "ind-ain|24"
 )
-link_num_props=25
+link_num_props=26
 # name @ sed expression on xf_link.sv @ BMC steps (smtbmc -t) @ what it breaks
 link_mutants=(
   "dup@s/rx_accept = rx_fv \&\& rx_dist == 8'd0;/rx_accept = rx_fv \&\& (rx_dist == 8'd0 || rx_dist[7]);/@10:16@a duplicate (behind the expected number) is accepted as the next flit"
