@@ -528,7 +528,9 @@ module xf_tile_seq #(
     ins_d = ins_q;
     ex_valid_d = ex_valid_q;
     if (running_i) begin
-      if (retire && taken) begin
+      // taken is set only by the branches and Jmp, which always retire (TakenRetires_A): the
+      // fetch address does not wait for the retire decision of a Wait, Send or End.
+      if (taken) begin
         pc_d = ins.imm;
         fetch_pc = ins.imm;
         ex_valid_d = 1'b0;
@@ -619,5 +621,6 @@ module xf_tile_seq #(
                                     reg_valid_q[rf_raddr[10 +: 5]], reg_valid_q[rf_raddr[5 +: 5]],
                                     reg_valid_q[rf_raddr[0 +: 5]]})
   `ASSERT(PushOnlyWithRoom_A, !push_o || jobs_i < 3'd4)
+  `ASSERT(TakenRetires_A, !taken || retire)
 
 endmodule
