@@ -18,6 +18,9 @@
 #               memory array so that --memories finishes; repeatable
 #   REV     a git revision (e.g. main, HEAD~3)
 #   MODULE  xf_tile_send ... (default: every module of rtl/ whose file differs from REV)
+# A top that Yosys derives again during hierarchy (a parameter set with chparam and a submodule
+# it elaborates late, as xf_tile_seq's register file copies) comes out as $paramod...; `rename
+# -top` gives it its name back so that the copies below find it.
 # Exit status 0 when every module is proven equal, 1 otherwise, 2 on a usage error.
 # Outputs: build/equiv/<module>.<width>.log.
 set -euo pipefail
@@ -75,9 +78,9 @@ for m in "${mods[@]}"; do
     log=$out/$m.$w.log
     t0=$SECONDS
     rd="read_verilog -sv -DSYNTHESIS -I rtl rtl/xf_defs_pkg.sv $subs"
-    if yosys -q -l "$log" -p "$rd $out/gold_$m.sv; ${cp:+chparam $cp gold_$m;} hierarchy -check -top gold_$m; proc;
+    if yosys -q -l "$log" -p "$rd $out/gold_$m.sv; ${cp:+chparam $cp gold_$m;} hierarchy -check -top gold_$m; rename -top gold_$m; proc;
         flatten; design -stash gold;
-        $rd $out/gate_$m.sv; ${cp:+chparam $cp gate_$m;} hierarchy -check -top gate_$m; proc; flatten; design -stash gate;
+        $rd $out/gate_$m.sv; ${cp:+chparam $cp gate_$m;} hierarchy -check -top gate_$m; rename -top gate_$m; proc; flatten; design -stash gate;
         design -copy-from gold -as gold_$m gold_$m; design -copy-from gate -as gate_$m gate_$m;
         $mem opt_clean; async2sync; equiv_make gold_$m gate_$m eq_$m;
         hierarchy -top eq_$m; equiv_induct -seq 2; equiv_status -assert" > /dev/null 2>&1; then
