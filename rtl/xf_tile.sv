@@ -170,6 +170,8 @@ module xf_tile #(
   logic [31:0]             push_stream;
   logic [4:0]              stream_ctr;
   logic [31:0]             stream_count;
+  logic [14:0]             stream_next_ctr;
+  logic [95:0]             stream_next_count;
   logic [4:0]              wait_ctr;
   logic [31:0]             wait_count, host_ctr_rdata;
   logic                    send_re;
@@ -555,6 +557,8 @@ module xf_tile #(
     .rx_waddr_i       (recv_waddr),
     .stream_ctr_o   (stream_ctr),
     .stream_count_i (stream_count),
+    .stream_next_ctr_o  (stream_next_ctr),
+    .stream_next_count_i(stream_next_count),
     .hz_valid_o     (hz_valid),
     .hz_lo_o        (hz_lo),
     .hz_hi_o        (hz_hi),
@@ -622,7 +626,9 @@ module xf_tile #(
     .host_ctr_i      (host_req_addr_i[6:2]),
     .host_ctr_rdata_o(host_ctr_rdata),
     .stream_ctr_i    (stream_ctr),
-    .stream_count_o  (stream_count)
+    .stream_count_o  (stream_count),
+    .stream_next_ctr_i  (stream_next_ctr),
+    .stream_next_count_o(stream_next_count)
   );
 
   // The payload read issued by the send engine while the host has port A cannot happen.

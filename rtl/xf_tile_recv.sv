@@ -46,7 +46,8 @@
 //
 // Combinational paths: rx_ready_o from rx_valid_i and rx_flit_i (and registers); fail_*,
 // discard_o, progress_o, dmem_re_o, dmem_raddr_o from rx_valid_i, rx_flit_i and hz_*;
-// wait_count_o from wait_ctr_i; host_ctr_rdata_o from host_ctr_i. dmem_we_o/waddr/wdata are
+// wait_count_o from wait_ctr_i; host_ctr_rdata_o from host_ctr_i; stream_next_count_o from
+// stream_next_ctr_i. dmem_we_o/waddr/wdata are
 // the ALU's registers; notice_we_o/waddr_o (the write of the cycle after next, for the send
 // engine's streamed jobs) the stage shadow's.
 //
@@ -100,7 +101,11 @@ module xf_tile_recv #(
   input  logic [4:0]            host_ctr_i,        // counter the host reads
   output logic [31:0]           host_ctr_rdata_o,  // its registered value
   input  logic [4:0]            stream_ctr_i,      // counter of the send engine's front job
-  output logic [31:0]           stream_count_o     // its registered value
+  output logic [31:0]           stream_count_o,    // its registered value (assertions only)
+  input  logic [14:0]           stream_next_ctr_i,   // three counters (5 bits each) the send
+                                                     // engine's next front job may wait on
+  output logic [95:0]           stream_next_count_o  // their values at the start of the next
+                                                     // cycle (the early copy)
 );
 
   `include "xf_assert.svh"
@@ -573,7 +578,23 @@ module xf_tile_recv #(
   `ASSERT(EarlyCounter_A, wait_count_o == ctr_wait +
                           ((inc_now && out.ctr == wait_ctr_i) ? {24'b0, out.amt} : 32'd0))
   assign host_ctr_rdata_o = ctr_valid_q[host_ctr_i] ? ctr_mem[host_ctr_i] : 32'd0;
+  // Read only by the send engine's StreamReachRegister_A: no read port in synthesis (the blocks
+  // are synthesised with their hierarchy kept, so an output would keep its port).
+`ifndef SYNTHESIS
   assign stream_count_o = ctr_valid_q[stream_ctr_i] ? ctr_mem[stream_ctr_i] : 32'd0;
+`else
+  assign stream_count_o = '0;
+  logic unused_stream_ctr;
+  assign unused_stream_ctr = ^stream_ctr_i;
+`endif
+  // The send engine's streamed jobs compare in the cycle before (rtl/xf_tile_send.sv): the early
+  // copy read now is each counter at the start of the next cycle, except after a clear (which
+  // also empties the send queue).
+  for (genvar k = 0; k < 3; k++) begin : gen_stream_next
+    logic [4:0] x;
+    assign x = stream_next_ctr_i[5*k +: 5];
+    assign stream_next_count_o[32*k +: 32] = ctr_e_valid_q[x] ? ctr_e_mem[x] : 32'd0;
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

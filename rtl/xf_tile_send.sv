@@ -118,6 +118,11 @@ module xf_tile_send #(
   input  logic [WordBits-1:0]   rx_waddr_i,       // its word index
   output logic [4:0]            stream_ctr_o,     // the front job's counter (CSR 18's 31:27)
   input  logic [31:0]           stream_count_i,   // its value at the start of this cycle
+                                                  // (assertions only)
+  output logic [14:0]           stream_next_ctr_o,    // the counters of the jobs that can be at
+                                                      // the front next cycle: entry 0, entry 1,
+                                                      // CSR 18 (a push)
+  input  logic [95:0]           stream_next_count_i,  // their values at the start of next cycle
   // hazard ranges (unread words of each queued job), entry i at [i*WordBits +: WordBits]
   output logic [3:0]            hz_valid_o,       // entry i holds a job
   output logic [4*WordBits-1:0] hz_lo_o,          // first unread word
@@ -224,6 +229,14 @@ module xf_tile_send #(
   logic        f_ready;     // the front job's next payload word may leave
   logic        f_start;     // ... and its first word is due by the next cycle
   logic        f_whole;     // ... it is not streamed, or its counter says its data are complete
+  // The front job's counter has reached its value (stream_count_i >= sval), a register: it is
+  // compared in the cycle before for each job that can be at the front then (entry 0 if none
+  // pops, entry 1 if one does, the job pushed into an empty queue) against that counter's value
+  // at the start of the next cycle (the receive engine's early copy), and the pop and the push
+  // choose among the three last. So the payload decision starts at a flip-flop, not behind a
+  // counter array's read and a 32-bit compare (StreamReachRegister_A).
+  logic        sreach_d, sreach_q;
+  logic [2:0]  sreach_cand;  // entry 0, entry 1, the pushed job
   // Written only in the block below; at module scope because Yosys does not resolve the
   // members of a struct declared inside an always_comb (it declares them as implicit wires).
   tx_t         tx_d_c;
@@ -251,7 +264,7 @@ module xf_tile_send #(
     // value; it starts only once its first word is due, so that it holds no session before its
     // data have begun to arrive (the deadlock argument of docs/tile.md section 4.5).
     f_fresh = pkt_left_q == '0 && hdr_left_q == 2'd0 && off_q == '0;
-    f_whole = !f_desc.stream || stream_count_i >= {5'b0, front.sval};
+    f_whole = !f_desc.stream || sreach_q;
     f_ready = f_whole || off_q < avail_q[0];
     f_start = f_whole || ann_q[0] != '0;
     len_words = (32'(rem_words) >= 32'(MaxPacketWords)) ? MaxPacketWords : PktBits'(rem_words);
@@ -406,6 +419,21 @@ module xf_tile_send #(
   // decision that reads stream_count_i also writes).
   assign s_job = jobs_q[0];
   assign stream_ctr_o = s_job.sctr;
+  // Waiver: only the counter and value fields of entry 1.
+  /* verilator lint_off UNUSEDSIGNAL */
+  job_t s_job1;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign s_job1 = jobs_q[1];
+  assign stream_next_ctr_o = {push_stream_i[31:27], s_job1.sctr, s_job.sctr};
+  assign sreach_cand[0] = stream_next_count_i[0 +: 32] >= {5'b0, s_job.sval};
+  assign sreach_cand[1] = stream_next_count_i[32 +: 32] >= {5'b0, s_job1.sval};
+  assign sreach_cand[2] = stream_next_count_i[64 +: 32] >= {5'b0, push_stream_i[26:0]};
+  // The job at the front next cycle: entry 1 after a pop of two or more, entry 0 without a pop,
+  // else the job pushed now (none: the queue is empty and sreach_q is not read).
+  always_comb begin
+    if (pop) sreach_d = cnt_q >= 3'd2 ? sreach_cand[1] : sreach_cand[2];
+    else sreach_d = cnt_q >= 3'd1 ? sreach_cand[0] : sreach_cand[2];
+  end
   assign cnt_after_pop = cnt_q - {2'b0, pop};
   assign jobs_o = cnt_q;
   assign session_o = in_session_q;
@@ -519,6 +547,7 @@ module xf_tile_send #(
       seq_q <= '0;
       credits_q <= InitCredits;
       tx_q <= '0;
+      sreach_q <= 1'b0;
     end else begin
       cnt_q <= cnt_d;
       fill_q <= fill_d;
@@ -534,6 +563,7 @@ module xf_tile_send #(
       seq_q <= seq_d;
       credits_q <= credits_d;
       tx_q <= tx_d;
+      sreach_q <= sreach_d;
     end
   end
 
@@ -564,6 +594,7 @@ module xf_tile_send #(
 
   `ASSERT(CreditsInRange_A, credits_q <= InitCredits)
   `ASSERT(QueueInRange_A, int'(cnt_q) <= QueueJobs)
+  `ASSERT(StreamReachRegister_A, cnt_q == 3'd0 || sreach_q == (stream_count_i >= {5'b0, s_job.sval}))
   `ASSERT(NoPushWhenFull_A, !(push_i && cnt_after_pop == 3'(QueueJobs)))
   `ASSERT(PktLeftInRange_A, pkt_left_q <= MaxPacketWords)
   `ASSERT(HdrLeftInRange_A, int'(hdr_left_q) < HeaderFlits)

@@ -770,6 +770,68 @@ TEST_P(StreamNotice, AnAnnouncementCountsTwoCyclesBeforeTheWrite) {
 
 INSTANTIATE_TEST_SUITE_P(Rtl, StreamNotice, ::testing::Range(kStreamLastA - 4, kStreamLastA + 1));
 
+// The send engine decides whether its front streamed job's counter has reached its value a cycle
+// ahead (rtl/xf_tile_send.sv, sreach_q), for the job that will be at the front: entry 1 after a
+// pop. Chip 0 queues a plain Send while CSR 18 names a value no counter reaches (the plain job
+// keeps it, unread), then a streamed Send whose value is 0 (whole at once). When the plain job
+// pops, the compare must be the streamed job's, not the front's (StreamReachRegister_A fires
+// in the cycle after otherwise); both packets arrive, RTL and model equal to the cycle.
+TEST(RtlChip, StreamedJobBehindAPlainJob) {
+  using isa::enc;
+  constexpr uint32_t kSrcA = 0x0, kSrcB = 0x10, kX = 0x100, kY = 0x200;
+  SendDesc wd;
+  wd.popc = Opcode::kWrite;
+  wd.ctr = 1;
+  const uint32_t plain = pack_send_imm(wd);
+  wd.stream = true;
+  const uint32_t streamed = pack_send_imm(wd);
+  const uint32_t never = (31u << 27) | 0x7FFFFFFu;  // CSR 18: counter 31 >= 2^27 - 1
+  const uint32_t at_once = 2u << 27;                // CSR 18: counter 2 >= 0
+  const std::vector<uint64_t> p0 = {
+      enc(Isa::kLi, 5, 0, 0, 0, 0, never),   enc(Isa::kCsrw, 0, 5, 0, 0, 0, kCsrStream),
+      enc(Isa::kLi, 1, 0, 0, 0, 0, kSrcA),   enc(Isa::kLi, 2, 0, 0, 0, 0, 16),
+      enc(Isa::kLi, 3, 0, 0, 0, 0, 1),       enc(Isa::kLi, 4, 0, 0, 0, 0, kX),
+      enc(Isa::kSend, 0, 1, 2, 3, 4, plain), enc(Isa::kLi, 6, 0, 0, 0, 0, at_once),
+      enc(Isa::kCsrw, 0, 6, 0, 0, 0, kCsrStream), enc(Isa::kLi, 1, 0, 0, 0, 0, kSrcB),
+      enc(Isa::kLi, 4, 0, 0, 0, 0, kY),      enc(Isa::kSend, 0, 1, 2, 3, 4, streamed),
+      enc(Isa::kWaits, 0, 0, 0, 0, 0, 0),    enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
+  const std::vector<uint64_t> p1 = {enc(Isa::kLi, 14, 0, 0, 0, 0, 2),
+                                    enc(Isa::kWait, 0, 14, 0, 0, 0, 1),
+                                    enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
+  const Topology topo = parse_topology("ring:2");
+  model::System msys(topo, 1, kDmemBytes);
+  auto ctx = kit::make_context();
+  Sys sys(topo, 1, ctx.get());
+  kit::open_trace_if_asked(sys);
+  write_tree_routes_both(sys, msys, topo);
+  std::vector<uint8_t> a(16, 0xA1), b(16, 0xB2), y(16, 0x5C);
+  for (int c = 0; c < 2; ++c) {
+    const std::vector<uint64_t>& p = c == 0 ? p0 : p1;
+    write_both(sys, msys, c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcA, a.data(), 16);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcB, b.data(), 16);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kX, y.data(), 16);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kY, y.data(), 16);
+  }
+  sys.flush();
+  const auto ms = msys.run(100000);
+  ASSERT_TRUE(ms.ok) << ms.error;
+  const rtl::RtlRunStats st = sys.run(100000);
+  ASSERT_TRUE(st.ok) << st.error;
+  EXPECT_EQ(st.cycles, ms.cycles);
+  for (const uint32_t addr : {kX, kY}) {
+    std::vector<uint8_t> r(16), m(16);
+    sys.queue_read(1, tile_base(0) + reg::kTileDmem + addr, r.data(), 16);
+    sys.flush();
+    msys.host_read(1, tile_base(0) + reg::kTileDmem + addr, m.data(), 16);
+    EXPECT_EQ(r, m) << "chip 1's word at 0x" << std::hex << addr << ": RTL against the model";
+    EXPECT_EQ(m, addr == kX ? a : b) << "chip 1's word at 0x" << std::hex << addr;
+  }
+  std::printf("a streamed job behind a plain one: %llu cycles (RTL), %llu (model)\n",
+              static_cast<unsigned long long>(st.cycles),
+              static_cast<unsigned long long>(ms.cycles));
+}
+
 // Random programs, RTL against the model to the cycle (the compiler's programs use a few of the
 // instructions in a few patterns; a barrier was a cycle early in the model until such a test ran
 // a program with Bar). Per case a topology, 1 to 4 tiles per chip and one random program per
