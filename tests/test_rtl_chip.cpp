@@ -787,14 +787,20 @@ TEST(RtlChip, StreamedJobBehindAPlainJob) {
   const uint32_t streamed = pack_send_imm(wd);
   const uint32_t never = (31u << 27) | 0x7FFFFFFu;  // CSR 18: counter 31 >= 2^27 - 1
   const uint32_t at_once = 2u << 27;                // CSR 18: counter 2 >= 0
-  const std::vector<uint64_t> p0 = {
-      enc(Isa::kLi, 5, 0, 0, 0, 0, never),   enc(Isa::kCsrw, 0, 5, 0, 0, 0, kCsrStream),
-      enc(Isa::kLi, 1, 0, 0, 0, 0, kSrcA),   enc(Isa::kLi, 2, 0, 0, 0, 0, 16),
-      enc(Isa::kLi, 3, 0, 0, 0, 0, 1),       enc(Isa::kLi, 4, 0, 0, 0, 0, kX),
-      enc(Isa::kSend, 0, 1, 2, 3, 4, plain), enc(Isa::kLi, 6, 0, 0, 0, 0, at_once),
-      enc(Isa::kCsrw, 0, 6, 0, 0, 0, kCsrStream), enc(Isa::kLi, 1, 0, 0, 0, 0, kSrcB),
-      enc(Isa::kLi, 4, 0, 0, 0, 0, kY),      enc(Isa::kSend, 0, 1, 2, 3, 4, streamed),
-      enc(Isa::kWaits, 0, 0, 0, 0, 0, 0),    enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
+  const std::vector<uint64_t> p0 = {enc(Isa::kLi, 5, 0, 0, 0, 0, never),
+                                    enc(Isa::kCsrw, 0, 5, 0, 0, 0, kCsrStream),
+                                    enc(Isa::kLi, 1, 0, 0, 0, 0, kSrcA),
+                                    enc(Isa::kLi, 2, 0, 0, 0, 0, 16),
+                                    enc(Isa::kLi, 3, 0, 0, 0, 0, 1),
+                                    enc(Isa::kLi, 4, 0, 0, 0, 0, kX),
+                                    enc(Isa::kSend, 0, 1, 2, 3, 4, plain),
+                                    enc(Isa::kLi, 6, 0, 0, 0, 0, at_once),
+                                    enc(Isa::kCsrw, 0, 6, 0, 0, 0, kCsrStream),
+                                    enc(Isa::kLi, 1, 0, 0, 0, 0, kSrcB),
+                                    enc(Isa::kLi, 4, 0, 0, 0, 0, kY),
+                                    enc(Isa::kSend, 0, 1, 2, 3, 4, streamed),
+                                    enc(Isa::kWaits, 0, 0, 0, 0, 0, 0),
+                                    enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
   const std::vector<uint64_t> p1 = {enc(Isa::kLi, 14, 0, 0, 0, 0, 2),
                                     enc(Isa::kWait, 0, 14, 0, 0, 0, 1),
                                     enc(Isa::kEnd, 0, 0, 0, 0, 0, 0)};
