@@ -660,6 +660,28 @@ INSTANTIATE_TEST_SUITE_P(Rtl, ErrorStop, ::testing::ValuesIn(error_cases()),
 // first; move kStreamLastA with it (the printed cycles show where the write now lands).
 constexpr int kStreamLastA = 20;
 
+// The streamed-job cases' memory (ring:2, one tile per chip): in both chips' DMEM 16 bytes of A
+// at kSrcA, of B at kSrcB, and of Y at kX and kY (the destinations).
+constexpr uint32_t kSrcA = 0x0, kSrcB = 0x10, kX = 0x100, kY = 0x200;
+constexpr uint8_t kStreamA = 0xA1, kStreamB = 0xB2, kStreamY = 0x5C;
+
+// Loads a streamed-job case into the RTL and the model alike: the routes, chip c's program (p0,
+// p1) and the memory above.
+void load_stream_case(Sys& sys, model::System& msys, const Topology& topo,
+                      const std::vector<uint64_t>& p0, const std::vector<uint64_t>& p1) {
+  write_tree_routes_both(sys, msys, topo);
+  const std::vector<uint8_t> a(16, kStreamA), b(16, kStreamB), y(16, kStreamY);
+  for (int c = 0; c < 2; ++c) {
+    const std::vector<uint64_t>& p = c == 0 ? p0 : p1;
+    write_both(sys, msys, c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcA, a.data(), 16);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcB, b.data(), 16);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kX, y.data(), 16);
+    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kY, y.data(), 16);
+  }
+  sys.flush();
+}
+
 struct StreamRun {
   uint64_t cycles;      // the run's, RTL and model equal (checked)
   uint32_t chip1_done;  // chip 1's DoneCycles, RTL and model equal (checked)
@@ -668,7 +690,6 @@ struct StreamRun {
 
 StreamRun stream_case(int k, bool release) {
   using isa::enc;
-  constexpr uint32_t kSrcA = 0x0, kSrcB = 0x10, kX = 0x100, kY = 0x200;
   SendDesc wd;
   wd.popc = Opcode::kWrite;
   wd.ctr = 1;
@@ -702,17 +723,8 @@ StreamRun stream_case(int k, bool release) {
   auto ctx = kit::make_context();
   Sys sys(topo, 1, ctx.get());
   kit::open_trace_if_asked(sys);
-  write_tree_routes_both(sys, msys, topo);
-  std::vector<uint8_t> a(16, 0xA1), b(16, 0xB2), y(16, 0x5C);
-  for (int c = 0; c < 2; ++c) {
-    const std::vector<uint64_t>& p = c == 0 ? p0 : p1;
-    write_both(sys, msys, c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
-    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcA, a.data(), 16);
-    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcB, b.data(), 16);
-    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kX, y.data(), 16);
-    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kY, y.data(), 16);
-  }
-  sys.flush();
+  const std::vector<uint8_t> a(16, kStreamA), b(16, kStreamB);
+  load_stream_case(sys, msys, topo, p0, p1);
   const auto ms = msys.run(100000);
   EXPECT_TRUE(ms.ok) << ms.error;
   const rtl::RtlRunStats st = sys.run(100000);
@@ -778,7 +790,6 @@ INSTANTIATE_TEST_SUITE_P(Rtl, StreamNotice, ::testing::Range(kStreamLastA - 4, k
 // in the cycle after otherwise); both packets arrive, RTL and model equal to the cycle.
 TEST(RtlChip, StreamedJobBehindAPlainJob) {
   using isa::enc;
-  constexpr uint32_t kSrcA = 0x0, kSrcB = 0x10, kX = 0x100, kY = 0x200;
   SendDesc wd;
   wd.popc = Opcode::kWrite;
   wd.ctr = 1;
@@ -809,17 +820,8 @@ TEST(RtlChip, StreamedJobBehindAPlainJob) {
   auto ctx = kit::make_context();
   Sys sys(topo, 1, ctx.get());
   kit::open_trace_if_asked(sys);
-  write_tree_routes_both(sys, msys, topo);
-  std::vector<uint8_t> a(16, 0xA1), b(16, 0xB2), y(16, 0x5C);
-  for (int c = 0; c < 2; ++c) {
-    const std::vector<uint64_t>& p = c == 0 ? p0 : p1;
-    write_both(sys, msys, c, tile_base(0) + reg::kTileImem, p.data(), p.size() * 8);
-    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcA, a.data(), 16);
-    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kSrcB, b.data(), 16);
-    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kX, y.data(), 16);
-    write_both(sys, msys, c, tile_base(0) + reg::kTileDmem + kY, y.data(), 16);
-  }
-  sys.flush();
+  const std::vector<uint8_t> a(16, kStreamA), b(16, kStreamB);
+  load_stream_case(sys, msys, topo, p0, p1);
   const auto ms = msys.run(100000);
   ASSERT_TRUE(ms.ok) << ms.error;
   const rtl::RtlRunStats st = sys.run(100000);
