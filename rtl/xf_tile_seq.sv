@@ -280,12 +280,12 @@ module xf_tile_seq #(
     always_comb begin
       logic valid_dec;
       valid_dec = reg_valid_q[ins_dec.rs2];
-      wctr_load_nw = ins_dec.imm[4:0] + (valid_dec ? rs2_low_dec : 5'd0);
-      wctr_load_w = ins_dec.imm[4:0] + wr_val[4:0];
-      wctr_hold_nw = ins.imm[4:0] + b[4:0];
-      wctr_hold_w = ins.imm[4:0] + wr_val[4:0];
+      wctr_load_nw = 5'(ins_dec.imm) + (valid_dec ? rs2_low_dec : 5'd0);
+      wctr_load_w = 5'(ins_dec.imm) + wr_val[4:0];
+      wctr_hold_nw = 5'(ins.imm) + b[4:0];
+      wctr_hold_w = 5'(ins.imm) + wr_val[4:0];
       if (clear_i) begin
-        wait_ctr_d = ins_next.imm[4:0];  // no register is valid after a clear: imm + 0
+        wait_ctr_d = 5'(ins_next.imm);  // no register is valid after a clear: imm + 0
       end else if (ins_load) begin
         wait_ctr_d = reg_we && ins.rd == ins_dec.rs2 ? wctr_load_w : wctr_load_nw;
       end else begin
