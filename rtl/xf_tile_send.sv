@@ -43,10 +43,11 @@
 // rx_waddr_i: a word announced before the job was queued) in order from the job's first word
 // while it is queued; avail_q is ann_q a cycle later, the words written by this cycle.
 // The front job starts (header or XREQ) once its first word is announced, and its payload word
-// leaves only below avail or once stream_count_i (the counter's register, without this cycle's
-// increment) reaches the value; a word written in the decision's own cycle reaches dmem_rdata_i
-// through the tile's forward (rtl/xf_tile.sv). Until it may start the engine acts as with an
-// empty queue (XDONE unless held). Streamed jobs have no hazard range.
+// leaves only below avail or once its counter's register (without this cycle's increment)
+// reaches the value: sreach_q, compared a cycle ahead on stream_next_count_i (the receive
+// engine's early copy) and checked against stream_count_i; a word written in the decision's own
+// cycle reaches dmem_rdata_i through the tile's forward (rtl/xf_tile.sv). Until it may start the
+// engine acts as with an empty queue (XDONE unless held). Streamed jobs have no hazard range.
 //
 // Host port: stall_i (the host reads DMEM through this engine's read port in this cycle)
 // withholds a payload flit for that cycle (any other decision goes ahead).
