@@ -343,6 +343,10 @@ module xf_link #(
   // start from a flip-flop instead of behind an 8-bit subtract and compare (TxReadyRegister_A).
   logic tx_ready_d, tx_ready_q;
   assign tx_ready_o = tx_ready_q;
+  function automatic logic tx_ready_of(logic [CountBits-1:0] credits, logic replaying,
+                                       logic [7:0] nxt, logic [7:0] una);
+    tx_ready_of = credits != '0 && !replaying && 8'(nxt - una) < 8'(ReplayFlits);
+  endfunction
   assign tx_fire = tx_valid_i && tx_ready_o;
 
   always_comb begin
@@ -406,7 +410,7 @@ module xf_link #(
     replays_d = sat_inc(replays_q, start_replay);
     tx_in_pkt_d = tx_fire ? !tx_flit.tail : tx_in_pkt_q;
     tx_packets_d = (tx_fire && tx_flit.tail) ? tx_packets_q + 32'd1 : tx_packets_q;
-    tx_ready_d = (credits_d != '0) && !replaying_d && 8'(nxt_d - una_d) < 8'(ReplayFlits);
+    tx_ready_d = tx_ready_of(credits_d, replaying_d, nxt_d, una_d);
   end
 
   // Replay buffer: entry seq mod ReplayFlits, written when a new flit is sent, read at rp_q as if
@@ -515,8 +519,7 @@ module xf_link #(
   `ASSERT_KNOWN(TxValidKnown_A, tx_valid_i)
   `ASSERT_KNOWN(RxReadyKnown_A, rx_ready_i)
   `ASSERT_KNOWN(PhyRxValidKnown_A, phy_rx_valid_i)
-  `ASSERT(TxReadyRegister_A, tx_ready_q == ((credits_q != '0) && !replaying_q &&
-                                            8'(nxt_q - una_q) < 8'(ReplayFlits)))
+  `ASSERT(TxReadyRegister_A, tx_ready_q == tx_ready_of(credits_q, replaying_q, nxt_q, una_q))
   `ASSERT(TxValidHolds_A, !$past(tx_valid_i && !tx_ready_o) || tx_valid_i)
   `ASSERT_STABLE(TxFlitStable_A, tx_flit_i, tx_valid_i && !tx_ready_o)
   `ASSERT(RxValidHolds_A, !$past(rx_valid_o && !rx_ready_i) || rx_valid_o)
