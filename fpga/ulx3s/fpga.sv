@@ -2,12 +2,13 @@
 // the portable core (fpga/common/xf_fpga_core.sv), as Forencich's fpga.v wraps fpga_core.v.
 // Pins in fpga/ulx3s/ulx3s.lpf; flows in docs/boards.md.
 //
-// Clock: the core runs at ClkMhz (default 15), made from the 25 MHz oscillator clk_25mhz by an
-// EHXPLLL: the ladder of four 32-bit chips places and routes at about 21 MHz on the
-// LFE5U-85F-6, short of the board's 25 MHz (docs/boards.md section 7), and 15 MHz is also a
-// whole number of cycles per bit of the UART at 1 Mbaud. PFD 25 / 5 = 5 MHz, feedback ClkMhz / 5, VCO 600 MHz (400..800),
-// CLKOP 600 / ClkMhz; the core stays in reset until the PLL locks. ClkMhz = 25 takes the
-// oscillator straight through (no PLL): the Verilated test of the driver's serial backend
+// Clock: the core runs at ClkMhz (default 25). ClkMhz = 25 takes the 25 MHz oscillator
+// clk_25mhz straight through (no PLL): the ladder of four 32-bit chips places and routes at
+// about 30 MHz on the LFE5U-85F-6 (docs/boards.md section 7; 21 MHz before the cuts of
+// docs/fpga.md section 9, when the default was 15 MHz from the PLL), and 25 MHz is a whole
+// number of cycles per bit of the UART at 1 Mbaud. Other values are made by an EHXPLLL: PFD
+// 25 / 5 = 5 MHz, feedback ClkMhz / 5, VCO 600 MHz (400..800), CLKOP 600 / ClkMhz; the core
+// stays in reset until the PLL locks. The Verilated test of the driver's serial backend
 // (docs/fpga.md section 5) builds this top with ClkMhz = 25, since Verilator has no model of
 // the PLL (outside synthesis the PLL branch is an elaboration error).
 // Reset: btn[0] (the PWR button, active low: the board's "inverted logic" button) through
@@ -30,7 +31,7 @@ module fpga #(
   // UART bit rate (the Verilated test and a user with a slower adapter override it)
   parameter int Baud = 1_000_000,
   // the core's clock in MHz (see above)
-  parameter int ClkMhz = 15
+  parameter int ClkMhz = 25
 ) (
   input  logic       clk_25mhz,   // 25 MHz oscillator
   input  logic [6:0] btn,         // buttons; btn[0] (PWR, active low) is the reset
