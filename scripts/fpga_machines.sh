@@ -26,16 +26,16 @@ gen() {  # BOARD gen_system-options...
 # fit: a chip is several times the device (docs/boards.md section 9); the flow says by how much.
 gen icebreaker --topology line:2 --tiles 1 --flit-bits 32 --imem-words 64 --pmem-words 256 \
   --dmem-bytes 1K --table-chips 2 --alu-dtypes int8,int16,bf16 --sync-buffers
-# ULX3S (ECP5-85F, 83,640 LUT4): a ladder of four chips of one tile and four links, 32-bit flits,
-# the fp32 ALU without ScaleAdd: 74 % of the device with ABC9's 10 ns target (the flow's default
-# for this board), 97 % without it (docs/boards.md section 8).
-gen ulx3s --topology ladder:4 --tiles 1 --flit-bits 32 --imem-words 256 --pmem-words 1024 \
-  --dmem-bytes 8K --table-chips 4 --alu-dtypes fp32
-# Arty A7-100T (63,400 LUT6): the ULX3S's ladder of four, 64 % of the LUTs by YoWASP Yosys's
-# synth_xilinx estimate; ladder:6 (--table-chips 8) is the largest ladder that fits by that
-# estimate (96 %), too full to count on Vivado routing it (docs/boards.md section 7).
-gen arty_a7 --topology ladder:4 --tiles 1 --flit-bits 32 --imem-words 256 --pmem-words 1024 \
-  --dmem-bytes 8K --table-chips 4 --alu-dtypes fp32
+# ULX3S (ECP5-85F, 83,640 LUT4) and Arty A7-100T (63,400 LUT6) hold the same machine: a ladder
+# of four chips of one tile and four links, 32-bit flits, the fp32 ALU without ScaleAdd.
+# ULX3S: 89 % of the LUTs after packing with ABC9's 10 ns target (the flow's default for this
+# board; docs/boards.md section 7). Arty: 64 % by YoWASP Yosys's synth_xilinx estimate;
+# ladder:6 (--table-chips 8) is the largest ladder that fits that estimate (96 %), too full to
+# count on Vivado routing it.
+ladder4=(--topology ladder:4 --tiles 1 --flit-bits 32 --imem-words 256 --pmem-words 1024
+  --dmem-bytes 8K --table-chips 4 --alu-dtypes fp32)
+gen ulx3s "${ladder4[@]}"
+gen arty_a7 "${ladder4[@]}"
 if [[ $check == --check ]]; then
   for b in icebreaker ulx3s arty_a7; do
     diff -q "fpga/$b/xf_system_top.sv" "$out/$b/xf_system_top.sv" > /dev/null || {

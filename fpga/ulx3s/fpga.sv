@@ -3,14 +3,14 @@
 // Pins in fpga/ulx3s/ulx3s.lpf; flows in docs/boards.md.
 //
 // Clock: the core runs at ClkMhz (default 25). ClkMhz = 25 takes the 25 MHz oscillator
-// clk_25mhz straight through (no PLL): the ladder of four 32-bit chips places and routes at
-// about 30 MHz on the LFE5U-85F-6 (docs/boards.md section 7; 21 MHz before the cuts of
-// docs/fpga.md section 9, when the default was 15 MHz from the PLL), and 25 MHz is a whole
-// number of cycles per bit of the UART at 1 Mbaud. Other values are made by an EHXPLLL: PFD
-// 25 / 5 = 5 MHz, feedback ClkMhz / 5, VCO 600 MHz (400..800), CLKOP 600 / ClkMhz; the core
-// stays in reset until the PLL locks. The Verilated test of the driver's serial backend
-// (docs/fpga.md section 5) builds this top with ClkMhz = 25, since Verilator has no model of
-// the PLL (outside synthesis the PLL branch is an elaboration error).
+// clk_25mhz straight through (no PLL): the ladder of four 32-bit chips places and routes at 30
+// to 40 MHz on the LFE5U-85F-6, by nextpnr's target (docs/boards.md section 7; 21 MHz before
+// the cuts of docs/fpga.md section 9, when the default was 15 MHz from the PLL), and 25 MHz is
+// a whole number of cycles per bit of the UART at 1 Mbaud. Other values are made by an
+// EHXPLLL: PFD 25 / 5 = 5 MHz, feedback ClkMhz / 5, VCO 600 MHz (400..800), CLKOP 600 /
+// ClkMhz; the core stays in reset until the PLL locks. The Verilated test of the driver's
+// serial backend (docs/fpga.md section 5) builds this top with ClkMhz = 25, since Verilator
+// has no model of the PLL (outside synthesis the PLL branch is an elaboration error).
 // Reset: btn[0] (the PWR button, active low: the board's "inverted logic" button) through
 // xf_reset_sync; the synchroniser's flops come up at 0 after configuration, so the core also
 // starts in reset at power-on (and until the PLL locks). The other buttons are not used.
